@@ -1,0 +1,40 @@
+// `spillway`: one command per module under commands/.
+import { processIO, UsageError, type CliCommand, type CliIO } from './io';
+
+const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
+  // one line per command, e.g. spill: { run: spillCommand, summary: '...' },
+};
+
+function usage(): string {
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
+  return ['usage: spillway <command> [options]', '', 'commands:', ...rows, '', 'Run `spillway <command> --help` for its options.', ''].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`spillway: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`spillway ${name}: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr(`spillway ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), processIO()).then((code) => {
+    process.exitCode = code;
+  });
+}

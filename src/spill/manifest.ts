@@ -1,0 +1,95 @@
+// `spillway.jsonl`: one append-only record per spill, written beside the blobs.
+// Readers tolerate a torn last line and unknown fields.
+import { promises as fsp, constants as C } from 'node:fs';
+import * as path from 'node:path';
+
+export const MANIFEST_NAME = 'spillway.jsonl';
+export const MANIFEST_VERSION = 1;
+
+export interface ManifestRecord {
+  v: number;
+  /** Blob path relative to the manifest's folder (normally a bare file name). */
+  file: string;
+  tool: string;
+  toolCallId: string;
+  args?: unknown;
+  bytes: number;
+  lines: number;
+  sha256: string;
+  /** ISO 8601. */
+  createdAt: string;
+  sessionId: string;
+  turn?: number;
+  /** Set when this record reuses an earlier identical blob (no second write). */
+  aliasOf?: string;
+}
+
+export interface ManifestReadResult {
+  records: ManifestRecord[];
+  /** Lines that were not valid records (torn, malformed, wrong shape). */
+  skipped: number;
+}
+
+/**
+ * Append one record. A single write(2) of one line on an O_APPEND descriptor
+ * lands atomically for the line sizes we produce, so concurrent writers from
+ * several processes never interleave. Never follows a symlink at the manifest.
+ */
+export async function appendManifest(dir: string, record: ManifestRecord): Promise<void> {
+  const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+  const flags = C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW;
+  const handle = await fsp.open(path.join(dir, MANIFEST_NAME), flags, 0o600);
+  try {
+    await handle.write(line, 0, line.length);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Parse manifest text; keeps the valid records, counts the rest. */
+export function parseManifest(text: string): ManifestReadResult {
+  const records: ManifestRecord[] = [];
+  let skipped = 0;
+  for (const raw of text.split('\n')) {
+    if (raw.trim() === '') continue;
+    const record = toRecord(raw);
+    if (record) records.push(record);
+    else skipped++;
+  }
+  return { records, skipped };
+}
+
+export async function readManifest(dir: string): Promise<ManifestReadResult> {
+  try {
+    return parseManifest(await fsp.readFile(path.join(dir, MANIFEST_NAME), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0 };
+    throw err;
+  }
+}
+
+function toRecord(raw: string): ManifestRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  if (typeof r.file !== 'string' || typeof r.tool !== 'string' || typeof r.sessionId !== 'string') return undefined;
+  return {
+    v: typeof r.v === 'number' ? r.v : MANIFEST_VERSION,
+    file: r.file,
+    tool: r.tool,
+    toolCallId: typeof r.toolCallId === 'string' ? r.toolCallId : '',
+    args: r.args,
+    bytes: typeof r.bytes === 'number' ? r.bytes : 0,
+    lines: typeof r.lines === 'number' ? r.lines : 0,
+    sha256: typeof r.sha256 === 'string' ? r.sha256 : '',
+    createdAt: typeof r.createdAt === 'string' ? r.createdAt : '',
+    sessionId: r.sessionId,
+    ...(typeof r.turn === 'number' ? { turn: r.turn } : {}),
+    ...(typeof r.aliasOf === 'string' ? { aliasOf: r.aliasOf } : {}),
+  };
+}

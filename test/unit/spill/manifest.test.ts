@@ -1,0 +1,38 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appendManifest, MANIFEST_NAME, parseManifest, readManifest, type ManifestRecord } from '../../../src/spill/manifest';
+
+const record = (file: string): ManifestRecord => ({
+  v: 1, file, tool: 'Bash', toolCallId: 'toolu_1', args: { command: 'ls' }, bytes: 10, lines: 2,
+  sha256: 'ab', createdAt: '2026-11-29T00:00:00.000Z', sessionId: 's1',
+});
+
+describe('manifest', () => {
+  it('round-trips appended records', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    await appendManifest(dir, record('a.txt'));
+    await appendManifest(dir, { ...record('b.txt'), turn: 3, aliasOf: 'a.txt' });
+    const { records, skipped } = await readManifest(dir);
+    expect(skipped).toBe(0);
+    expect(records.map((r) => r.file)).toEqual(['a.txt', 'b.txt']);
+    expect(records[1]).toMatchObject({ turn: 3, aliasOf: 'a.txt' });
+  });
+
+  it('skips a torn last line and malformed lines, ignores unknown fields', () => {
+    const good = JSON.stringify({ ...record('a.txt'), future: { x: 1 } });
+    const text = [good, '{"file": 3}', 'not json', good.slice(0, 20)].join('\n');
+    const { records, skipped } = parseManifest(text);
+    expect(records).toHaveLength(1);
+    expect(records[0]).not.toHaveProperty('future');
+    expect(skipped).toBe(3);
+  });
+
+  it('reads a missing manifest as empty', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    expect(await readManifest(dir)).toEqual({ records: [], skipped: 0 });
+    writeFileSync(path.join(dir, MANIFEST_NAME), '');
+    expect((await readManifest(dir)).records).toEqual([]);
+  });
+});
