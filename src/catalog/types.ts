@@ -1,0 +1,292 @@
+// The catalog's public vocabulary: what the CLI and the VS Code extension see.
+// No I/O here. Keys are stable across scans and restarts: a session key is
+// `<source>:<absolute folder>`, a blob key is the blob's absolute path.
+
+/** The agent layouts the catalog understands (one module each in `sources/`). */
+export type SourceName = 'claude-code' | 'pi' | 'spillway' | 'gemini-cli' | 'opencode' | 'dsh' | 'orgrt';
+
+export const SOURCE_NAMES: readonly SourceName[] = ['claude-code', 'pi', 'spillway', 'gemini-cli', 'opencode', 'dsh', 'orgrt'];
+
+/** Where a blob's tool/call facts came from. */
+export type Attribution =
+  /** The agent's transcript (tool_use block, persistedOutputPath, details.fullOutputPath). */
+  | 'transcript'
+  /** A Spillway `spillway.jsonl` manifest record. */
+  | 'manifest'
+  /** An agent-side index (pi-condense `context-prune-index` entries). */
+  | 'index'
+  /** Only the file name (e.g. gemini's `<tool>_<callId>.txt`). */
+  | 'name'
+  /** Nothing names it (e.g. a Claude Code `b<id>.txt` after a hook replaced the output). */
+  | 'none';
+
+/** What kind of file a blob is, as its layout says. */
+export type BlobKind =
+  | 'tool-result' // a tool's full result (`<tool_use_id>.txt`, a Spillway spill, ...)
+  | 'tool-result-json' // Claude Code's `<tool_use_id>.json` (text blocks as pretty JSON)
+  | 'shell-output' // Claude Code `b<id>.txt`, pi `pi-bash-*.log`
+  | 'mcp' // Claude Code `mcp-<server>-<tool>-...`
+  | 'hook' // Claude Code `hook-<id>-<hash>-<kind>.txt`
+  | 'other';
+
+export interface BlobInfo {
+  /** Stable id (the absolute path); use it as a tree item id. */
+  key: string;
+  /** Absolute path of the file. */
+  path: string;
+  /** Key of the session holding it. */
+  sessionKey: string;
+  /** File name. */
+  name: string;
+  kind: BlobKind;
+  /** Tool name when known (`Bash`, `Grep`, `mcp__server__tool`, ...). */
+  tool?: string;
+  /** The tool call id when known (`toolu_...`, a pi tool call id, ...). */
+  toolCallId?: string;
+  /** Compact one-line rendering of the tool's input (`npm test`, `src/a.ts`), at most 200 chars. */
+  args?: string;
+  /** Size in bytes at the last stat. */
+  bytes: number;
+  /** ISO 8601: the tool call's time when known, else the file's mtime. */
+  createdAt: string;
+  /** File modification time (ms since epoch), used by retention. */
+  mtimeMs: number;
+  /** 1-based index of the API call (turn point) that issued the tool call, when known. */
+  turn?: number;
+  attribution: Attribution;
+  /** Bounded head of the file cut at a line boundary; filled by `Catalog.preview()` (and by scan when enabled). */
+  preview?: string;
+  /** True when the head holds a NUL byte or is not UTF-8; set together with `preview`. */
+  binary?: boolean;
+  /** Line count, filled once `Catalog.countLines()` ran for this file (cached by size+mtime). */
+  lines?: number;
+  /** Characters the model saw instead of the body (the digest / persisted-output notice), when the transcript says. */
+  digestChars?: number;
+}
+
+export interface SessionInfo {
+  /** Stable id: `<source>:<absolute folder>`; use it as a tree item id. */
+  key: string;
+  source: SourceName;
+  /** The agent's session id (or the folder name when the layout has none). */
+  id: string;
+  /** A human title when the transcript has one (`summary`, `custom-title`, `ai-title`, first prompt). */
+  title?: string;
+  /** Working directory of the session when known (read from the transcript, never decoded from a folder name). */
+  cwd?: string;
+  /** The folder holding the blobs (for pi bash logs: the transcript's folder). */
+  dir: string;
+  /** The agent transcript, when there is one and it exists. */
+  transcript?: string;
+  /** The known root this session was found under. */
+  root: string;
+  /** Sum of the blobs' sizes. */
+  bytes: number;
+  /** ISO 8601 of the newest blob (or transcript) change. */
+  updatedAt: string;
+  blobs: BlobInfo[];
+  /** Lines/files that could not be described (torn lines, malformed records, symlinks, vanished files). */
+  skipped: number;
+  /** Human notes about what could not be described (e.g. "transcript missing"). */
+  notes: string[];
+}
+
+/** One API call of a session. */
+export interface TurnPoint {
+  /** 1-based position in the series. */
+  index: number;
+  /** ISO 8601 of the call's first line. */
+  timestamp: string;
+  /** Prompt tokens P = input + cache_creation + cache_read (pi: input + cacheRead + cacheWrite). */
+  promptTokens: number;
+  /** P(n) - P(n-1); the first point and the first point after a compaction use P(n) - 0. */
+  delta: number;
+  outputTokens: number;
+  /** True for the first call after a compaction (the context restarted before it). */
+  compaction: boolean;
+  /** Keys of the blobs whose tool call this API call issued. */
+  blobs: string[];
+  /** The API message id (Claude Code) or entry id (pi), when known. */
+  messageId?: string;
+}
+
+/** Estimate of tokens the spills kept out of the context. */
+export interface TokensSaved {
+  /** The assumption used to turn chars into tokens. */
+  charsPerToken: number;
+  /** Sum over blobs of (body tokens - digest tokens) x turns re-sent. */
+  tokens: number;
+  /** Per blob, only those with a known turn. */
+  blobs: Array<{
+    key: string;
+    bodyTokens: number;
+    digestTokens: number;
+    /** API calls after the one that issued it, until the next compaction or the session end. */
+    resentTurns: number;
+    saved: number;
+    /** Whether digestTokens came from the transcript or from the default digest size. */
+    digestKnown: boolean;
+  }>;
+  /** Blobs left out because their turn is unknown. */
+  blobsWithoutTurn: number;
+}
+
+export interface TurnSeries {
+  sessionKey: string;
+  points: TurnPoint[];
+  compactions: number;
+  tokensSaved: TokensSaved;
+  /** Transcript lines that could not be read. */
+  skipped: number;
+}
+
+/** A line range read without loading the whole file. */
+export interface SliceResult {
+  path: string;
+  /** First line returned (1-based). */
+  startLine: number;
+  /** Last line returned (1-based, inclusive); < startLine when nothing was returned. */
+  endLine: number;
+  /** The lines joined with '\n' (no trailing newline). */
+  text: string;
+  /** True when the file ended before the requested end line. */
+  eof: boolean;
+  /** True when `maxBytes` cut the text. */
+  truncated: boolean;
+}
+
+export interface GrepOptions {
+  pattern: string;
+  /** Treat the pattern as a regular expression (default: literal). */
+  regex?: boolean;
+  ignoreCase?: boolean;
+  /** Files to search; default: every non-binary blob of the catalog. */
+  paths?: string[];
+  /** Stop after this many matches (default 1000). */
+  maxResults?: number;
+  /** Clip each line's text to this many chars (default 300). */
+  maxLineChars?: number;
+  /** 'auto' (default): ripgrep when found, else Node. */
+  engine?: 'auto' | 'rg' | 'node';
+  /** Explicit ripgrep binary (e.g. the one VS Code ships); otherwise `rg` on PATH. */
+  rgPath?: string;
+}
+
+export interface GrepMatch {
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  /** The line (without its '\n'), clipped to maxLineChars. */
+  text: string;
+}
+
+export interface GrepProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  matches: number;
+}
+
+export interface GrepSummary {
+  matches: number;
+  /** Stopped at maxResults. */
+  truncated: boolean;
+  cancelled: boolean;
+  engine: 'rg' | 'node';
+  /** Files that could not be read (vanished, unreadable). */
+  errors: Array<{ path: string; message: string }>;
+}
+
+/** What to clean. */
+export type CleanRequest =
+  | { kind: 'blobs'; paths: string[] }
+  | { kind: 'session'; sessionKey: string }
+  | {
+      kind: 'retention';
+      /** Delete blobs whose mtime is older than now - olderThanMs. */
+      olderThanMs?: number;
+      /** Then delete oldest first until the total is at most this many bytes. */
+      maxTotalBytes?: number;
+      /** For tests; default Date.now(). */
+      now?: number;
+    };
+
+export interface CleanItem {
+  path: string;
+  bytes: number;
+  sessionKey: string;
+  mtimeMs: number;
+}
+
+export interface CleanPlan {
+  request: CleanRequest;
+  items: CleanItem[];
+  /** Sum of items' bytes. */
+  bytes: number;
+  /** Paths that will not be deleted, and why (outside the roots, symlink, unknown). */
+  refused: Array<{ path: string; reason: string }>;
+}
+
+export interface CleanResult {
+  deleted: CleanItem[];
+  bytes: number;
+  failed: Array<{ path: string; reason: string }>;
+  /** Manifests rewritten without the records of deleted files. */
+  manifestsRewritten: string[];
+}
+
+export interface CleanExecuteOptions {
+  /** Move a file to the OS trash instead of unlinking it (the extension passes vscode.workspace.fs.delete with useTrash). */
+  trash?: (path: string) => Promise<void>;
+}
+
+/** Fired (coalesced) when sessions change; never carries the data itself. */
+export interface CatalogEvent {
+  /** Sessions that appeared or whose blobs/metadata changed. */
+  changed: string[];
+  /** Sessions that are gone. */
+  removed: string[];
+  /** True after a full scan: consumers should re-read everything. */
+  full: boolean;
+}
+
+export interface CatalogLogger {
+  debug?(message: string): void;
+  warn(message: string): void;
+}
+
+export interface CatalogOptions {
+  /** Extra folders scanned with every source's shape detection. */
+  roots?: string[];
+  /** Include each source's default roots from the environment (default true). */
+  useDefaultRoots?: boolean;
+  /** Only these sources (default: all). */
+  sources?: SourceName[];
+  /** Environment for default roots (HOME, CLAUDE_CONFIG_DIR, ...); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  logger?: CatalogLogger;
+  /** Read each blob's bounded head during scan (default false: previews are read on demand by `preview()`). */
+  previewOnScan?: boolean;
+  /** Coalescing window for live events in ms (default 75). */
+  coalesceMs?: number;
+  /** How long a written file must stay unchanged before it is read, ms (default 150). */
+  settleMs?: number;
+}
+
+/** A root the catalog scans, and for which sources. */
+export interface KnownRoot {
+  path: string;
+  /** Sources whose shapes are looked for under it ('*' = all). */
+  sources: SourceName[] | '*';
+  /** How deep below it folders are walked. */
+  depth: number;
+  /** Whether it came from the environment defaults or the user. */
+  origin: 'default' | 'user';
+  exists: boolean;
+}
+
+/** Disposable returned by onDidChange. */
+export interface Disposable {
+  dispose(): void;
+}
