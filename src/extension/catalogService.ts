@@ -1,0 +1,88 @@
+// Owns the Catalog: created and scanned on first need (the view opening, or a
+// command), watched afterwards, rebuilt when roots or sources change. Forwards
+// catalog events as one "something changed" signal.
+
+import * as vscode from 'vscode';
+import { Catalog } from '../catalog/catalog';
+import { SOURCE_NAMES, type CatalogEvent, type SourceName } from '../catalog/types';
+import { Disposable } from './lifecycle';
+import { sourceEnabled, type SpillwaySettings } from './settings';
+
+export interface ScanTiming {
+  /** ms from activate() to the first scan's end. */
+  sinceActivate: number;
+  /** ms the scan itself took. */
+  scan: number;
+}
+
+export class CatalogService extends Disposable {
+  private catalog: Catalog | undefined;
+  private loading: Promise<Catalog | undefined> | undefined;
+  private catalogListener: { dispose(): void } | undefined;
+  private readonly changed = this.register(new vscode.EventEmitter<CatalogEvent | undefined>());
+  readonly onDidChange = this.changed.event;
+  firstScan: ScanTiming | undefined;
+
+  constructor(
+    private readonly settings: () => SpillwaySettings,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly activatedAt: number,
+  ) {
+    super();
+    this.register({ dispose: () => void this.drop() });
+  }
+
+  /** The catalog once scanned; starts the scan on first call. */
+  ready(): Promise<Catalog | undefined> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  /** The catalog if already scanned (no work started). */
+  current(): Catalog | undefined {
+    return this.catalog;
+  }
+
+  /** Re-scan everything (Refresh) or rebuild with new settings. */
+  async reload(): Promise<void> {
+    await this.drop();
+    this.loading = this.load();
+    await this.loading;
+    this.changed.fire(undefined);
+  }
+
+  private async load(): Promise<Catalog | undefined> {
+    const s = this.settings();
+    const sources = SOURCE_NAMES.filter((n: SourceName) => sourceEnabled(s, n));
+    const catalog = new Catalog({
+      roots: s.extraRoots,
+      sources,
+      logger: { warn: (m) => this.log.warn(m), debug: (m) => this.log.debug(m) },
+    });
+    const t0 = Date.now();
+    try {
+      await catalog.scan();
+    } catch (err) {
+      this.log.error(`Scan failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Spillway could not scan for spills: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+    const scanMs = Date.now() - t0;
+    this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: scanMs };
+    for (const p of catalog.problems()) this.log.warn(p);
+    this.log.info(`Scanned ${catalog.sessions().length} sessions in ${scanMs} ms`);
+    this.catalog = catalog;
+    this.catalogListener = catalog.onDidChange((e) => this.changed.fire(e));
+    catalog.watch().catch((err: unknown) => this.log.warn(`Live updates are off: ${err instanceof Error ? err.message : String(err)}`));
+    return catalog;
+  }
+
+  private async drop(): Promise<void> {
+    this.catalogListener?.dispose();
+    this.catalogListener = undefined;
+    const old = this.catalog;
+    this.catalog = undefined;
+    this.loading = undefined;
+    await old?.dispose();
+  }
+}

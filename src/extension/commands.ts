@@ -1,0 +1,409 @@
+// Every command of the extension. Handlers take the tree node they were
+// invoked on (menus, clicks) and fall back to the tree's selection, so the
+// same command works from the command palette.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { BlobInfo, CleanPlan, CleanRequest, GrepMatch, SessionInfo } from '../catalog/types';
+import type { Catalog } from '../catalog/catalog';
+import type { CatalogService } from './catalogService';
+import type { ChartPanels } from './chartPanel';
+import { formatBytes } from './format';
+import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
+import { cleanResultMessage, confirmCleanMessage, grepSummaryMessage, parseGrepInput, parseRetention } from './messages';
+import { findRipgrep } from './ripgrep';
+import type { SpillwaySettings } from './settings';
+import { SliceDocumentProvider } from './sliceDocument';
+import type { SpillTreeProvider } from './tree';
+import { blobLabel, describeFilter, EDITOR_LIMIT_BYTES, isFilterActive, parseFilter, sessionLabel, type SpillNode } from './treeModel';
+import * as fs from 'node:fs';
+
+export interface CommandDeps {
+  service: CatalogService;
+  tree: SpillTreeProvider;
+  view: vscode.TreeView<SpillNode>;
+  charts: ChartPanels;
+  settings: () => SpillwaySettings;
+  log: vscode.LogOutputChannel;
+  setContext: (key: string, value: unknown) => Thenable<unknown>;
+  saveSort: (sort: 'time' | 'size') => Thenable<void>;
+}
+
+type BlobNode = SpillNode & { kind: 'blob' };
+type SessionNode = SpillNode & { kind: 'session' };
+
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const c = new Commands(deps);
+  const table: Record<string, (...args: never[]) => unknown> = {
+    'spillway.refresh': () => c.refresh(),
+    'spillway.filter': () => c.filter(),
+    'spillway.clearFilter': () => c.setFilter(''),
+    'spillway.sortBySize': () => c.setSort('size'),
+    'spillway.sortByTime': () => c.setSort('time'),
+    'spillway.openBlob': (n?: SpillNode) => c.openBlob(n),
+    'spillway.openAtLineRange': (n?: SpillNode, range?: string) => c.openAtLineRange(n, range),
+    'spillway.grep': (n?: SpillNode, pattern?: string) => c.grep(n, pattern),
+    'spillway.deleteBlob': (n?: SpillNode, all?: SpillNode[]) => c.deleteBlobs(n, all),
+    'spillway.deleteSession': (n?: SpillNode) => c.deleteSession(n),
+    'spillway.cleanUp': () => c.cleanUp(),
+    'spillway.revealInOS': (n?: SpillNode) => c.revealInOS(n),
+    'spillway.revealInExplorer': (n?: SpillNode) => c.revealInExplorer(n),
+    'spillway.copyPath': (n?: SpillNode) => c.copyPath(n),
+    'spillway.showChart': (n?: SpillNode) => c.showChart(n),
+    'spillway.addFolder': () => c.addFolder(),
+    'spillway.showRoots': () => c.showRoots(),
+    'spillway.revealBlob': (key: string) => c.revealBlob(key),
+  };
+  for (const [id, handler] of Object.entries(table)) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await (handler as (...a: unknown[]) => unknown)(...args);
+        } catch (err) {
+          deps.log.error(`${id}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+          void vscode.window.showErrorMessage(`Spillway: ${err instanceof Error ? err.message : String(err)}`);
+          return undefined;
+        }
+      }),
+    );
+  }
+}
+
+class Commands {
+  constructor(private readonly d: CommandDeps) {}
+
+  private async catalog(): Promise<Catalog> {
+    const catalog = await this.d.service.ready();
+    if (!catalog) throw new Error('the catalog is not available (see the Spillway output).');
+    return catalog;
+  }
+
+  // ---- resolving what a command applies to ---------------------------------
+
+  private async pickBlob(node: SpillNode | undefined): Promise<BlobNode | undefined> {
+    const n = node ?? this.d.view.selection[0];
+    if (n?.kind === 'blob') return n;
+    const catalog = await this.catalog();
+    const sessions = n?.kind === 'session' ? [n.session] : catalog.sessions();
+    const items = sessions.flatMap((s) => s.blobs.map((b) => ({ label: blobLabel(b), description: formatBytes(b.bytes), detail: b.path, node: { kind: 'blob' as const, blob: b, session: s } })));
+    const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Choose a blob', matchOnDetail: true });
+    return pick?.node;
+  }
+
+  private async pickSession(node: SpillNode | undefined): Promise<SessionInfo | undefined> {
+    const n = node ?? this.d.view.selection[0];
+    if (n?.kind === 'session') return n.session;
+    if (n?.kind === 'blob') return n.session;
+    const catalog = await this.catalog();
+    const items = catalog.sessions().map((s) => ({ label: sessionLabel(s), description: `${s.blobs.length} blobs · ${formatBytes(s.bytes)}`, detail: s.dir, session: s }));
+    return (await vscode.window.showQuickPick(items, { placeHolder: 'Choose a session' }))?.session;
+  }
+
+  // ---- view ----------------------------------------------------------------
+
+  async refresh(): Promise<void> {
+    await this.d.service.reload();
+    this.d.tree.refresh();
+  }
+
+  async filter(): Promise<void> {
+    const value = await vscode.window.showInputBox({
+      title: 'Filter spills',
+      prompt: 'Text to match, tool:NAME, >SIZE (e.g. "tool:Bash >100KB error"). Empty clears the filter.',
+      value: describeFilter(this.d.tree.filter).replace(/"/g, ''),
+      validateInput: (v) => ('error' in parseFilter(v) ? (parseFilter(v) as { error: string }).error : undefined),
+    });
+    if (value !== undefined) await this.setFilter(value);
+  }
+
+  async setFilter(value: string): Promise<void> {
+    const parsed = parseFilter(value);
+    if ('error' in parsed) return;
+    this.d.tree.filter = parsed.filter;
+    const active = isFilterActive(parsed.filter);
+    this.d.view.description = active ? `filter: ${describeFilter(parsed.filter)}` : undefined;
+    await this.d.setContext('spillway.filtered', active);
+    this.d.tree.refresh();
+  }
+
+  async setSort(sort: 'time' | 'size'): Promise<void> {
+    this.d.tree.sort = sort;
+    await this.d.setContext('spillway.sort', sort);
+    await this.d.saveSort(sort);
+    this.d.tree.refresh();
+  }
+
+  async revealBlob(key: string): Promise<void> {
+    await this.catalog();
+    const node = this.d.tree.blobNode(key);
+    if (!node) {
+      void vscode.window.showWarningMessage('That blob is no longer there.');
+      return;
+    }
+    await vscode.commands.executeCommand('spillway.spills.focus');
+    await this.d.view.reveal(node, { select: true, focus: true, expand: true });
+  }
+
+  // ---- open ----------------------------------------------------------------
+
+  async openBlob(node?: SpillNode): Promise<void> {
+    const n = await this.pickBlob(node);
+    if (!n) return;
+    if (n.blob.bytes > EDITOR_LIMIT_BYTES) {
+      await this.openRange(n.blob, { start: 1, end: 2000 });
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true });
+  }
+
+  async openAtLineRange(node?: SpillNode, input?: string): Promise<void> {
+    const n = await this.pickBlob(node);
+    if (!n) return;
+    const catalog = await this.catalog();
+    const total = n.blob.lines ?? (await catalog.countLines(n.blob.path).catch(() => undefined));
+    const text =
+      input ??
+      (await vscode.window.showInputBox({
+        title: `Open ${blobLabel(n.blob)} at lines…`,
+        prompt: total !== undefined ? `The blob has ${total} lines. Type START-END, e.g. 120-180.` : 'Type START-END, e.g. 120-180.',
+        placeHolder: '120-180',
+        validateInput: (v) => validateLineRange(v, total),
+      }));
+    if (text === undefined) return;
+    const parsed = parseLineRange(text, total);
+    if (!parsed.ok) throw new Error(parsed.message);
+    await this.openRange(n.blob, parsed.range);
+  }
+
+  /** Editor with the range selected and revealed; a slice document for blobs too big for an editor. */
+  async openRange(blob: BlobInfo, range: LineRange, focusLine?: number): Promise<void> {
+    if (blob.bytes > EDITOR_LIMIT_BYTES) {
+      const doc = await vscode.workspace.openTextDocument(SliceDocumentProvider.uri(blob.path, range));
+      const h = SliceDocumentProvider.headerLines;
+      const last = Math.min(doc.lineCount - 1, h + (range.end - range.start));
+      const sel = focusLine !== undefined
+        ? doc.lineAt(Math.min(doc.lineCount - 1, h + focusLine - range.start)).range
+        : new vscode.Range(h, 0, last, doc.lineAt(last).range.end.character);
+      const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
+      editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(blob.path));
+    const endLine = Math.min(doc.lineCount - 1, range.end - 1);
+    const startLine = Math.min(endLine, range.start - 1);
+    const sel = new vscode.Range(startLine, 0, endLine, doc.lineAt(endLine).range.end.character);
+    const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
+    editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  // ---- grep ----------------------------------------------------------------
+
+  async grep(node?: SpillNode, given?: string): Promise<void> {
+    const catalog = await this.catalog();
+    const scope = node?.kind === 'session' || node?.kind === 'blob' ? node.session : undefined;
+    const input =
+      given ??
+      (await vscode.window.showInputBox({
+        title: scope ? `Grep blobs of ${sessionLabel(scope)}` : 'Grep all blobs',
+        prompt: 'Text to find (literal), or /regex/ (add i for any case: /err(or)?/i)',
+        validateInput: (v) => ('error' in parseGrepInput(v) ? (parseGrepInput(v) as { error: string }).error : undefined),
+      }));
+    if (input === undefined) return;
+    const q = parseGrepInput(input);
+    if ('error' in q) throw new Error(q.error);
+    const settings = this.d.settings();
+    const rgPath = findRipgrep(settings.ripgrepPath, vscode.env.appRoot, (p) => fs.existsSync(p));
+    const matches: GrepMatch[] = [];
+    const summary = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Searching blobs for "${q.pattern}"`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        const sub = token.onCancellationRequested(() => abort.abort());
+        let reported = 0;
+        try {
+          return await catalog.grep(
+            {
+              pattern: q.pattern,
+              regex: q.regex,
+              ignoreCase: q.ignoreCase,
+              ...(scope ? { paths: scope.blobs.filter((b) => !b.binary).map((b) => b.path) } : {}),
+              ...(rgPath ? { rgPath } : {}),
+            },
+            (m) => matches.push(m),
+            abort.signal,
+            (p) => {
+              const pct = p.bytesTotal ? (100 * p.bytesDone) / p.bytesTotal : 0;
+              progress.report({ increment: pct - reported, message: `${p.filesDone}/${p.filesTotal} blobs · ${p.matches} matches` });
+              reported = pct;
+            },
+          );
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+    const byBlob = new Map<string, GrepMatch[]>();
+    for (const m of matches) byBlob.set(m.path, [...(byBlob.get(m.path) ?? []), m]);
+    const message = grepSummaryMessage(q.pattern, summary, byBlob.size);
+    if (summary.errors.length) this.d.log.warn(`grep: ${summary.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    if (matches.length === 0) {
+      void vscode.window.showInformationMessage(message);
+      return;
+    }
+    type Item = vscode.QuickPickItem & { match?: GrepMatch };
+    const items: Item[] = [];
+    for (const [file, list] of byBlob) {
+      const blob = catalog.blob(file);
+      items.push({ label: blob ? blobLabel(blob) : path.basename(file), kind: vscode.QuickPickItemKind.Separator });
+      for (const m of list) items.push({ label: `${m.line}: ${m.text.trim()}`, description: path.basename(file), alwaysShow: true, match: m });
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: message, placeHolder: 'Choose a match to open the blob at its line', matchOnDescription: true });
+    if (!pick?.match) return;
+    const blob = catalog.blob(pick.match.path);
+    if (!blob) throw new Error('the blob is gone');
+    const line = pick.match.line;
+    await this.openRange(blob, blob.bytes > EDITOR_LIMIT_BYTES ? { start: Math.max(1, line - 100), end: line + 100 } : { start: line, end: line }, line);
+  }
+
+  // ---- delete --------------------------------------------------------------
+
+  async deleteBlobs(node?: SpillNode, all?: SpillNode[]): Promise<void> {
+    const chosen = (all?.length ? all : node ? [node] : [...this.d.view.selection]).filter((n): n is BlobNode => n.kind === 'blob');
+    const blobs = chosen.length ? chosen : [await this.pickBlob(undefined)].filter((n): n is BlobNode => Boolean(n));
+    if (!blobs.length) return;
+    const what = blobs.length === 1 ? `"${blobLabel(blobs[0]!.blob)}"` : 'the selection';
+    await this.clean({ kind: 'blobs', paths: blobs.map((b) => b.blob.path) }, what);
+  }
+
+  async deleteSession(node?: SpillNode): Promise<void> {
+    const session = await this.pickSession(node);
+    if (!session) return;
+    await this.clean({ kind: 'session', sessionKey: session.key }, `session "${sessionLabel(session)}"`);
+  }
+
+  async cleanUp(): Promise<void> {
+    const presets = [
+      { label: 'Older than 7 days', value: '7d' },
+      { label: 'Older than 30 days', value: '30d' },
+      { label: 'Keep at most 1 GB (oldest first)', value: '1GB' },
+      { label: 'Custom…', value: '' },
+    ];
+    const pick = await vscode.window.showQuickPick(presets, { title: 'Clean up spilled output', placeHolder: 'Which blobs to delete' });
+    if (!pick) return;
+    const value =
+      pick.value ||
+      (await vscode.window.showInputBox({
+        title: 'Clean up',
+        prompt: 'An age (7d, 12h) deletes older blobs; a size (2GB) keeps the newest up to that total.',
+        validateInput: (v) => ('error' in parseRetention(v) ? (parseRetention(v) as { error: string }).error : undefined),
+      }));
+    if (!value) return;
+    const r = parseRetention(value);
+    if ('error' in r) throw new Error(r.error);
+    await this.clean({ kind: 'retention', ...r }, 'older or excess spills');
+  }
+
+  private async clean(request: CleanRequest, what: string): Promise<void> {
+    const catalog = await this.catalog();
+    const plan = await catalog.planClean(request);
+    if (plan.items.length === 0) {
+      const why = plan.refused.length ? ` (${plan.refused.length} refused: ${plan.refused[0]?.reason})` : '';
+      void vscode.window.showInformationMessage(`Nothing to delete${why}.`);
+      return;
+    }
+    const useTrash = this.d.settings().useTrash;
+    const m = confirmCleanMessage(plan, what, useTrash);
+    const answer = await vscode.window.showWarningMessage(m.message, { modal: true, detail: m.detail }, m.action);
+    if (answer !== m.action) return;
+    await this.execute(catalog, plan, useTrash);
+  }
+
+  private async execute(catalog: Catalog, plan: CleanPlan, useTrash: boolean): Promise<void> {
+    let trashMissing = false;
+    const trash = useTrash
+      ? async (p: string) => {
+          try {
+            await vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: true, recursive: false });
+          } catch (err) {
+            trashMissing = true;
+            throw err;
+          }
+        }
+      : undefined;
+    const result = await catalog.executeClean(plan, trash ? { trash } : {});
+    this.d.tree.refresh();
+    if (trashMissing && result.failed.length) {
+      // Remote and web windows have no trash: ask before deleting for good.
+      const left = { ...plan, items: plan.items.filter((i) => result.failed.some((f) => f.path === i.path)) };
+      left.bytes = left.items.reduce((s, i) => s + i.bytes, 0);
+      const again = await vscode.window.showWarningMessage(
+        `The trash is not available here. Permanently delete ${left.items.length} blob(s) (${formatBytes(left.bytes)})?`,
+        { modal: true },
+        'Delete',
+      );
+      if (again === 'Delete') await this.execute(catalog, left, false);
+      return;
+    }
+    void vscode.window.showInformationMessage(cleanResultMessage(result, useTrash));
+  }
+
+  // ---- misc ----------------------------------------------------------------
+
+  private async pathOf(node?: SpillNode): Promise<string | undefined> {
+    const n = node ?? this.d.view.selection[0];
+    if (n?.kind === 'blob') return n.blob.path;
+    if (n?.kind === 'session') return n.session.dir;
+    return (await this.pickBlob(undefined))?.blob.path;
+  }
+
+  async revealInOS(node?: SpillNode): Promise<void> {
+    const p = await this.pathOf(node);
+    if (p) await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(p));
+  }
+
+  async revealInExplorer(node?: SpillNode): Promise<void> {
+    const p = await this.pathOf(node);
+    if (!p) return;
+    const uri = vscode.Uri.file(p);
+    if (vscode.workspace.getWorkspaceFolder(uri)) {
+      await vscode.commands.executeCommand('revealInExplorer', uri);
+      return;
+    }
+    const add = 'Add Folder to Workspace';
+    const folder = node?.kind === 'session' ? p : path.dirname(p);
+    const answer = await vscode.window.showInformationMessage(`${folder} is not in the workspace.`, add);
+    if (answer === add) {
+      vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders?.length ?? 0, 0, { uri: vscode.Uri.file(folder) });
+    }
+  }
+
+  async copyPath(node?: SpillNode): Promise<void> {
+    const p = await this.pathOf(node);
+    if (!p) return;
+    await vscode.env.clipboard.writeText(p);
+    vscode.window.setStatusBarMessage(`Copied ${p}`, 3000);
+  }
+
+  async showChart(node?: SpillNode): Promise<void> {
+    const session = await this.pickSession(node);
+    if (session) this.d.charts.show(session.key);
+  }
+
+  async addFolder(): Promise<void> {
+    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: true, openLabel: 'Add to Spillway' });
+    if (!picked?.length) return;
+    const config = vscode.workspace.getConfiguration('spillway');
+    const roots = new Set(config.get<string[]>('extraRoots') ?? []);
+    for (const u of picked) roots.add(u.fsPath);
+    await config.update('extraRoots', [...roots], vscode.ConfigurationTarget.Global);
+  }
+
+  async showRoots(): Promise<void> {
+    const catalog = await this.catalog();
+    this.d.log.info('Spillway looks in:');
+    for (const r of catalog.knownRoots()) {
+      this.d.log.info(`  ${r.exists ? '✓' : '✗'} ${r.path} (${r.origin}; ${r.sources === '*' ? 'all sources' : r.sources.join(', ')})`);
+    }
+    this.d.log.show(true);
+  }
+}

@@ -1,0 +1,92 @@
+// One object holding every service of the extension; disposing it (a single
+// entry in context.subscriptions) disposes them all in reverse order.
+
+import * as vscode from 'vscode';
+import { CatalogService } from './catalogService';
+import { ChartPanels } from './chartPanel';
+import { registerCommands } from './commands';
+import { formatBytes } from './format';
+import { Disposable } from './lifecycle';
+import { readSettings, SECTION, type SpillwaySettings } from './settings';
+import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
+import { SpillTreeProvider } from './tree';
+import type { SpillNode } from './treeModel';
+
+const SORT_KEY = 'spillway.sort';
+
+export class Container extends Disposable {
+  private settingsCache: SpillwaySettings;
+  readonly log: vscode.LogOutputChannel;
+  readonly service: CatalogService;
+  readonly tree: SpillTreeProvider;
+  readonly view: vscode.TreeView<SpillNode>;
+  private readonly status: vscode.StatusBarItem;
+  /** ms from activate() until the tree first showed sessions. */
+  firstPopulatedMs: number | undefined;
+
+  constructor(context: vscode.ExtensionContext, activatedAt: number) {
+    super();
+    this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
+    const settings = () => this.settingsCache;
+    this.log = this.register(vscode.window.createOutputChannel('Spillway', { log: true }));
+    this.service = this.register(new CatalogService(settings, this.log, activatedAt));
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes));
+    this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
+    this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
+    this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
+    this.status.name = 'Spillway: spilled output';
+    this.status.command = 'spillway.spills.focus';
+    const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>));
+    this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
+
+    const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
+    void setContext('spillway.sort', this.tree.sort);
+    void setContext('spillway.state', 'loading');
+    registerCommands(context, {
+      service: this.service,
+      tree: this.tree,
+      view: this.view,
+      charts,
+      settings,
+      log: this.log,
+      setContext,
+      saveSort: (sort) => context.globalState.update(SORT_KEY, sort),
+    });
+
+    this.register(this.service.onDidChange(() => this.updateSummary()));
+    this.register(this.tree.onDidChangeTreeData(() => this.updateSummary()));
+    // The first scan starts when the view first asks for children (getChildren),
+    // never at activation; this only reports when it ends.
+    this.register(this.view.onDidChangeVisibility((e) => { if (e.visible) void this.service.ready().then(() => this.updateSummary()); }));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(SECTION)) return;
+        const before = this.settingsCache;
+        this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
+        if (JSON.stringify(before.extraRoots) !== JSON.stringify(this.settingsCache.extraRoots) || JSON.stringify(before.sources) !== JSON.stringify(this.settingsCache.sources)) {
+          void this.service.reload();
+        }
+        charts.refreshAll();
+      }),
+    );
+  }
+
+  private updateSummary(): void {
+    const catalog = this.service.current();
+    if (!catalog) return;
+    const sessions = catalog.sessions().filter((s) => s.blobs.length > 0);
+    const blobs = sessions.reduce((n, s) => n + s.blobs.length, 0);
+    const bytes = sessions.reduce((n, s) => n + s.bytes, 0);
+    void vscode.commands.executeCommand('setContext', 'spillway.state', blobs ? 'ready' : 'empty');
+    if (blobs && this.firstPopulatedMs === undefined && this.service.firstScan) {
+      this.firstPopulatedMs = this.service.firstScan.sinceActivate;
+      this.log.info(`First populated tree ${this.firstPopulatedMs} ms after activation (scan ${this.service.firstScan.scan} ms)`);
+    }
+    const summary = `${blobs} blob${blobs === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${formatBytes(bytes)} spilled`;
+    this.view.badge = blobs ? { value: blobs, tooltip: summary } : undefined;
+    this.status.text = `$(archive) ${formatBytes(bytes)}`;
+    this.status.tooltip = `Spillway: ${summary}`;
+    if (blobs) this.status.show();
+    else this.status.hide();
+  }
+}

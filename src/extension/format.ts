@@ -1,0 +1,69 @@
+// Small text formatters shared by the tree, tooltips, dialogs and the chart
+// header. Pure: no vscode import, so unit tests reach them directly.
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+/** 1536 -> "1.5 KB"; binary multiples, one decimal below 10 units. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '?';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${bytes} B`;
+  const digits = value < 10 ? 1 : 0;
+  return `${value.toFixed(digits)} ${UNITS[unit]}`;
+}
+
+/** 12345 -> "12,345" (locale-independent so tests and screenshots agree). */
+export function formatCount(n: number): string {
+  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Tokens as "12.3k" / "1.2M" for compact chart labels. */
+export function formatTokens(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 1_000_000) return `${(n / 1_000_000).toFixed(abs >= 10_000_000 ? 0 : 1)}M`;
+  if (abs >= 1_000) return `${(n / 1_000).toFixed(abs >= 10_000 ? 0 : 1)}k`;
+  return String(Math.round(n));
+}
+
+/** "3 min ago", "2 h ago", "5 d ago"; absolute date beyond 30 days. */
+export function formatAge(then: number, now: number): string {
+  const s = Math.max(0, Math.round((now - then) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 30 * 86_400) return `${Math.floor(s / 86_400)} d ago`;
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+/** Collapses whitespace and cuts to `max` chars with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+}
+
+// Keys whose value best describes a call, most telling first.
+const TELLING_KEYS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'prompt', 'description'];
+
+/** The args of a tool call as one short line: `npm test`, `src/a.ts`, `{"k":1}`. */
+export function compactArgs(args: unknown, max = 60): string {
+  if (args === undefined || args === null) return '';
+  if (typeof args === 'string') return truncate(args, max);
+  if (typeof args !== 'object') return truncate(String(args), max);
+  const record = args as Record<string, unknown>;
+  for (const key of TELLING_KEYS) {
+    const v = record[key];
+    if (typeof v === 'string' && v.trim()) return truncate(v, max);
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(args);
+  } catch {
+    return '';
+  }
+  return json === '{}' ? '' : truncate(json, max);
+}

@@ -1,0 +1,62 @@
+// Texts of confirmations and notices, built from plans and results. Pure, so
+// the wording (count and bytes named) is unit-tested.
+
+import type { CleanPlan, CleanResult, GrepSummary } from '../catalog/types';
+import { formatBytes } from './format';
+
+export function confirmCleanMessage(plan: CleanPlan, what: string, toTrash: boolean): { message: string; detail: string; action: string } {
+  const n = plan.items.length;
+  const verb = toTrash ? 'Move' : 'Permanently delete';
+  const where = toTrash ? ' to the trash' : '';
+  const message = `${verb} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) of ${what}${where}?`;
+  const lines = plan.items.slice(0, 8).map((i) => i.path);
+  if (plan.items.length > 8) lines.push(`… and ${plan.items.length - 8} more`);
+  if (plan.refused.length) lines.push('', `${plan.refused.length} file(s) will be left alone: ${plan.refused[0]?.reason ?? ''}`);
+  if (!toTrash) lines.push('', 'This cannot be undone.');
+  return { message, detail: lines.join('\n'), action: toTrash ? 'Move to Trash' : 'Delete' };
+}
+
+export function cleanResultMessage(result: CleanResult, toTrash: boolean): string {
+  const n = result.deleted.length;
+  const done = `${toTrash ? 'Moved' : 'Deleted'} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(result.bytes)})${toTrash ? ' to the trash' : ''}.`;
+  if (!result.failed.length) return done;
+  return `${done} ${result.failed.length} could not be deleted: ${result.failed[0]?.reason ?? ''}`;
+}
+
+export function grepSummaryMessage(pattern: string, summary: GrepSummary, blobs: number): string {
+  const status = summary.cancelled ? ' (cancelled)' : summary.truncated ? ' (first results only)' : '';
+  if (summary.matches === 0) return `No blob contains "${pattern}"${status}.`;
+  return `${summary.matches} match${summary.matches === 1 ? '' : 'es'} in ${blobs} blob${blobs === 1 ? '' : 's'}${status}`;
+}
+
+/** Parses the grep input: `/re/i` is a regex (optional i flag), anything else a literal. */
+export function parseGrepInput(input: string): { pattern: string; regex: boolean; ignoreCase: boolean } | { error: string } {
+  const text = input.trim();
+  if (!text) return { error: 'Type something to search for.' };
+  const m = /^\/(.+)\/(i?)$/.exec(text);
+  if (!m) return { pattern: text, regex: false, ignoreCase: false };
+  try {
+    new RegExp(m[1] ?? '');
+  } catch (err) {
+    return { error: `Not a valid regular expression: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return { pattern: m[1] ?? '', regex: true, ignoreCase: m[2] === 'i' };
+}
+
+/** Retention choices of "Clean up...": "7d", "30d", "2GB". */
+export function parseRetention(input: string): { olderThanMs: number } | { maxTotalBytes: number } | { error: string } {
+  const text = input.trim().toLowerCase();
+  const age = /^(\d+(?:\.\d+)?)\s*(d|days?|h|hours?)$/.exec(text);
+  if (age) {
+    const n = Number(age[1]);
+    const unit = age[2]?.startsWith('h') ? 3_600_000 : 86_400_000;
+    if (n <= 0) return { error: 'The age must be more than 0.' };
+    return { olderThanMs: n * unit };
+  }
+  const size = /^(\d+(?:\.\d+)?)\s*(kb|mb|gb|tb)$/.exec(text);
+  if (size) {
+    const mult = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 }[size[2] as 'kb' | 'mb' | 'gb' | 'tb'];
+    return { maxTotalBytes: Math.round(Number(size[1]) * mult) };
+  }
+  return { error: 'Use an age like 7d / 12h, or a total size to keep like 2GB.' };
+}

@@ -1,0 +1,46 @@
+// The extension's settings as one typed object. `readSettings` takes the
+// configuration getter, so unit tests pass a plain function. Pure.
+
+export const SECTION = 'spillway';
+
+export interface SpillwaySettings {
+  extraRoots: string[];
+  /** Source id -> enabled; a source not listed is enabled. */
+  sources: Record<string, boolean>;
+  previewBytes: number;
+  budgetDelta: number;
+  contextWindow: number;
+  useTrash: boolean;
+  ripgrepPath: string;
+  sortBy: 'time' | 'size';
+}
+
+export type ConfigGet = <T>(key: string) => T | undefined;
+
+function num(v: unknown, fallback: number, min: number, max: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : fallback;
+}
+
+export function readSettings(get: ConfigGet): SpillwaySettings {
+  const roots = get<unknown>('extraRoots');
+  const sources = get<unknown>('sources');
+  const sort = get<unknown>('sortBy');
+  return {
+    extraRoots: Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string' && r.trim() !== '') : [],
+    sources:
+      typeof sources === 'object' && sources !== null
+        ? Object.fromEntries(Object.entries(sources).filter(([, v]) => typeof v === 'boolean'))
+        : {},
+    previewBytes: num(get('previewBytes'), 2048, 0, 65_536),
+    budgetDelta: num(get('chart.budgetDelta'), 0.1, 0, 1),
+    contextWindow: num(get('chart.contextWindow'), 200_000, 1000, 10_000_000),
+    useTrash: get<unknown>('useTrash') !== false,
+    ripgrepPath: typeof get('ripgrepPath') === 'string' ? (get<string>('ripgrepPath') ?? '') : '',
+    sortBy: sort === 'size' ? 'size' : 'time',
+  };
+}
+
+/** Whether the source with this id is on. */
+export function sourceEnabled(settings: SpillwaySettings, id: string): boolean {
+  return settings.sources[id] !== false;
+}

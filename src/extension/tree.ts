@@ -1,0 +1,160 @@
+// The Spills tree: maps treeModel nodes to TreeItems. Owns its EventEmitter;
+// catalog changes are coalesced into one refresh per burst. Line counts and
+// tooltips are filled lazily (on expand / on hover).
+
+import * as vscode from 'vscode';
+import type { BlobInfo, SessionInfo } from '../catalog/types';
+import type { CatalogService } from './catalogService';
+import { coalesce, Disposable } from './lifecycle';
+import {
+  agentDescription,
+  blobDescription,
+  blobIcon,
+  blobLabel,
+  blobTooltipMarkdown,
+  buildTree,
+  contextValue,
+  nodeId,
+  sessionChildren,
+  sessionDescription,
+  sessionLabel,
+  sourceLabel,
+  type SortOrder,
+  type SpillNode,
+  type TreeFilter,
+} from './treeModel';
+import { formatAge } from './format';
+
+export class SpillTreeProvider extends Disposable implements vscode.TreeDataProvider<SpillNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
+  private readonly counting = new Set<string>();
+  filter: TreeFilter = {};
+  sort: SortOrder = 'time';
+
+  constructor(
+    private readonly service: CatalogService,
+    private readonly previewBytes: () => number,
+  ) {
+    super();
+    this.register(service.onDidChange(() => this.refreshSoon.schedule()));
+  }
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  async getChildren(node?: SpillNode): Promise<SpillNode[]> {
+    if (!node) {
+      const catalog = await this.service.ready();
+      if (!catalog) return [];
+      return buildTree(catalog.sessions(), this.filter, this.sort);
+    }
+    if (node.kind === 'agent') {
+      return node.sessions.map((session) => ({ kind: 'session', session, blobs: sessionChildren(session, this.filter, this.sort) }));
+    }
+    if (node.kind === 'session') {
+      const blobs = sessionChildren(node.session, this.filter, this.sort);
+      this.countLinesLater(node, blobs);
+      return blobs.map((blob) => ({ kind: 'blob', blob, session: node.session }));
+    }
+    return [];
+  }
+
+  getTreeItem(node: SpillNode): vscode.TreeItem {
+    const now = Date.now();
+    switch (node.kind) {
+      case 'agent': {
+        const item = new vscode.TreeItem(sourceLabel(node.source), vscode.TreeItemCollapsibleState.Expanded);
+        item.description = agentDescription(node.sessions);
+        item.iconPath = new vscode.ThemeIcon('hubot');
+        return this.finish(item, node);
+      }
+      case 'session': {
+        const item = new vscode.TreeItem(sessionLabel(node.session), vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = `${sessionDescription(node.blobs)} · ${formatAge(Date.parse(node.session.updatedAt), now)}`;
+        item.iconPath = new vscode.ThemeIcon('history');
+        item.tooltip = sessionTooltip(node.session);
+        return this.finish(item, node);
+      }
+      case 'blob': {
+        const item = new vscode.TreeItem(blobLabel(node.blob), vscode.TreeItemCollapsibleState.None);
+        item.description = blobDescription(node.blob);
+        item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
+        item.resourceUri = vscode.Uri.file(node.blob.path);
+        item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
+        return this.finish(item, node);
+      }
+    }
+  }
+
+  private finish(item: vscode.TreeItem, node: SpillNode): vscode.TreeItem {
+    item.id = nodeId(node);
+    item.contextValue = contextValue(node);
+    return item;
+  }
+
+  getParent(node: SpillNode): SpillNode | undefined {
+    const catalog = this.service.current();
+    if (!catalog || node.kind === 'agent') return undefined;
+    if (node.kind === 'blob') {
+      return { kind: 'session', session: node.session, blobs: sessionChildren(node.session, this.filter, this.sort) };
+    }
+    return buildTree(catalog.sessions(), this.filter, this.sort).find((a) => a.source === node.session.source);
+  }
+
+  async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
+    if (node.kind !== 'blob') return item;
+    const catalog = this.service.current();
+    let preview: string | undefined;
+    try {
+      preview = catalog ? (await catalog.preview(node.blob.key)).preview : undefined;
+    } catch {
+      preview = undefined; // vanished or unreadable: the card still shows the facts
+    }
+    if (token.isCancellationRequested) return item;
+    const md = new vscode.MarkdownString(blobTooltipMarkdown(node.blob, node.session, preview, this.previewBytes()));
+    md.isTrusted = false;
+    md.supportHtml = false;
+    item.tooltip = md;
+    return item;
+  }
+
+  /** Node for a blob key (for reveal from the chart or after a grep). */
+  blobNode(key: string): SpillNode | undefined {
+    const catalog = this.service.current();
+    const blob = catalog?.blob(key);
+    const session = blob && catalog?.session(blob.sessionKey);
+    return blob && session ? { kind: 'blob', blob, session } : undefined;
+  }
+
+  private countLinesLater(node: SpillNode & { kind: 'session' }, blobs: BlobInfo[]): void {
+    const todo = blobs.filter((b) => b.lines === undefined && !b.binary && !this.counting.has(b.key));
+    if (!todo.length) return;
+    for (const b of todo) this.counting.add(b.key);
+    void (async () => {
+      const catalog = this.service.current();
+      for (const b of todo) {
+        try {
+          await catalog?.countLines(b.path);
+        } catch {
+          // vanished: the next catalog event removes it
+        } finally {
+          this.counting.delete(b.key);
+        }
+      }
+      this.changed.fire(node);
+    })();
+  }
+}
+
+function sessionTooltip(session: SessionInfo): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.isTrusted = false;
+  md.appendText(`${sessionLabel(session)}\n\n`);
+  if (session.cwd) md.appendText(`cwd: ${session.cwd}\n\n`);
+  md.appendText(`session ${session.id} · ${sourceLabel(session.source)}\n\n${session.dir}`);
+  if (session.notes.length) md.appendText(`\n\n${session.notes.join('\n')}`);
+  return md;
+}

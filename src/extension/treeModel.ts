@@ -1,0 +1,226 @@
+// What the Spills tree shows, computed from catalog data without vscode:
+// node ids, labels, descriptions, context values, filtering and sorting. The
+// vscode TreeDataProvider (tree.ts) only maps these to TreeItems.
+
+import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
+import { compactArgs, formatBytes, formatCount, truncate } from './format';
+import { toolIcon } from './toolKind';
+
+/** VS Code refuses to open files over 50 MB in an editor. */
+export const EDITOR_LIMIT_BYTES = 50 * 1024 * 1024;
+
+export type SortOrder = 'time' | 'size';
+
+export interface TreeFilter {
+  text?: string;
+  tool?: string;
+  minBytes?: number;
+}
+
+export type SpillNode =
+  | { kind: 'agent'; source: SourceName; sessions: SessionInfo[] }
+  | { kind: 'session'; session: SessionInfo; blobs: BlobInfo[] }
+  | { kind: 'blob'; blob: BlobInfo; session: SessionInfo };
+
+const SOURCE_LABELS: Record<string, string> = {
+  'claude-code': 'Claude Code',
+  pi: 'pi',
+  spillway: 'Spillway',
+  'gemini-cli': 'Gemini CLI',
+  opencode: 'opencode',
+  dsh: 'dsh',
+  orgrt: 'orgrt',
+};
+
+export function sourceLabel(source: string): string {
+  return SOURCE_LABELS[source] ?? source;
+}
+
+/** Stable ids: expansion and selection survive refreshes. */
+export function nodeId(node: SpillNode): string {
+  switch (node.kind) {
+    case 'agent':
+      return `agent:${node.source}`;
+    case 'session':
+      return `session:${node.session.key}`;
+    case 'blob':
+      return `blob:${node.blob.key}`;
+  }
+}
+
+/**
+ * contextValue grammar `spillway:<kind>[+flag...]`, matched in package.json
+ * menus with `viewItem =~ /^spillway:blob/` or `/\+big/`.
+ */
+export function contextValue(node: SpillNode): string {
+  switch (node.kind) {
+    case 'agent':
+      return 'spillway:agent';
+    case 'session':
+      return `spillway:session${node.session.transcript ? '+chart' : ''}`;
+    case 'blob': {
+      const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : ''];
+      return `spillway:blob${flags.join('')}`;
+    }
+  }
+}
+
+function baseName(p: string): string {
+  const parts = p.split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] ?? p;
+}
+
+export function sessionLabel(session: SessionInfo): string {
+  if (session.title?.trim()) return truncate(session.title, 80);
+  if (session.cwd) return baseName(session.cwd);
+  return session.id;
+}
+
+export function blobLabel(blob: BlobInfo): string {
+  const tool = blob.tool ?? (blob.kind === 'shell-output' ? 'shell' : blob.kind === 'hook' ? 'hook' : blob.name);
+  const args = compactArgs(blob.args ?? '', 60);
+  return args ? `${tool} ${args}` : tool;
+}
+
+export function blobDescription(blob: BlobInfo): string {
+  const parts = [formatBytes(blob.bytes)];
+  if (blob.lines !== undefined) parts.push(`${formatCount(blob.lines)} lines`);
+  if (blob.binary) parts.push('binary');
+  return parts.join(' · ');
+}
+
+export function sessionDescription(blobs: BlobInfo[]): string {
+  const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
+  return `${blobs.length} blob${blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
+}
+
+export function agentDescription(sessions: Array<{ blobs: BlobInfo[] }>): string {
+  const blobs = sessions.reduce((s, x) => s + x.blobs.length, 0);
+  const bytes = sessions.reduce((s, x) => s + x.blobs.reduce((t, b) => t + b.bytes, 0), 0);
+  return `${sessions.length} session${sessions.length === 1 ? '' : 's'} · ${blobs} blob${blobs === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
+}
+
+export function blobIcon(blob: BlobInfo): string {
+  if (blob.kind === 'mcp') return 'plug';
+  if (blob.kind === 'hook') return 'zap';
+  if (blob.kind === 'shell-output' && !blob.tool) return 'terminal';
+  return toolIcon(blob.tool);
+}
+
+// ---- filter & sort ----------------------------------------------------------
+
+const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?)?$/i;
+
+/** "2MB" -> 2097152; undefined when not a size. */
+export function parseSize(text: string): number | undefined {
+  const m = SIZE_RE.exec(text.trim());
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  return Math.round(Number(m[1]) * mult);
+}
+
+/**
+ * One filter line: `tool:Bash`, `>1MB` (or `size:>1MB`), the rest is text
+ * matched against label, args, path and session title. Returns an error for a
+ * malformed size.
+ */
+export function parseFilter(input: string): { filter: TreeFilter } | { error: string } {
+  const filter: TreeFilter = {};
+  const words: string[] = [];
+  for (const token of input.trim().split(/\s+/).filter(Boolean)) {
+    const tool = /^tool:(.+)$/i.exec(token);
+    const size = /^(?:size:)?(?:>=?)(.+)$/i.exec(token);
+    if (tool) filter.tool = tool[1];
+    else if (size) {
+      const bytes = parseSize(size[1] ?? '');
+      if (bytes === undefined) return { error: `"${token}" is not a size: use e.g. >100KB or >2MB.` };
+      filter.minBytes = bytes;
+    } else words.push(token);
+  }
+  if (words.length) filter.text = words.join(' ');
+  return { filter };
+}
+
+export function isFilterActive(f: TreeFilter): boolean {
+  return Boolean(f.text || f.tool || f.minBytes);
+}
+
+export function describeFilter(f: TreeFilter): string {
+  const parts: string[] = [];
+  if (f.tool) parts.push(`tool:${f.tool}`);
+  if (f.minBytes) parts.push(`>${formatBytes(f.minBytes)}`);
+  if (f.text) parts.push(`"${f.text}"`);
+  return parts.join(' ');
+}
+
+export function blobMatches(blob: BlobInfo, session: SessionInfo, f: TreeFilter): boolean {
+  if (f.minBytes && blob.bytes < f.minBytes) return false;
+  if (f.tool && !(blob.tool ?? blob.kind).toLowerCase().includes(f.tool.toLowerCase())) return false;
+  if (f.text) {
+    const hay = [blobLabel(blob), blob.path, session.title ?? '', session.cwd ?? ''].join('\n').toLowerCase();
+    if (!hay.includes(f.text.toLowerCase())) return false;
+  }
+  return true;
+}
+
+function byTimeDesc(a: { createdAt?: string; updatedAt?: string }, b: { createdAt?: string; updatedAt?: string }): number {
+  const ta = Date.parse(a.updatedAt ?? a.createdAt ?? '') || 0;
+  const tb = Date.parse(b.updatedAt ?? b.createdAt ?? '') || 0;
+  return tb - ta;
+}
+
+/** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish. */
+export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
+  const bySource = new Map<SourceName, SessionInfo[]>();
+  for (const s of sessions) {
+    const blobs = s.blobs.filter((b) => blobMatches(b, s, filter));
+    if (blobs.length === 0 && (isFilterActive(filter) || s.blobs.length === 0)) continue;
+    const list = bySource.get(s.source) ?? [];
+    list.push(s);
+    bySource.set(s.source, list);
+  }
+  const agents = [...bySource.entries()].map(([source, list]) => ({ kind: 'agent' as const, source, sessions: sortSessions(list, sort) }));
+  return agents.sort((a, b) => sourceLabel(a.source).localeCompare(sourceLabel(b.source)));
+}
+
+export function sortSessions(sessions: SessionInfo[], sort: SortOrder): SessionInfo[] {
+  return [...sessions].sort(sort === 'size' ? (a, b) => b.bytes - a.bytes || byTimeDesc(a, b) : byTimeDesc);
+}
+
+export function sessionChildren(session: SessionInfo, filter: TreeFilter, sort: SortOrder): BlobInfo[] {
+  const blobs = session.blobs.filter((b) => blobMatches(b, session, filter));
+  return blobs.sort(sort === 'size' ? (a, b) => b.bytes - a.bytes || byTimeDesc(a, b) : byTimeDesc);
+}
+
+// ---- tooltip ----------------------------------------------------------------
+
+/** A Markdown fence longer than any backtick run inside `text`, so the preview cannot close it. */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** Escapes Markdown syntax in a single line of plain text (paths, titles). */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => `\\${c}`);
+}
+
+export function blobTooltipMarkdown(blob: BlobInfo, session: SessionInfo, preview: string | undefined, previewBytes: number): string {
+  const lines = [`**${escapeMarkdown(blobLabel(blob))}**`, ''];
+  const facts = [
+    `${formatBytes(blob.bytes)}${blob.lines !== undefined ? ` · ${formatCount(blob.lines)} lines` : ''}`,
+    `created ${escapeMarkdown(new Date(blob.createdAt).toLocaleString())}`,
+    blob.turn !== undefined ? `turn ${blob.turn}` : undefined,
+  ].filter(Boolean);
+  lines.push(facts.join(' · '), '', `\`${blob.path.replace(/`/g, "'")}\``, '');
+  lines.push(`Session: ${escapeMarkdown(sessionLabel(session))} (${escapeMarkdown(sourceLabel(session.source))})`, '');
+  if (blob.binary) lines.push('_Binary content: no preview._');
+  else if (preview !== undefined) {
+    const cut = preview.length > previewBytes ? `${preview.slice(0, previewBytes)}\n…` : preview;
+    const fence = fenceFor(cut);
+    lines.push(`${fence}text`, cut, fence);
+  }
+  return lines.join('\n');
+}
