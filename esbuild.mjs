@@ -19,6 +19,18 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' },
+  // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
+  {
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: false,
+    minify: production,
+    logLevel: 'info',
+    entryPoints: ['src/webview/chart.ts'],
+    outdir: 'dist/webview',
+  },
 ];
 
 const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -1,0 +1,269 @@
+// The context chart page: prompt tokens per turn (line), the per-turn delta
+// (bars, drawn here so their count is known), the budget-delta threshold,
+// compaction marks and spill marks. Everything from the host is checked by the
+// protocol guards; no text from it is ever parsed as HTML (textContent only).
+
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { isHostToPage, type ChartData, type ChartTurn, type PageToHost } from './protocol';
+
+declare function acquireVsCodeApi(): { postMessage(msg: PageToHost): void };
+
+const vscode = acquireVsCodeApi();
+const $ = (id: string) => document.getElementById(id) as HTMLElement;
+
+let plot: uPlot | undefined;
+let data: ChartData | undefined;
+let pinned: number | undefined;
+
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+function theme() {
+  return {
+    fg: cssVar('--vscode-foreground', '#ccc'),
+    grid: cssVar('--vscode-editorWidget-border', 'rgba(128,128,128,0.25)'),
+    line: cssVar('--vscode-charts-blue', '#3794ff'),
+    bar: cssVar('--vscode-charts-purple', '#b180d7'),
+    over: cssVar('--vscode-charts-red', '#f14c4c'),
+    spill: cssVar('--vscode-charts-orange', '#d18616'),
+    compaction: cssVar('--vscode-charts-green', '#89d185'),
+    font: `${cssVar('--vscode-font-size', '12px')} ${cssVar('--vscode-font-family', 'sans-serif')}`,
+  };
+}
+
+function fmtTokens(n: number): string {
+  const a = Math.abs(n);
+  if (a >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (a >= 1e3) return `${(n / 1e3).toFixed(a >= 1e4 ? 0 : 1)}k`;
+  return String(Math.round(n));
+}
+
+function fmtBytes(n: number): string {
+  const u = ['B', 'KB', 'MB', 'GB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${u[i]}`;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function showHeader(d: ChartData): void {
+  $('title').textContent = d.title;
+  const spills = d.turns.reduce((n, t) => n + t.spills.length, 0);
+  const compactions = d.turns.filter((t) => t.compaction).length;
+  const threshold = Math.round(d.budgetDelta * d.contextWindow);
+  $('summary').textContent =
+    `${d.turns.length} turns · ${spills} spills (${fmtBytes(d.spilledBytes)}) · ${compactions} compactions · ` +
+    `≈${fmtTokens(d.tokensSaved)} prompt tokens saved by spilling · budget-delta line at ${fmtTokens(threshold)} ` +
+    `(${Math.round(d.budgetDelta * 100)}% of ${fmtTokens(d.contextWindow)})`;
+}
+
+/** The hovered (or pinned) turn's numbers and spills; spills are buttons that reveal the blob. */
+function showDetails(turn: ChartTurn | undefined): void {
+  const box = $('details');
+  box.replaceChildren();
+  if (!turn) {
+    box.append(el('p', 'Hover a turn to see its numbers; click a turn with spills to reveal its blobs.', 'hint'));
+    return;
+  }
+  const head = el('p');
+  head.append(el('strong', `Turn ${turn.turn}`));
+  const when = turn.time !== undefined ? ` · ${new Date(turn.time).toLocaleTimeString()}` : '';
+  head.append(document.createTextNode(` · prompt ${turn.promptTokens.toLocaleString()} tokens · Δ ${turn.delta >= 0 ? '+' : ''}${turn.delta.toLocaleString()}${turn.compaction ? ' · after compaction' : ''}${when}`));
+  box.append(head);
+  if (turn.spills.length) {
+    const list = el('ul', undefined, 'spills');
+    for (const s of turn.spills) {
+      const li = el('li');
+      const b = el('button', `${s.label} (${fmtBytes(s.bytes)})`);
+      b.title = 'Reveal this blob in the Spills tree';
+      b.addEventListener('click', () => vscode.postMessage({ type: 'revealBlob', blobId: s.blobId }));
+      li.append(b);
+      list.append(li);
+    }
+    box.append(list);
+  }
+}
+
+/** Accessible table of the same numbers (screen readers, copy-paste). */
+function showTable(d: ChartData): void {
+  const old = document.getElementById('turns');
+  old?.remove();
+  const details = el('details');
+  details.id = 'turns';
+  details.append(el('summary', 'Table of turns'));
+  const table = el('table');
+  const hr = el('tr');
+  for (const h of ['Turn', 'Prompt tokens', 'Delta', 'Compaction', 'Spills']) hr.append(el('th', h));
+  table.append(hr);
+  for (const t of d.turns) {
+    const tr = el('tr');
+    tr.append(el('td', String(t.turn)), el('td', t.promptTokens.toLocaleString()), el('td', t.delta.toLocaleString()), el('td', t.compaction ? 'yes' : ''), el('td', t.spills.map((s) => s.label).join(', ')));
+    table.append(tr);
+  }
+  details.append(table);
+  document.querySelector('main')?.append(details);
+}
+
+function drawOverlay(u: uPlot): void {
+  if (!data) return;
+  const t = theme();
+  const ctx = u.ctx;
+  const { left, top, width, height } = u.bbox;
+  const threshold = data.budgetDelta * data.contextWindow;
+  const xs = u.data[0];
+  const n = xs.length;
+  const slot = n > 0 ? width / n : width;
+  const barW = Math.max(1, Math.min(slot * 0.6, 40 * devicePixelRatio));
+  const y0 = u.valToPos(0, 'y', true);
+  let bars = 0;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
+  for (let i = 0; i < n; i++) {
+    const turn = data.turns[i];
+    if (!turn) continue;
+    const x = u.valToPos(xs[i] ?? 0, 'x', true);
+    const y = u.valToPos(turn.delta, 'y', true);
+    ctx.fillStyle = turn.delta >= threshold && threshold > 0 ? t.over : t.bar;
+    ctx.globalAlpha = 0.75;
+    ctx.fillRect(x - barW / 2, Math.min(y, y0), barW, Math.max(1, Math.abs(y0 - y)));
+    bars++;
+    if (turn.compaction) {
+      ctx.globalAlpha = 1;
+      ctx.strokeStyle = t.compaction;
+      ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+      ctx.lineWidth = devicePixelRatio;
+      ctx.beginPath();
+      ctx.moveTo(x - slot / 2, top);
+      ctx.lineTo(x - slot / 2, top + height);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    if (turn.spills.length) {
+      // A diamond on the prompt line marks a turn whose tool calls spilled.
+      const py = u.valToPos(turn.promptTokens, 'y', true);
+      const r = 5 * devicePixelRatio;
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = t.spill;
+      ctx.beginPath();
+      ctx.moveTo(x, py - r);
+      ctx.lineTo(x + r, py);
+      ctx.lineTo(x, py + r);
+      ctx.lineTo(x - r, py);
+      ctx.closePath();
+      ctx.fill();
+    }
+  }
+  if (threshold > 0) {
+    const ty = u.valToPos(threshold, 'y', true);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = t.over;
+    ctx.lineWidth = devicePixelRatio;
+    ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+    ctx.beginPath();
+    ctx.moveTo(left, ty);
+    ctx.lineTo(left + width, ty);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = t.over;
+    ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+    ctx.fillText(`budget delta ${fmtTokens(threshold)}`, left + 4 * devicePixelRatio, ty - 4 * devicePixelRatio);
+  }
+  ctx.restore();
+  // What was actually painted, for tests and for anyone inspecting the page.
+  $('chart').dataset.bars = String(bars);
+}
+
+function render(d: ChartData): void {
+  data = d;
+  pinned = undefined;
+  showHeader(d);
+  showTable(d);
+  showDetails(undefined);
+  $('message').hidden = true;
+  plot?.destroy();
+  const t = theme();
+  const xs = d.turns.map((x) => x.turn);
+  const prompt = d.turns.map((x) => x.promptTokens);
+  const delta = d.turns.map((x) => x.delta);
+  const threshold = d.budgetDelta * d.contextWindow;
+  const box = $('chart');
+  const opts: uPlot.Options = {
+    width: Math.max(320, box.clientWidth),
+    height: Math.max(240, Math.min(480, window.innerHeight - 220)),
+    padding: [12, 12, 0, 0],
+    scales: {
+      x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
+      y: { range: (_u, _min, max) => [0, Math.max(max, threshold) * 1.08] },
+    },
+    axes: [
+      { stroke: t.fg, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, label: 'turn', font: t.font, labelFont: t.font, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
+      { stroke: t.fg, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, values: (_u, v) => v.map(fmtTokens), label: 'tokens', font: t.font, labelFont: t.font, size: 56 },
+    ],
+    series: [
+      { label: 'turn' },
+      { label: 'prompt tokens', stroke: t.line, width: 2, points: { show: d.turns.length <= 60 }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
+      // Bars are painted by the draw hook; the series keeps the legend and hover value.
+      { label: 'delta', stroke: t.bar, fill: t.bar, paths: () => null, points: { show: false }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
+    ],
+    legend: { show: true },
+    cursor: { drag: { x: false, y: false }, points: { show: true } },
+    hooks: {
+      draw: [drawOverlay],
+      setCursor: [
+        (u) => {
+          if (pinned !== undefined) return;
+          const idx = u.cursor.idx;
+          showDetails(idx == null ? undefined : d.turns[idx]);
+        },
+      ],
+    },
+  };
+  plot = new uPlot(opts, [xs, prompt, delta], box);
+  plot.over.addEventListener('click', () => {
+    const idx = plot?.cursor.idx;
+    const turn = idx == null ? undefined : d.turns[idx];
+    pinned = turn && idx != null && pinned !== idx ? idx : undefined;
+    showDetails(turn);
+    const first = turn?.spills[0];
+    if (first) vscode.postMessage({ type: 'revealBlob', blobId: first.blobId });
+  });
+}
+
+function showMessage(text: string): void {
+  $('title').textContent = 'Context chart';
+  const m = $('message');
+  m.textContent = text;
+  m.hidden = false;
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const msg = event.data;
+  if (!isHostToPage(msg)) return;
+  if (msg.type === 'chartData') {
+    if (msg.data.turns.length === 0) showMessage('This session has no API calls with token usage yet.');
+    else render(msg.data);
+  } else showMessage(msg.message);
+});
+
+window.addEventListener('resize', () => {
+  if (plot) plot.setSize({ width: Math.max(320, $('chart').clientWidth), height: plot.height });
+});
+
+// Theme changes swap the body class: redraw with the new colours.
+new MutationObserver(() => data && render(data)).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+
+vscode.postMessage({ type: 'ready' });
