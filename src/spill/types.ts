@@ -33,6 +33,10 @@ export interface SpillRef {
   bytes: number;
   /** One sentence telling the model how to read more of it. */
   retrievalHint: string;
+  /** sha256 (hex) of the stored bytes, when the store knows it. */
+  sha256?: string;
+  /** Line count of the stored text, when the store knows it. */
+  lines?: number;
 }
 
 export interface SpillStore {
@@ -43,4 +47,15 @@ export interface SpillStore {
 export interface SpillLogger {
   debug?(message: string): void;
   warn(message: string): void;
+}
+
+/** Why a save failed; `code` is an errno name (ENOSPC, EACCES, ENOTDIR, EEXIST) or a spillway one. */
+export class SpillError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SpillError';
+  }
 }

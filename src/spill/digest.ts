@@ -1,0 +1,378 @@
+// The bounded text the model sees instead of a spilled result: head + notice +
+// tail cut at line boundaries, the notice's size reserved inside the budget,
+// and failure-looking lines from the elided middle kept when they fit.
+//
+// One planner serves text in memory and files of any size: it only ever needs
+// the first and last few KB plus one streaming pass over the middle, so
+// `digestFile` gives exactly what `digestText` gives on the same bytes.
+import { promises as fsp, constants as C } from 'node:fs';
+import { headWeight, isFailureLine, toolKind, type ToolKind } from './salience';
+import { countNewlines, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
+import { classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
+
+export { toolKind, isFailureLine, isReadLikeTool, type ToolKind } from './salience';
+
+export interface DigestOptions {
+  /** Most UTF-8 bytes the digest may take, notice included. */
+  budgetBytes: number;
+  /** Picks the head/tail weighting (see `toolKind`). */
+  toolName: string;
+  /** Where the full text is (a path for the local store). */
+  locator: string;
+  /** Shown in the notice; default: the digested text's own size. */
+  totalBytes?: number;
+  totalLines?: number;
+  /** How to read more; default: read with offset/limit or grep. */
+  retrievalHint?: string;
+  /** Overrides the weighting chosen from `toolName`. */
+  kind?: ToolKind;
+  /** Lines of the full file that come before this text (JSON sections). */
+  lineOffset?: number;
+  /** Names the part being digested (a JSON path such as `$.stdout`). */
+  label?: string;
+  /** Keep failure-looking lines from the elided middle (default true). */
+  salience?: boolean;
+  /** Extra sentence appended to the notice. */
+  note?: string;
+}
+
+/** Largest share of the digest that failure lines may take. */
+const SALIENCE_SHARE = 1 / 4;
+/** A failure line is shown up to this many bytes. */
+const SALIENT_LINE_MAX = 240;
+/** Only the first bytes of a line are matched (a 50 MB line is not a log line). */
+const MATCH_WINDOW = 4096;
+/** Bounded memory for candidates: the first and last ones of the middle. */
+const CANDIDATES_KEPT = 16;
+const SALIENT_HEADER = '[spillway: failure-like lines from the elided part]\n';
+const READ_CHUNK = 1 << 20;
+
+/**
+ * The planner asks for bytes through these requests, so one generator serves
+ * a Buffer (answered synchronously) and an open file (answered with reads).
+ */
+type Request =
+  | { op: 'read'; start: number; end: number }
+  | { op: 'scan'; start: number; end: number; scanner: LineScanner }
+  | { op: 'count'; start: number; end: number };
+type Answer = Buffer | number | undefined;
+
+interface Candidate {
+  lineNo: number;
+  start: number;
+  text: string;
+}
+
+/** Streams bytes, tracks line numbers, and keeps the first/last failure lines. */
+class LineScanner {
+  private readonly first: Candidate[] = [];
+  private readonly last: Candidate[] = [];
+  private lineNo: number;
+  private lineStart: number;
+  private pos: number;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(start: number, startLineNo: number) {
+    this.pos = start;
+    this.lineStart = start;
+    this.lineNo = startLineNo;
+  }
+
+  feed(chunk: Buffer): void {
+    let i = 0;
+    while (i < chunk.length) {
+      const nl = chunk.indexOf(0x0a, i);
+      this.keep(chunk.subarray(i, nl < 0 ? chunk.length : nl));
+      if (nl < 0) break;
+      this.endLine(this.pos + nl + 1);
+      i = nl + 1;
+    }
+    this.pos += chunk.length;
+  }
+
+  /** Closes a last line that has no newline inside the scanned range. */
+  finish(): void {
+    if (this.pos > this.lineStart) this.endLine(this.pos);
+  }
+
+  candidates(): Candidate[] {
+    return [...this.first, ...this.last];
+  }
+
+  private keep(part: Buffer): void {
+    if (this.pendingBytes >= MATCH_WINDOW || part.length === 0) return;
+    const take = part.subarray(0, MATCH_WINDOW - this.pendingBytes);
+    this.pending.push(take);
+    this.pendingBytes += take.length;
+  }
+
+  private endLine(nextLineStart: number): void {
+    const raw = Buffer.concat(this.pending, this.pendingBytes);
+    const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
+    if (isFailureLine(text)) {
+      const c = { lineNo: this.lineNo, start: this.lineStart, text };
+      if (this.first.length < CANDIDATES_KEPT) this.first.push(c);
+      else {
+        this.last.push(c);
+        if (this.last.length > CANDIDATES_KEPT) this.last.shift();
+      }
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.lineNo++;
+    this.lineStart = nextLineStart;
+  }
+}
+
+interface Cut {
+  headEnd: number;
+  tailStart: number;
+}
+
+function split(avail: number, weight: number): { head: number; tail: number } {
+  const head = Math.floor(avail * weight);
+  return { head, tail: Math.max(0, avail - head) };
+}
+
+/**
+ * Head end within the first `limit` bytes: after the last newline when that
+ * keeps at least half the window, else at a character boundary (one long line).
+ */
+function cutHead(headBuf: Buffer, limit: number): number {
+  if (limit <= 0) return 0;
+  const nl = headBuf.lastIndexOf(0x0a, limit - 1);
+  if (nl >= 0 && nl + 1 >= limit / 2) return nl + 1;
+  return utf8FloorBoundary(headBuf, limit);
+}
+
+/** Tail start (file offset) for the last `limit` bytes; mirror of cutHead. */
+function cutTail(tailBuf: Buffer, tailBufStart: number, size: number, limit: number): number {
+  if (limit <= 0) return size;
+  const from = tailBuf.length - limit;
+  const nl = tailBuf.indexOf(0x0a, from);
+  if (nl >= 0 && nl < tailBuf.length - 1 && tailBuf.length - (nl + 1) >= limit / 2) return tailBufStart + nl + 1;
+  return tailBufStart + utf8CeilBoundary(tailBuf, from);
+}
+
+function renderSalient(c: Candidate): string {
+  const prefix = `[line ${c.lineNo}] `;
+  const full = prefix + c.text;
+  if (utf8Bytes(full) + 1 <= SALIENT_LINE_MAX) return full + '\n';
+  const buf = Buffer.from(full, 'utf8');
+  return buf.subarray(0, utf8FloorBoundary(buf, SALIENT_LINE_MAX - 4)).toString('utf8') + '…\n';
+}
+
+/** First and last failure lines first (root cause, final verdict), then the rest in order; shown in line order. */
+function selectSalient(cands: Candidate[], budget: number): string {
+  const headerBytes = utf8Bytes(SALIENT_HEADER);
+  if (cands.length === 0 || budget <= headerBytes) return '';
+  const order = cands.length > 1 ? [cands[0]!, cands[cands.length - 1]!, ...cands.slice(1, -1)] : [cands[0]!];
+  let left = budget - headerBytes;
+  const chosen: Candidate[] = [];
+  for (const c of order) {
+    const cost = utf8Bytes(renderSalient(c));
+    if (cost <= left) {
+      chosen.push(c);
+      left -= cost;
+    }
+  }
+  if (chosen.length === 0) return '';
+  chosen.sort((a, b) => a.lineNo - b.lineNo);
+  return SALIENT_HEADER + chosen.map(renderSalient).join('');
+}
+
+interface NoticeFacts {
+  totalBytes: number;
+  totalLines: number;
+  firstElidedLine: number;
+  lastElidedLine: number;
+  elidedBytes: number;
+}
+
+function renderNotice(opts: DigestOptions, f: NoticeFacts): string {
+  const what = opts.label ? `${opts.label} is` : 'Output is';
+  const lines =
+    f.lastElidedLine >= f.firstElidedLine
+      ? `lines ${formatCount(f.firstElidedLine)}-${formatCount(f.lastElidedLine)}`
+      : `part of line ${formatCount(f.firstElidedLine)}`;
+  const hint = opts.retrievalHint ?? 'Read it with offset/limit, or grep it.';
+  const note = opts.note ? ` ${opts.note}` : '';
+  return (
+    `[... spillway: ${what} ${formatCount(f.totalBytes)} bytes, ${formatCount(f.totalLines)} lines; ` +
+    `${lines} (${formatCount(f.elidedBytes)} bytes) are not shown, the cut starts at line ${formatCount(f.firstElidedLine)}. ` +
+    `Full text: ${opts.locator} — ${hint}${note}]\n`
+  );
+}
+
+/** Notice size with every number at its widest possible value. */
+function noticeReserve(opts: DigestOptions, size: number): number {
+  const maxLine = (opts.lineOffset ?? 0) + size + 1;
+  const widest = renderNotice(opts, {
+    totalBytes: Math.max(opts.totalBytes ?? 0, size),
+    totalLines: Math.max(opts.totalLines ?? 0, maxLine),
+    firstElidedLine: maxLine,
+    lastElidedLine: maxLine,
+    elidedBytes: size,
+  });
+  return utf8Bytes(widest) + 1; // + a newline closing a mid-line head
+}
+
+function* planDigest(size: number, opts: DigestOptions): Generator<Request, string, Answer> {
+  const lineOffset = opts.lineOffset ?? 0;
+  const weight = headWeight(opts.kind ?? toolKind(opts.toolName));
+  const avail = Math.max(0, Math.floor(opts.budgetBytes) - noticeReserve(opts, size));
+  const maxSalience = opts.salience === false ? 0 : Math.floor(avail * SALIENCE_SHARE);
+  const full = split(avail, weight);
+  const min = split(avail - maxSalience, weight);
+
+  const headBuf = (yield { op: 'read', start: 0, end: full.head }) as Buffer;
+  const tailBufStart = size - full.tail;
+  const tailBuf = (yield { op: 'read', start: tailBufStart, end: size }) as Buffer;
+  const cutFor = (b: { head: number; tail: number }): Cut => ({
+    headEnd: cutHead(headBuf, b.head),
+    tailStart: cutTail(tailBuf, tailBufStart, size, b.tail),
+  });
+  const widest = cutFor(min);
+  const fullCut = cutFor(full);
+
+  // One pass over the widest middle the digest can have: failure candidates
+  // with their line numbers.
+  const scanner = new LineScanner(widest.headEnd, lineOffset + countNewlines(headBuf, 0, widest.headEnd) + 1);
+  if (maxSalience > 0) yield { op: 'scan', start: widest.headEnd, end: widest.tailStart, scanner };
+  const candidates = scanner.candidates();
+  const inMiddle = (c: Cut) => candidates.filter((x) => x.start >= c.headEnd && x.start < c.tailStart);
+
+  let cut = fullCut;
+  let salient = '';
+  const reserved = utf8Bytes(selectSalient(inMiddle(fullCut), maxSalience));
+  if (reserved > 0) {
+    cut = cutFor(split(avail - reserved, weight));
+    salient = selectSalient(inMiddle(cut), reserved);
+  }
+
+  const headNewlines = countNewlines(headBuf, 0, cut.headEnd);
+  const tailNewlines = countNewlines(tailBuf, cut.tailStart - tailBufStart, tailBuf.length);
+  const middleNewlines = (yield { op: 'count', start: cut.headEnd, end: cut.tailStart }) as number;
+  const lastByte = tailBuf.length > 0 ? tailBuf[tailBuf.length - 1] : headBuf[headBuf.length - 1];
+  const ownLines = lineCountFrom(headNewlines + middleNewlines + tailNewlines, size, lastByte === 0x0a);
+  const firstElidedLine = lineOffset + headNewlines + 1;
+  // A tail that starts right after a newline leaves that line wholly elided.
+  const beforeTail =
+    cut.tailStart > tailBufStart
+      ? tailBuf[cut.tailStart - tailBufStart - 1]
+      : ((yield { op: 'read', start: cut.tailStart - 1, end: cut.tailStart }) as Buffer)[0];
+  const tailAtLineStart = beforeTail === 0x0a;
+  const lastElidedLine = lineOffset + headNewlines + middleNewlines + (tailAtLineStart ? 0 : 1);
+
+  const head = headBuf.subarray(0, cut.headEnd).toString('utf8');
+  const tail = tailBuf.subarray(cut.tailStart - tailBufStart).toString('utf8');
+  const notice = renderNotice(opts, {
+    totalBytes: opts.totalBytes ?? size,
+    totalLines: opts.totalLines ?? ownLines,
+    firstElidedLine,
+    lastElidedLine,
+    elidedBytes: cut.tailStart - cut.headEnd,
+  });
+  const joint = head.length === 0 || head.endsWith('\n') ? '' : '\n';
+  return head + joint + notice + salient + tail;
+}
+
+/**
+ * Digest a text: unchanged when it fits `budgetBytes`, else head + notice +
+ * (failure lines) + tail in at most `budgetBytes` UTF-8 bytes (a budget smaller
+ * than the notice itself yields the notice alone).
+ */
+export function digestText(text: string, opts: DigestOptions): string {
+  if (utf8Bytes(text) <= opts.budgetBytes) return text;
+  const buf = Buffer.from(text, 'utf8');
+  const plan = planDigest(buf.length, opts);
+  let step = plan.next();
+  while (!step.done) {
+    const r = step.value;
+    let answer: Answer;
+    if (r.op === 'read') answer = buf.subarray(r.start, r.end);
+    else if (r.op === 'count') answer = countNewlines(buf, r.start, r.end);
+    else {
+      r.scanner.feed(buf.subarray(r.start, r.end));
+      r.scanner.finish();
+    }
+    step = plan.next(answer);
+  }
+  return step.value;
+}
+
+/** Same digest as `digestText` on the same bytes, built from a file of any size without loading it whole. */
+export async function digestFile(filePath: string, opts: DigestOptions): Promise<string> {
+  const handle = await fsp.open(filePath, C.O_RDONLY | C.O_NOFOLLOW);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new Error(`not a regular file: ${filePath}`);
+    if (st.size <= opts.budgetBytes) return (await handle.readFile()).toString('utf8');
+    const read = async (start: number, end: number): Promise<Buffer> => {
+      const buf = Buffer.alloc(Math.max(0, end - start));
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await handle.read(buf, got, buf.length - got, start + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    };
+    const plan = planDigest(st.size, opts);
+    let step = plan.next();
+    while (!step.done) {
+      const r = step.value;
+      let answer: Answer;
+      if (r.op === 'read') answer = await read(r.start, r.end);
+      else {
+        let newlines = 0;
+        for (let at = r.start; at < r.end; at += READ_CHUNK) {
+          const chunk = await read(at, Math.min(r.end, at + READ_CHUNK));
+          if (r.op === 'scan') r.scanner.feed(chunk);
+          else newlines += countNewlines(chunk);
+        }
+        if (r.op === 'scan') r.scanner.finish();
+        else answer = newlines;
+      }
+      step = plan.next(answer);
+    }
+    return step.value;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Digest a JSON-shaped result keeping its shape: string leaves share the
+ * budget (water-filled, smallest first); each cut leaf becomes its own
+ * head + notice + tail whose line numbers point into the blob written by
+ * `renderValueBlob`. Strings go through `digestText`; values that are not
+ * plain JSON text (binary, exotic objects) come back unchanged.
+ */
+export function digestValue(value: unknown, opts: DigestOptions): unknown {
+  if (typeof value === 'string') return digestText(value, opts);
+  const c = classifyOutput(value);
+  if (c.kind !== 'value') return value;
+  const plan = planValueDigest(c.leaves, opts.budgetBytes);
+  if (plan.digested.length === 0) return value;
+  const { lineOffsets } = sectionLayout(plan);
+  const shares = new Map(plan.digested.map((d) => [d.leaf.index, d.share]));
+  const largest = plan.digested.reduce((a, b) => (b.leaf.bytes > a.leaf.bytes ? b : a)).leaf;
+  const emptiedBytes = plan.emptied.reduce((n, l) => n + l.bytes, 0);
+  const emptiedNote = plan.emptied.length
+    ? `${plan.emptied.length} more string fields (${formatCount(emptiedBytes)} bytes) are empty here; their text is in the same file.`
+    : undefined;
+  const { totalBytes: _b, totalLines: _l, note: _n, ...leafOpts } = opts;
+  return replaceLeaves(value, [...plan.digested.map((d) => d.leaf), ...plan.emptied], (leaf) => {
+    const share = shares.get(leaf.index);
+    if (share === undefined) return '';
+    return digestText(leaf.value, {
+      ...leafOpts,
+      budgetBytes: share,
+      label: formatJsonPath(leaf.path),
+      lineOffset: lineOffsets.get(leaf.index) ?? 0,
+      ...(leaf === largest && emptiedNote ? { note: emptiedNote } : {}),
+    });
+  });
+}

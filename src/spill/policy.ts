@@ -1,0 +1,173 @@
+// Per result: leave it alone, or write it in full and hand the model a digest.
+//
+// Order (each step can only make the result leave unchanged): read-like and
+// protected tools -> non-text -> threshold -> session -> dedup -> write ->
+// digest. The model-facing output changes only after the write (or an alias
+// to an earlier identical blob) succeeded; any failure returns the original
+// value itself and says why. Never throws.
+import { digestText, digestValue } from './digest';
+import type { LocalSpillStore } from './local-store';
+import { isReadLikeTool, normalizeToolName } from './salience';
+import { sha256Hex, truncateUtf8, utf8Bytes } from './text';
+import type { SpillLogger, SpillRef, SpillSource, SpillStore } from './types';
+import { classifyOutput, planValueDigest, renderValueBlob } from './value';
+
+/**
+ * Results above this many UTF-8 bytes are spilled. From bench/spill-recovery
+ * (seed 003's size distribution): see docs/engine.md, "Choosing the defaults".
+ */
+export const DEFAULT_MAX_INLINE_BYTES = 8192;
+/** What a spilled result keeps in context, notice included (see docs/engine.md). */
+export const DEFAULT_DIGEST_BYTES = 3072;
+/** A digest needs room for its notice and a few lines around it. */
+export const MIN_DIGEST_BYTES = 256;
+
+export interface SpillRequest {
+  sessionId: string;
+  toolName: string;
+  toolCallId: string;
+  args?: unknown;
+  /** A string or a JSON value (e.g. Bash's `{stdout, stderr, interrupted}`). */
+  output: unknown;
+  turn?: number;
+}
+
+export type SpillDecision =
+  /** `output` is the original value itself (===). */
+  | { spilled: false; output: unknown; reason: string }
+  /** `output` has the original's shape: a string digest, or the same JSON with digested leaves. */
+  | { spilled: true; output: unknown; ref: SpillRef; aliased: boolean };
+
+export interface SpillPolicyOptions {
+  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias'>>;
+  maxInlineBytes?: number;
+  digestBytes?: number;
+  /** Tool names never spilled, on top of the read-like ones (compared case- and separator-insensitively). */
+  protectedTools?: string[];
+  logger?: SpillLogger;
+}
+
+export interface SpillPolicy {
+  apply(req: SpillRequest): Promise<SpillDecision>;
+}
+
+/** In-process dedup memory, for stores without a manifest lookup (bounded). */
+const MEMO_LIMIT = 1024;
+
+export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
+  const maxInline = Math.max(0, Math.floor(opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
+  const digestBytes = Math.max(MIN_DIGEST_BYTES, Math.floor(Math.min(opts.digestBytes ?? DEFAULT_DIGEST_BYTES, Math.max(maxInline, MIN_DIGEST_BYTES))));
+  const protectedTools = new Set((opts.protectedTools ?? []).map(normalizeToolName));
+  const { store, logger } = opts;
+  const memo = new Map<string, SpillRef>();
+
+  const keep = (output: unknown, reason: string): SpillDecision => ({ spilled: false, output, reason });
+
+  async function decide(req: SpillRequest): Promise<SpillDecision> {
+    const { output, toolName } = req;
+    if (isReadLikeTool(toolName)) return keep(output, `read-like tool ${toolName} is never spilled`);
+    if (protectedTools.has(normalizeToolName(toolName))) return keep(output, `protected tool ${toolName}`);
+
+    const shape = classifyOutput(output);
+    if (shape.kind === 'non-text') return keep(output, `non-text output (${shape.why})`);
+    const bytes = shape.kind === 'text' ? utf8Bytes(shape.text) : utf8Bytes(JSON.stringify(output));
+    if (bytes <= maxInline) return keep(output, `at or below the threshold (${bytes} <= ${maxInline} bytes)`);
+
+    let content: string;
+    if (shape.kind === 'text') {
+      if (bytes <= digestBytes) return keep(output, 'a digest would not be smaller');
+      content = shape.text;
+    } else {
+      const plan = planValueDigest(shape.leaves, digestBytes);
+      if (plan.digested.length === 0) return keep(output, 'its text fields already fit the digest budget');
+      content = renderValueBlob(output, plan);
+    }
+
+    if (!req.sessionId) {
+      logger?.warn(`spillway: ${toolName} ${req.toolCallId}: no session id, result left inline`);
+      return keep(output, 'no session id');
+    }
+    const owner = { sessionId: req.sessionId };
+    const source: SpillSource = { toolName, callId: req.toolCallId, label: labelFor(req.args) };
+    const sha256 = sha256Hex(content);
+    const memoKey = `${req.sessionId}\0${sha256}`;
+
+    let ref = memo.get(memoKey) ?? (await findEarlier(owner, sha256));
+    const aliased = ref !== undefined;
+    if (ref) {
+      const original = { ...ref, sha256 };
+      await store.recordAlias?.({ owner, source, original, args: req.args, ...(req.turn !== undefined ? { turn: req.turn } : {}) }).catch((err: unknown) => {
+        logger?.warn(`spillway: alias record failed: ${describe(err)}`);
+      });
+    } else {
+      ref = await store.saveText({
+        owner,
+        source,
+        suggestedName: `${toolName}-${req.toolCallId}.txt`,
+        content,
+        ...(req.args !== undefined ? { args: req.args } : {}),
+        ...(req.turn !== undefined ? { turn: req.turn } : {}),
+      });
+    }
+    remember(memoKey, ref);
+
+    const digestOpts = { budgetBytes: digestBytes, toolName, locator: ref.locator, retrievalHint: ref.retrievalHint };
+    const digested = shape.kind === 'text' ? digestText(shape.text, digestOpts) : digestValue(output, digestOpts);
+    logger?.debug?.(`spillway: ${toolName} ${req.toolCallId}: ${bytes} bytes ${aliased ? 'aliased to' : 'spilled to'} ${ref.locator}`);
+    return { spilled: true, output: digested, ref, aliased };
+  }
+
+  async function findEarlier(owner: { sessionId: string }, sha256: string): Promise<SpillRef | undefined> {
+    if (!store.findBySha256) return undefined;
+    try {
+      return await store.findBySha256(owner, sha256);
+    } catch (err) {
+      logger?.warn(`spillway: dedup lookup failed, writing a new blob: ${describe(err)}`);
+      return undefined;
+    }
+  }
+
+  function remember(key: string, ref: SpillRef): void {
+    memo.delete(key);
+    memo.set(key, ref);
+    if (memo.size > MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
+  }
+
+  return {
+    async apply(req: SpillRequest): Promise<SpillDecision> {
+      try {
+        return await decide(req);
+      } catch (err) {
+        const why = describe(err);
+        logger?.warn(`spillway: ${req?.toolName} ${req?.toolCallId}: spill failed, result left inline: ${why}`);
+        return keep(req?.output, `spill failed: ${why}`);
+      }
+    },
+  };
+}
+
+function describe(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { code?: unknown; message?: unknown };
+    const msg = typeof e.message === 'string' ? e.message : String(err);
+    return typeof e.code === 'string' && !msg.startsWith(e.code) ? `${e.code}: ${msg}` : msg;
+  }
+  return String(err);
+}
+
+/** A short human label for the manifest/browser: the command, path, pattern or URL. */
+export function labelFor(args: unknown): string {
+  if (args === undefined || args === null) return '';
+  if (typeof args === 'string') return truncateUtf8(args, 200);
+  if (typeof args === 'object') {
+    const o = args as Record<string, unknown>;
+    for (const k of ['command', 'file_path', 'path', 'pattern', 'url', 'query']) {
+      if (typeof o[k] === 'string') return truncateUtf8(o[k] as string, 200);
+    }
+  }
+  try {
+    return truncateUtf8(JSON.stringify(args) ?? '', 200);
+  } catch {
+    return '';
+  }
+}

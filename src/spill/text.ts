@@ -1,0 +1,67 @@
+// Byte and line facts about text, shared by the digest, the store and the policy
+// so every place counts the same way.
+import { createHash } from 'node:crypto';
+
+const NL = 0x0a;
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Number of newline bytes in buf[start, end). */
+export function countNewlines(buf: Uint8Array, start = 0, end = buf.length): number {
+  let n = 0;
+  let i = start;
+  while (i < end) {
+    const j = buf.indexOf(NL, i);
+    if (j < 0 || j >= end) break;
+    n++;
+    i = j + 1;
+  }
+  return n;
+}
+
+/**
+ * Lines as an editor shows them: `a\nb` and `a\nb\n` both have 2 lines, the
+ * empty text has 0. Derived from the newline count and whether the text ends
+ * with one, so a file can be counted while streaming.
+ */
+export function lineCountFrom(newlines: number, bytes: number, endsWithNewline: boolean): number {
+  if (bytes === 0) return 0;
+  return endsWithNewline ? newlines : newlines + 1;
+}
+
+export function countLines(text: string | Buffer): number {
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  return lineCountFrom(countNewlines(buf), buf.length, buf.length > 0 && buf[buf.length - 1] === NL);
+}
+
+/** Largest index <= i that does not fall inside a UTF-8 multi-byte sequence. */
+export function utf8FloorBoundary(buf: Uint8Array, i: number): number {
+  let k = Math.max(0, Math.min(i, buf.length));
+  while (k > 0 && k < buf.length && (buf[k]! & 0xc0) === 0x80) k--;
+  return k;
+}
+
+/** Smallest index >= i that does not fall inside a UTF-8 multi-byte sequence. */
+export function utf8CeilBoundary(buf: Uint8Array, i: number): number {
+  let k = Math.max(0, Math.min(i, buf.length));
+  while (k < buf.length && (buf[k]! & 0xc0) === 0x80) k++;
+  return k;
+}
+
+/** Cut a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return text;
+  return buf.subarray(0, utf8FloorBoundary(buf, Math.max(0, maxBytes))).toString('utf8');
+}
+
+/** 1234567 -> "1,234,567" (stable across locales). */
+export function formatCount(n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
