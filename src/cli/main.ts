@@ -1,8 +1,10 @@
 // `spillway`: one command per module under commands/.
 import { processIO, UsageError, type CliCommand, type CliIO } from './io';
+import { spillCommand } from './commands/spill';
 
 const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
   // one line per command, e.g. spill: { run: spillCommand, summary: '...' },
+  spill: { run: spillCommand, summary: 'spill a tool output read on stdin; print what the model should see' },
 };
 
 function usage(): string {

@@ -1,0 +1,119 @@
+// `spillway spill`: any shell-capable agent pipes a tool output through it and
+// prints what the model should see. Exit 0 whenever a result was printed,
+// including when the spill failed and the original text was printed.
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { LocalSpillStore } from '../../spill/local-store';
+import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES } from '../../spill/policy';
+import { UsageError, type CliCommand } from '../io';
+
+const HELP = `usage: spillway spill --session ID --tool NAME [options] < output
+
+Reads a tool output on stdin and prints what the model should see: the text
+unchanged (at or below the threshold, read-like tools, any failure), or a
+digest that names the file holding the full text.
+
+options:
+  --session ID        session the spill belongs to (required)
+  --tool NAME         tool that produced the output, e.g. Bash (required)
+  --call-id ID        tool call id (default: a generated one)
+  --args TEXT         the call's arguments, recorded in the manifest
+  --turn N            the turn number, recorded in the manifest
+  --root DIR          store root (default: $XDG_STATE_HOME/spillway/spills)
+  --max-inline N      spill above N bytes (default ${DEFAULT_MAX_INLINE_BYTES})
+  --digest-bytes N    size of the digest (default ${DEFAULT_DIGEST_BYTES})
+  --json-input        stdin is a JSON value (e.g. {"stdout":...}); its shape is kept
+  --json              print {"spilled", "text", "ref"?, "reason"?} instead
+`;
+
+function positiveInt(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) <= 0) throw new UsageError(`--${name} must be a positive integer, got '${raw}'`);
+  return Number(raw);
+}
+
+export const spillCommand: CliCommand = async (argv, io) => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        session: { type: 'string' },
+        tool: { type: 'string' },
+        'call-id': { type: 'string' },
+        args: { type: 'string' },
+        turn: { type: 'string' },
+        root: { type: 'string' },
+        'max-inline': { type: 'string' },
+        'digest-bytes': { type: 'string' },
+        'json-input': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (!v.session) throw new UsageError('--session ID is required');
+  if (!v.tool) throw new UsageError('--tool NAME is required');
+  const maxInlineBytes = positiveInt('max-inline', v['max-inline']);
+  const digestBytes = positiveInt('digest-bytes', v['digest-bytes']);
+  const turn = positiveInt('turn', v.turn);
+  const callId = v['call-id'] || `cli-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+  const stdin = await io.readStdin();
+  let output: unknown = stdin;
+  if (v['json-input']) {
+    try {
+      output = JSON.parse(stdin);
+    } catch (err) {
+      throw new UsageError(`--json-input: stdin is not JSON (${(err as Error).message})`);
+    }
+  }
+
+  const warnings: string[] = [];
+  const logger = { warn: (m: string) => warnings.push(m) };
+  const store = new LocalSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
+  const policy = createSpillPolicy({
+    store,
+    logger,
+    ...(maxInlineBytes !== undefined ? { maxInlineBytes } : {}),
+    ...(digestBytes !== undefined ? { digestBytes } : {}),
+  });
+  const decision = await policy.apply({
+    sessionId: v.session,
+    toolName: v.tool,
+    toolCallId: callId,
+    ...(v.args !== undefined ? { args: v.args } : {}),
+    ...(turn !== undefined ? { turn } : {}),
+    output,
+  });
+  for (const w of warnings) io.stderr(w + '\n');
+
+  // A value kept as the original stdin prints byte-identically.
+  const text =
+    typeof decision.output === 'string'
+      ? decision.output
+      : decision.spilled || !v['json-input']
+        ? JSON.stringify(decision.output)
+        : stdin;
+  if (v.json) {
+    io.stdout(
+      JSON.stringify({
+        spilled: decision.spilled,
+        text,
+        ...(decision.spilled ? { ref: decision.ref, aliased: decision.aliased } : { reason: decision.reason }),
+      }) + '\n',
+    );
+  } else {
+    io.stdout(text);
+  }
+  return 0;
+};
