@@ -8,7 +8,7 @@ export function toolKind(tool: string | undefined): ToolKind {
   if (t.startsWith('mcp') || t.includes('__')) return 'mcp';
   if (t.startsWith('hook')) return 'hook';
   if (/^(bash|shell|sh|powershell|exec|run_shell_command|command|terminal)/.test(t)) return 'shell';
-  if (/(grep|glob|search|find|ls)/.test(t)) return 'search';
+  if (/(grep|glob|search)/.test(t) || /^(ls|find|list_directory)$/.test(t)) return 'search';
   if (/(web|fetch|http|url|browser)/.test(t)) return 'web';
   if (/(read|write|edit|file|notebook)/.test(t)) return 'file';
   if (/(task|agent)/.test(t)) return 'agent';

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { CleanPlan } from '../../../src/catalog/types';
+import { coalesce, DisposableStore } from '../../../src/extension/lifecycle';
+import { cleanResultMessage, confirmCleanMessage, grepSummaryMessage, parseGrepInput, parseRetention } from '../../../src/extension/messages';
+
+const plan: CleanPlan = {
+  request: { kind: 'session', sessionKey: 's' },
+  items: [
+    { path: '/r/a.txt', bytes: 1024 * 1024, sessionKey: 's', mtimeMs: 0 },
+    { path: '/r/b.txt', bytes: 512 * 1024, sessionKey: 's', mtimeMs: 0 },
+  ],
+  bytes: 1.5 * 1024 * 1024,
+  refused: [{ path: '/etc/passwd', reason: 'outside the known roots' }],
+};
+
+describe('confirmations', () => {
+  it('names the count and the bytes, and says where they go', () => {
+    const trash = confirmCleanMessage(plan, 'session "x"', true);
+    expect(trash.message).toBe('Move 2 blobs (1.5 MB) of session "x" to the trash?');
+    expect(trash.action).toBe('Move to Trash');
+    expect(trash.detail).toContain('/r/a.txt');
+    expect(trash.detail).toContain('outside the known roots');
+    const perm = confirmCleanMessage(plan, 'session "x"', false);
+    expect(perm.message).toBe('Permanently delete 2 blobs (1.5 MB) of session "x"?');
+    expect(perm.detail).toContain('cannot be undone');
+  });
+
+  it('reports results and failures', () => {
+    expect(cleanResultMessage({ deleted: plan.items, bytes: plan.bytes, failed: [], manifestsRewritten: [] }, false)).toBe('Deleted 2 blobs (1.5 MB).');
+    expect(cleanResultMessage({ deleted: [], bytes: 0, failed: [{ path: '/r/a', reason: 'EACCES' }], manifestsRewritten: [] }, true)).toContain('1 could not be deleted: EACCES');
+  });
+});
+
+describe('grep input', () => {
+  it('treats /.../ as a regex and checks it', () => {
+    expect(parseGrepInput('needle')).toEqual({ pattern: 'needle', regex: false, ignoreCase: false });
+    expect(parseGrepInput('/err(or)?/i')).toEqual({ pattern: 'err(or)?', regex: true, ignoreCase: true });
+    expect(parseGrepInput('/a(/')).toHaveProperty('error');
+    expect(parseGrepInput('  ')).toHaveProperty('error');
+    expect(grepSummaryMessage('x', { matches: 0, truncated: false, cancelled: true, engine: 'rg', errors: [] }, 0)).toBe('No blob contains "x" (cancelled).');
+    expect(grepSummaryMessage('x', { matches: 3, truncated: false, cancelled: false, engine: 'node', errors: [] }, 2)).toBe('3 matches in 2 blobs');
+  });
+});
+
+describe('retention input', () => {
+  it('parses ages and sizes', () => {
+    expect(parseRetention('7d')).toEqual({ olderThanMs: 7 * 86_400_000 });
+    expect(parseRetention('12 hours')).toEqual({ olderThanMs: 12 * 3_600_000 });
+    expect(parseRetention('2GB')).toEqual({ maxTotalBytes: 2 * 1024 ** 3 });
+    expect(parseRetention('soon')).toHaveProperty('error');
+    expect(parseRetention('0d')).toHaveProperty('error');
+  });
+});
+
+describe('lifecycle', () => {
+  it('disposes in reverse order, once, and disposes late additions at once', () => {
+    const order: string[] = [];
+    const store = new DisposableStore();
+    store.add({ dispose: () => order.push('first') });
+    store.add({ dispose: () => order.push('second') });
+    store.dispose();
+    store.dispose();
+    expect(order).toEqual(['second', 'first']);
+    store.add({ dispose: () => order.push('late') });
+    expect(order).toEqual(['second', 'first', 'late']);
+  });
+
+  it('keeps disposing after one throws, then reports it', () => {
+    const order: string[] = [];
+    const store = new DisposableStore();
+    store.add({ dispose: () => order.push('a') });
+    store.add({ dispose: () => { throw new Error('boom'); } });
+    expect(() => store.dispose()).toThrow(/failed to dispose/);
+    expect(order).toEqual(['a']);
+  });
+
+  it('coalesces a burst into one call', async () => {
+    let calls = 0;
+    const c = coalesce(() => calls++, 5);
+    for (let i = 0; i < 50; i++) c.schedule();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(calls).toBe(1);
+    c.schedule();
+    c.dispose();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(calls).toBe(1);
+  });
+});

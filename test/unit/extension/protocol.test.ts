@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { isChartData, isHostToPage, isPageToHost, type ChartData } from '../../../src/webview/protocol';
+
+const data: ChartData = {
+  sessionId: 'claude-code:/x',
+  title: 'fix the build — Claude Code',
+  source: 'claude-code',
+  contextWindow: 200000,
+  budgetDelta: 0.1,
+  tokensSaved: 1234,
+  spilledBytes: 99,
+  turns: [
+    { turn: 1, time: 1, promptTokens: 1000, delta: 1000, compaction: false, spills: [] },
+    { turn: 2, promptTokens: 5000, delta: 4000, compaction: false, spills: [{ blobId: '/x/a.txt', label: 'Bash ls', bytes: 99 }] },
+  ],
+};
+
+describe('message protocol guards', () => {
+  it('accepts well-formed host messages', () => {
+    expect(isHostToPage({ type: 'chartData', data })).toBe(true);
+    expect(isHostToPage({ type: 'error', message: 'gone' })).toBe(true);
+  });
+
+  it('rejects malformed chart data field by field', () => {
+    const bad: unknown[] = [
+      { ...data, turns: 'x' },
+      { ...data, contextWindow: Number.NaN },
+      { ...data, turns: [{ ...data.turns[0], promptTokens: '1000' }] },
+      { ...data, turns: [{ ...data.turns[1], spills: [{ blobId: 1, label: 'x', bytes: 1 }] }] },
+      { ...data, turns: [{ ...data.turns[0], compaction: 'no' }] },
+      { ...data, title: undefined },
+    ];
+    for (const d of bad) expect(isChartData(d)).toBe(false);
+    expect(isHostToPage({ type: 'chartData' })).toBe(false);
+    expect(isHostToPage({ type: 'error' })).toBe(false);
+    expect(isHostToPage({ type: 'other' })).toBe(false);
+    expect(isHostToPage(null)).toBe(false);
+    expect(isHostToPage([])).toBe(false);
+  });
+
+  it('checks page messages', () => {
+    expect(isPageToHost({ type: 'ready' })).toBe(true);
+    expect(isPageToHost({ type: 'revealBlob', blobId: '/a' })).toBe(true);
+    expect(isPageToHost({ type: 'revealBlob', blobId: '' })).toBe(false);
+    expect(isPageToHost({ type: 'revealBlob' })).toBe(false);
+    expect(isPageToHost({ type: 'openTerminal' })).toBe(false);
+    expect(isPageToHost('ready')).toBe(false);
+  });
+
+  it('survives a JSON round trip (what postMessage does)', () => {
+    expect(isHostToPage(JSON.parse(JSON.stringify({ type: 'chartData', data })))).toBe(true);
+  });
+});

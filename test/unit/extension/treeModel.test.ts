@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/types';
+import { toChartData } from '../../../src/extension/chartModel';
+import { isChartData } from '../../../src/webview/protocol';
+import {
+  blobDescription,
+  blobIcon,
+  blobLabel,
+  blobTooltipMarkdown,
+  buildTree,
+  contextValue,
+  EDITOR_LIMIT_BYTES,
+  fenceFor,
+  nodeId,
+  parseFilter,
+  parseSize,
+  sessionChildren,
+  sessionDescription,
+  sessionLabel,
+} from '../../../src/extension/treeModel';
+
+function blob(over: Partial<BlobInfo> & { path: string }): BlobInfo {
+  return {
+    key: over.path,
+    sessionKey: 's',
+    name: over.path.split('/').pop() ?? '',
+    kind: 'tool-result',
+    bytes: 1000,
+    createdAt: '2026-01-01T00:00:00Z',
+    mtimeMs: 0,
+    attribution: 'transcript',
+    ...over,
+  };
+}
+
+function session(over: Partial<SessionInfo> & { key: string; blobs: BlobInfo[] }): SessionInfo {
+  return {
+    source: 'claude-code',
+    id: over.key,
+    dir: `/d/${over.key}`,
+    root: '/d',
+    bytes: over.blobs.reduce((s, b) => s + b.bytes, 0),
+    updatedAt: '2026-01-01T00:00:00Z',
+    skipped: 0,
+    notes: [],
+    ...over,
+  };
+}
+
+const bash = blob({ path: '/d/a/b1.txt', tool: 'Bash', args: 'npm test', bytes: 40_000, lines: 812, createdAt: '2026-01-02T00:00:00Z' });
+const grep = blob({ path: '/d/a/t2.txt', tool: 'Grep', args: 'TODO', bytes: 90_000, createdAt: '2026-01-01T00:00:00Z' });
+const big = blob({ path: '/d/b/huge.txt', tool: 'Bash', args: 'cat log', bytes: EDITOR_LIMIT_BYTES + 1, createdAt: '2026-01-03T00:00:00Z' });
+const older = session({ key: 'claude-code:/d/a', title: 'fix the build', cwd: '/home/dev/api', blobs: [bash, grep], updatedAt: '2026-01-02T00:00:00Z', transcript: '/d/a.jsonl' });
+const newer = session({ key: 'claude-code:/d/b', cwd: '/home/dev/web', blobs: [big], updatedAt: '2026-01-03T00:00:00Z' });
+const pi = session({ key: 'pi:/p', source: 'pi', blobs: [blob({ path: '/p/x.log', kind: 'shell-output', bytes: 10 })] });
+const empty = session({ key: 'claude-code:/d/e', blobs: [] });
+
+describe('tree model', () => {
+  it('groups by agent, newest session first, and drops empty sessions', () => {
+    const agents = buildTree([older, newer, pi, empty], {}, 'time');
+    expect(agents.map((a) => a.source)).toEqual(['claude-code', 'pi']);
+    expect(agents[0]?.sessions.map((s) => s.key)).toEqual(['claude-code:/d/b', 'claude-code:/d/a']);
+  });
+
+  it('sorts by size when asked', () => {
+    const agents = buildTree([older, newer], {}, 'size');
+    expect(agents[0]?.sessions[0]?.key).toBe('claude-code:/d/b');
+    expect(sessionChildren(older, {}, 'size').map((b) => b.tool)).toEqual(['Grep', 'Bash']);
+    expect(sessionChildren(older, {}, 'time').map((b) => b.tool)).toEqual(['Bash', 'Grep']);
+  });
+
+  it('labels sessions from the title, else the cwd, and describes them', () => {
+    expect(sessionLabel(older)).toBe('fix the build');
+    expect(sessionLabel(newer)).toBe('web');
+    expect(sessionDescription(older.blobs)).toBe('2 blobs · 127 KB');
+  });
+
+  it('labels blobs with tool + args, size + lines, and an icon per tool', () => {
+    expect(blobLabel(bash)).toBe('Bash npm test');
+    expect(blobDescription(bash)).toBe('39 KB · 812 lines');
+    expect(blobIcon(bash)).toBe('terminal');
+    expect(blobIcon(grep)).toBe('search');
+    expect(blobLabel(pi.blobs[0]!)).toBe('shell');
+  });
+
+  it('gives stable ids and a contextValue grammar', () => {
+    expect(nodeId({ kind: 'blob', blob: bash, session: older })).toBe('blob:/d/a/b1.txt');
+    expect(nodeId({ kind: 'session', session: older, blobs: [] })).toBe('session:claude-code:/d/a');
+    expect(contextValue({ kind: 'blob', blob: big, session: newer })).toBe('spillway:blob+big');
+    expect(contextValue({ kind: 'blob', blob: bash, session: older })).toBe('spillway:blob');
+    expect(contextValue({ kind: 'session', session: older, blobs: [] })).toMatch(/^spillway:session.*\+chart/);
+    expect(contextValue({ kind: 'session', session: newer, blobs: [] })).toBe('spillway:session');
+  });
+
+  it('filters by tool, size and text', () => {
+    const f = parseFilter('tool:grep >50KB');
+    expect('filter' in f && f.filter).toEqual({ tool: 'grep', minBytes: 50 * 1024 });
+    if (!('filter' in f)) throw new Error('unreachable');
+    const agents = buildTree([older, newer, pi], f.filter, 'time');
+    expect(agents.flatMap((a) => a.sessions.flatMap((s) => sessionChildren(s, f.filter, 'time').map((b) => b.path)))).toEqual(['/d/a/t2.txt']);
+    const text = parseFilter('npm');
+    if (!('filter' in text)) throw new Error('unreachable');
+    expect(buildTree([older, newer], text.filter, 'time').flatMap((a) => a.sessions.map((s) => s.key))).toEqual(['claude-code:/d/a']);
+    expect(parseFilter('>lots')).toHaveProperty('error');
+    expect(parseSize('1.5 MB')).toBe(1.5 * 1024 * 1024);
+    expect(parseSize('7')).toBe(7);
+  });
+
+  it('builds a tooltip whose fence the preview cannot close', () => {
+    const preview = 'line 1\n```\n<script>alert(1)</script>\n````x';
+    expect(fenceFor(preview)).toBe('`````');
+    const md = blobTooltipMarkdown(bash, older, preview, 2048);
+    const fence = '`````';
+    const start = md.indexOf(`${fence}text\n`);
+    expect(start).toBeGreaterThan(0);
+    expect(md.slice(start + fence.length + 5)).toContain(`${preview}\n${fence}`);
+    expect(md).toContain('812 lines');
+    expect(md).toContain('/d/a/b1.txt');
+    const cut = blobTooltipMarkdown(bash, older, 'x'.repeat(5000), 100);
+    expect(cut).toContain(`${'x'.repeat(100)}\n…`);
+    expect(cut).not.toContain('x'.repeat(101));
+    expect(blobTooltipMarkdown({ ...bash, binary: true }, older, '\u0000', 100)).toContain('Binary content');
+  });
+});
+
+describe('chart data', () => {
+  it('maps turns, spills and the saved estimate, and passes the protocol guard', () => {
+    const series: TurnSeries = {
+      sessionKey: older.key,
+      compactions: 1,
+      skipped: 0,
+      tokensSaved: { charsPerToken: 4, tokens: 4321, blobs: [], blobsWithoutTurn: 0 },
+      points: [
+        { index: 1, timestamp: '2026-01-01T00:00:00Z', promptTokens: 1000, delta: 1000, outputTokens: 5, compaction: false, blobs: [] },
+        { index: 2, timestamp: 'bad', promptTokens: 9000, delta: 8000, outputTokens: 5, compaction: false, blobs: [bash.key, '/gone'] },
+        { index: 3, timestamp: '2026-01-01T00:01:00Z', promptTokens: 2000, delta: 2000, outputTokens: 5, compaction: true, blobs: [] },
+      ],
+    };
+    const d = toChartData(older, series, { contextWindow: 100_000, budgetDelta: 0.05 });
+    expect(isChartData(d)).toBe(true);
+    expect(d.turns.map((t) => t.delta)).toEqual([1000, 8000, 2000]);
+    expect(d.turns[1]?.spills).toEqual([{ blobId: bash.key, label: 'Bash npm test', bytes: 40_000 }]);
+    expect(d.turns[1]?.time).toBeUndefined();
+    expect(d.turns[2]?.compaction).toBe(true);
+    expect(d.tokensSaved).toBe(4321);
+    expect(d.title).toBe('fix the build — Claude Code');
+  });
+});
