@@ -1,9 +1,11 @@
 // `spillway`: one command per module under commands/.
 import { processIO, UsageError, type CliCommand, type CliIO } from './io';
 import { spillCommand } from './commands/spill';
+import { hookCommand } from './commands/hook';
 
 const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
   // one line per command, e.g. spill: { run: spillCommand, summary: '...' },
+  hook: { run: hookCommand, summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
   spill: { run: spillCommand, summary: 'spill a tool output read on stdin; print what the model should see' },
 };
 

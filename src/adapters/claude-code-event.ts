@@ -1,0 +1,85 @@
+// What Claude Code sends a PostToolUse hook, checked before anything acts on
+// it, and where that session's files live.
+import * as path from 'node:path';
+
+/** The fields Spillway reads; Claude Code sends more (prompt_id, effort, ...), which are ignored. */
+export interface PostToolUseEvent {
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  hook_event_name: 'PostToolUse';
+  tool_name: string;
+  tool_input: unknown;
+  tool_response: unknown;
+  tool_use_id: string;
+}
+
+export type ParsedHookInput =
+  | { ok: true; event: PostToolUseEvent }
+  /** `ignore`: a valid event Spillway does not act on; `invalid`: input it does not understand. */
+  | { ok: false; kind: 'ignore' | 'invalid'; reason: string };
+
+/** A session id becomes a folder name: one plain path segment only. */
+const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export function parseHookInput(text: string): ParsedHookInput {
+  if (text.trim() === '') return { ok: false, kind: 'invalid', reason: 'no input on stdin' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, kind: 'invalid', reason: `stdin is not JSON (${(err as Error).message})` };
+  }
+  return toPostToolUseEvent(value);
+}
+
+/** Checks an already-parsed hook input (the Agent SDK hands objects, not text). */
+export function toPostToolUseEvent(value: unknown): ParsedHookInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, kind: 'invalid', reason: 'hook input is not a JSON object' };
+  }
+  const v = value as Record<string, unknown>;
+  if (v.hook_event_name !== 'PostToolUse') {
+    return { ok: false, kind: 'ignore', reason: `event ${JSON.stringify(v.hook_event_name)} is not PostToolUse` };
+  }
+  const missing = ['session_id', 'transcript_path', 'tool_name', 'tool_use_id'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
+  if (missing.length > 0) return { ok: false, kind: 'invalid', reason: `PostToolUse input lacks ${missing.join(', ')}` };
+  if (!('tool_response' in v)) return { ok: false, kind: 'invalid', reason: 'PostToolUse input lacks tool_response' };
+  const sessionId = v.session_id as string;
+  if (!SAFE_SEGMENT.test(sessionId)) return { ok: false, kind: 'invalid', reason: `unusable session_id ${JSON.stringify(sessionId)}` };
+  const transcriptPath = v.transcript_path as string;
+  if (!path.isAbsolute(transcriptPath)) return { ok: false, kind: 'invalid', reason: 'transcript_path is not absolute' };
+  return {
+    ok: true,
+    event: {
+      session_id: sessionId,
+      transcript_path: transcriptPath,
+      cwd: typeof v.cwd === 'string' ? v.cwd : '',
+      hook_event_name: 'PostToolUse',
+      tool_name: v.tool_name as string,
+      tool_input: v.tool_input,
+      tool_response: v.tool_response,
+      tool_use_id: v.tool_use_id as string,
+    },
+  };
+}
+
+/**
+ * `<projects>/<enc>/<sessionId>/`, the folder that holds Claude Code's own
+ * `tool-results/`. A subagent's transcript lives below it
+ * (`<sessionId>/subagents/agent-<id>.jsonl`), so walk up to it in that case.
+ */
+export function claudeSessionDir(event: Pick<PostToolUseEvent, 'session_id' | 'transcript_path'>): string {
+  const transcript = path.resolve(event.transcript_path);
+  const parts = transcript.split(path.sep);
+  const at = parts.lastIndexOf(event.session_id);
+  if (at > 0 && parts[at + 1] === 'subagents') return parts.slice(0, at + 1).join(path.sep);
+  return path.join(path.dirname(transcript), event.session_id);
+}
+
+/** Spillway's blobs and manifest for one Claude Code session, beside `tool-results/`. */
+export const CLAUDE_CODE_SPILL_FOLDER = 'spillway';
+
+export function claudeSpillDir(event: Pick<PostToolUseEvent, 'session_id' | 'transcript_path'>): string {
+  return path.join(claudeSessionDir(event), CLAUDE_CODE_SPILL_FOLDER);
+}

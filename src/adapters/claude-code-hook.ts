@@ -1,0 +1,172 @@
+// Claude Code PostToolUse: decide what the model sees instead of a large tool
+// result. Shared by the command hook (`spillway hook claude-code`) and the
+// Agent SDK callback (`spillHook`). Never throws: any failure leaves the
+// tool's own output in place.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { digestFile, isReadLikeTool } from '../spill/digest';
+import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
+import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
+import type { SpillLogger } from '../spill/types';
+import { claudeSessionDir, claudeSpillDir, parseHookInput, type PostToolUseEvent } from './claude-code-event';
+
+/** Claude Code spills a replacement over this many chars again (as toolu_<id>.txt). */
+export const CLAUDE_CODE_MAX_RESULT_CHARS = 30_000;
+/** Claude Code drops hook output over 1 MiB. */
+export const CLAUDE_CODE_MAX_HOOK_OUTPUT_BYTES = 1 << 20;
+/** Our replacement stays this far under Claude Code's limit (its own wrapping adds a little). */
+const REPLACEMENT_CHAR_CAP = CLAUDE_CODE_MAX_RESULT_CHARS - 1_000;
+
+export interface ClaudeCodeSpillOptions {
+  /** Results over this many UTF-8 bytes are spilled; default: the engine's. */
+  maxInlineBytes?: number;
+  /** Size of the digest the model sees; default: the engine's. */
+  digestBytes?: number;
+  /** Tools never spilled, on top of the engine's read-like tools. */
+  protectedTools?: string[];
+  logger?: SpillLogger;
+}
+
+/** Environment overrides for the command hook (the settings.json line stays short). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv): Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes'> {
+  const num = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const n = Number(raw);
+    return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+  };
+  const out: Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes'> = {};
+  const maxInlineBytes = num('SPILLWAY_MAX_INLINE_BYTES');
+  const digestBytes = num('SPILLWAY_DIGEST_BYTES');
+  if (maxInlineBytes !== undefined) out.maxInlineBytes = maxInlineBytes;
+  if (digestBytes !== undefined) out.digestBytes = digestBytes;
+  return out;
+}
+
+/** The object Claude Code reads from a PostToolUse hook's stdout. */
+export interface PostToolUseReplacement {
+  hookSpecificOutput: { hookEventName: 'PostToolUse'; updatedToolOutput: unknown };
+}
+
+/**
+ * The command hook: stdin text in, the line to print out (or undefined: print
+ * nothing, Claude Code keeps the tool's own output).
+ */
+export async function handleClaudeCodeHookInput(
+  stdin: string,
+  options: ClaudeCodeSpillOptions & { env?: NodeJS.ProcessEnv } = {},
+): Promise<string | undefined> {
+  const parsed = parseHookInput(stdin);
+  if (!parsed.ok) {
+    if (parsed.kind === 'invalid') options.logger?.warn(`ignored hook input: ${parsed.reason}`);
+    return undefined;
+  }
+  const replacement = await replacementFor(parsed.event, { ...optionsFromEnv(options.env ?? {}), ...options });
+  if (replacement === undefined) return undefined;
+  const line = JSON.stringify(replacement);
+  if (Buffer.byteLength(line, 'utf8') >= CLAUDE_CODE_MAX_HOOK_OUTPUT_BYTES) {
+    options.logger?.warn('replacement over 1 MiB; left the tool output unchanged');
+    return undefined;
+  }
+  return line;
+}
+
+/** The hook output for one event, or undefined when the model should see the tool's own output. */
+export async function replacementFor(event: PostToolUseEvent, options: ClaudeCodeSpillOptions = {}): Promise<PostToolUseReplacement | undefined> {
+  try {
+    const updated = await updatedToolOutput(event, options);
+    if (updated === undefined) return undefined;
+    if (JSON.stringify(updated).length > REPLACEMENT_CHAR_CAP) {
+      options.logger?.warn(`digest of ${event.tool_name} output is over ${REPLACEMENT_CHAR_CAP} chars; left unchanged`);
+      return undefined;
+    }
+    return { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: updated } };
+  } catch (err) {
+    options.logger?.warn(`${event.tool_name} output left unchanged: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
+async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpillOptions): Promise<unknown> {
+  const sessionDir = claudeSessionDir(event);
+  const spillDir = claudeSpillDir(event);
+  // Root = the session folder, so both our blobs (spillway/) and Claude Code's
+  // own files (tool-results/) lie inside it and nothing can escape it.
+  const store = new LocalSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(options.logger ? { logger: options.logger } : {}) });
+  const policyOptions = {
+    store,
+    ...(options.maxInlineBytes !== undefined ? { maxInlineBytes: options.maxInlineBytes } : {}),
+    ...(options.digestBytes !== undefined ? { digestBytes: options.digestBytes } : {}),
+    ...(options.protectedTools ? { protectedTools: options.protectedTools } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
+  const persisted = persistedOutput(event.tool_response);
+  if (persisted) {
+    if (isReadLikeTool(event.tool_name) || options.protectedTools?.includes(event.tool_name)) return undefined;
+    return digestPersisted(event, persisted, store, spillDir, options);
+  }
+  const decision = await createSpillPolicy(policyOptions).apply({
+    sessionId: event.session_id,
+    toolName: event.tool_name,
+    toolCallId: event.tool_use_id,
+    args: event.tool_input,
+    output: event.tool_response,
+  });
+  return decision.spilled ? decision.output : undefined;
+}
+
+interface PersistedOutput {
+  response: Record<string, unknown>;
+  filePath: string;
+}
+
+/** Bash output Claude Code already wrote to tool-results/b<id>.txt (stdin then carries only its first 30,000 chars). */
+function persistedOutput(response: unknown): PersistedOutput | undefined {
+  if (typeof response !== 'object' || response === null || Array.isArray(response)) return undefined;
+  const r = response as Record<string, unknown>;
+  if (typeof r.persistedOutputPath !== 'string' || !path.isAbsolute(r.persistedOutputPath)) return undefined;
+  if (typeof r.stdout !== 'string') return undefined;
+  return { response: r, filePath: r.persistedOutputPath };
+}
+
+/**
+ * Digest Claude Code's own file (head, failure lines, tail; streamed, never
+ * loaded whole) and point at it; no copy is made. The manifest records the
+ * file so the catalog can name its tool and command.
+ *
+ * persistedOutputPath/persistedOutputSize are left out of the replacement on
+ * purpose: with them Claude Code wraps the replacement in its own
+ * `<persisted-output>` block with a head-only "Preview (first 2KB)", which is
+ * the behaviour this replaces. Without them the model sees the digest, whose
+ * notice names the same file, its size and how to read it.
+ */
+async function digestPersisted(
+  event: PostToolUseEvent,
+  persisted: PersistedOutput,
+  store: LocalSpillStore,
+  spillDir: string,
+  options: ClaudeCodeSpillOptions,
+): Promise<unknown> {
+  const { filePath, response } = persisted;
+  const st = await fsp.lstat(filePath);
+  if (!st.isFile()) throw new Error(`persisted output is not a regular file: ${filePath}`);
+  const digest = await digestFile(filePath, {
+    budgetBytes: Math.max(MIN_DIGEST_BYTES, options.digestBytes ?? DEFAULT_DIGEST_BYTES),
+    toolName: event.tool_name,
+    locator: filePath,
+    retrievalHint: LOCAL_RETRIEVAL_HINT,
+  });
+  try {
+    await store.recordExternal({
+      owner: { sessionId: event.session_id },
+      source: { toolName: event.tool_name, callId: event.tool_use_id, label: labelFor(event.tool_input) },
+      file: path.relative(spillDir, filePath),
+      args: event.tool_input,
+    });
+  } catch (err) {
+    // The digest still helps the model; only the catalog loses the tool name.
+    options.logger?.warn(`could not record ${filePath} in the manifest: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const { persistedOutputPath: _path, persistedOutputSize: _size, ...rest } = response;
+  return { ...rest, stdout: digest };
+}

@@ -1,0 +1,192 @@
+// Adds or removes Spillway's PostToolUse command hook in a Claude Code
+// settings.json, merging with whatever else is there. Idempotent; the file is
+// backed up before any change and replaced atomically (never half-written).
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Tools whose output can be large; Read is left out on purpose (no read -> spill -> read loop). */
+export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|BashOutput|Grep|Glob|WebFetch|WebSearch|Task|Agent|mcp__.*';
+
+/** Claude Code waits for a command hook at most this many seconds. */
+const HOOK_TIMEOUT_SECONDS = 30;
+
+/** Every command Spillway installs ends with this, which is how it finds its own entries again. */
+const COMMAND_SUFFIX = 'hook claude-code';
+
+export type SettingsScope = { kind: 'user' } | { kind: 'project'; dir: string };
+
+export interface InstallResult {
+  settingsPath: string;
+  /** What happened, one line each, for the user. */
+  changes: string[];
+  changed: boolean;
+  backupPath?: string;
+}
+
+interface CommandHook {
+  type: string;
+  command?: string;
+  timeout?: number;
+  [key: string]: unknown;
+}
+interface MatcherGroup {
+  matcher?: string;
+  hooks?: CommandHook[];
+  [key: string]: unknown;
+}
+type Settings = Record<string, unknown> & { hooks?: Record<string, MatcherGroup[]> };
+
+export function claudeSettingsPath(scope: SettingsScope, env: NodeJS.ProcessEnv = process.env): string {
+  if (scope.kind === 'project') return path.join(path.resolve(scope.dir), '.claude', 'settings.json');
+  const configDir = env.CLAUDE_CONFIG_DIR?.trim() || path.join(env.HOME?.trim() || os.homedir(), '.claude');
+  return path.join(configDir, 'settings.json');
+}
+
+/** Quote one word for the POSIX shell Claude Code runs command hooks with. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command Claude Code runs: this Node binary and this CLI by absolute path,
+ * so it works without `spillway` on PATH and without npx's registry lookup.
+ */
+export function defaultHookCommand(cliPath: string, nodePath: string = process.execPath): string {
+  return `${shellQuote(nodePath)} ${shellQuote(path.resolve(cliPath))} ${COMMAND_SUFFIX}`;
+}
+
+export function isSpillwayHookCommand(command: unknown): boolean {
+  return typeof command === 'string' && command.trim().endsWith(COMMAND_SUFFIX);
+}
+
+export async function installClaudeCodeHook(settingsPath: string, command: string): Promise<InstallResult> {
+  if (!isSpillwayHookCommand(command)) throw new Error(`the hook command must end with '${COMMAND_SUFFIX}'`);
+  const { settings, existed } = await readSettings(settingsPath);
+  const groups = postToolUseGroups(settings);
+  const changes: string[] = [];
+
+  const present = groups.some(
+    (g) => g.matcher === CLAUDE_CODE_HOOK_MATCHER && (g.hooks ?? []).some((h) => h.command === command),
+  );
+  const ours = countOurs(groups);
+  if (present && ours === 1) {
+    return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
+  }
+  if (ours > 0) {
+    removeOurs(settings);
+    changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
+  }
+  postToolUseGroups(settings, true).push({
+    matcher: CLAUDE_CODE_HOOK_MATCHER,
+    hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }],
+  });
+  changes.push(`added PostToolUse hook (matcher "${CLAUDE_CODE_HOOK_MATCHER}"): ${command}`);
+  const backupPath = await writeSettings(settingsPath, settings, existed);
+  return { settingsPath, changes, changed: true, ...(backupPath ? { backupPath } : {}) };
+}
+
+export async function uninstallClaudeCodeHook(settingsPath: string): Promise<InstallResult> {
+  const { settings, existed } = await readSettings(settingsPath);
+  if (!existed) return { settingsPath, changes: [`nothing to remove: ${settingsPath} does not exist`], changed: false };
+  const removed = removeOurs(settings);
+  if (removed === 0) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
+  const backupPath = await writeSettings(settingsPath, settings, existed);
+  return {
+    settingsPath,
+    changes: [`removed ${removed} Spillway PostToolUse hook entr${removed === 1 ? 'y' : 'ies'}`],
+    changed: true,
+    ...(backupPath ? { backupPath } : {}),
+  };
+}
+
+async function readSettings(settingsPath: string): Promise<{ settings: Settings; existed: boolean }> {
+  let text: string;
+  try {
+    text = await fsp.readFile(settingsPath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: {}, existed: false };
+    throw err;
+  }
+  if (text.trim() === '') return { settings: {}, existed: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${settingsPath} is not valid JSON (${(err as Error).message}); fix it first, nothing was changed`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`${settingsPath} does not hold a JSON object; nothing was changed`);
+  }
+  const settings = value as Settings;
+  if (settings.hooks !== undefined && (typeof settings.hooks !== 'object' || settings.hooks === null || Array.isArray(settings.hooks))) {
+    throw new Error(`${settingsPath}: "hooks" is not an object; nothing was changed`);
+  }
+  if (settings.hooks?.PostToolUse !== undefined && !Array.isArray(settings.hooks.PostToolUse)) {
+    throw new Error(`${settingsPath}: "hooks.PostToolUse" is not an array; nothing was changed`);
+  }
+  return { settings, existed: true };
+}
+
+function postToolUseGroups(settings: Settings, create = false): MatcherGroup[] {
+  if (!settings.hooks) {
+    if (!create) return [];
+    settings.hooks = {};
+  }
+  if (!settings.hooks.PostToolUse) {
+    if (!create) return [];
+    settings.hooks.PostToolUse = [];
+  }
+  return settings.hooks.PostToolUse;
+}
+
+function countOurs(groups: MatcherGroup[]): number {
+  let n = 0;
+  for (const g of groups) for (const h of Array.isArray(g.hooks) ? g.hooks : []) if (isSpillwayHookCommand(h.command)) n++;
+  return n;
+}
+
+/** Removes Spillway's entries only; a group or key left empty by that goes too. */
+function removeOurs(settings: Settings): number {
+  const groups = postToolUseGroups(settings);
+  const removed = countOurs(groups);
+  if (removed === 0 || !settings.hooks) return 0;
+  const kept: MatcherGroup[] = [];
+  for (const g of groups) {
+    if (!Array.isArray(g.hooks)) {
+      kept.push(g);
+      continue;
+    }
+    const hooks = g.hooks.filter((h) => !isSpillwayHookCommand(h.command));
+    if (hooks.length > 0) kept.push({ ...g, hooks });
+    else if (hooks.length === g.hooks.length) kept.push(g);
+  }
+  if (kept.length > 0) settings.hooks.PostToolUse = kept;
+  else delete settings.hooks.PostToolUse;
+  if (Object.keys(settings.hooks).length === 0) delete settings.hooks;
+  return removed;
+}
+
+/** Backs up the old file (when there was one), then writes a temp file and renames it over. */
+async function writeSettings(settingsPath: string, settings: Settings, existed: boolean): Promise<string | undefined> {
+  await fsp.mkdir(path.dirname(settingsPath), { recursive: true, mode: 0o700 });
+  let backupPath: string | undefined;
+  let mode = 0o600;
+  // A settings.json kept as a symlink (dotfiles) stays one: write its target.
+  const target = existed ? await fsp.realpath(settingsPath) : settingsPath;
+  if (existed) {
+    mode = (await fsp.stat(target)).mode & 0o777;
+    backupPath = `${settingsPath}.spillway-backup`;
+    await fsp.rm(backupPath, { force: true });
+    await fsp.copyFile(target, backupPath);
+  }
+  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
+  await fsp.writeFile(tmp, JSON.stringify(settings, null, 2) + '\n', { mode, flag: 'wx' });
+  try {
+    await fsp.rename(tmp, target);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+  return backupPath;
+}

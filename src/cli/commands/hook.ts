@@ -1,0 +1,85 @@
+// `spillway hook claude-code`: the PostToolUse command hook itself (stdin ->
+// stdout), plus `hook install|uninstall claude-code` to wire it into settings.
+import { handleClaudeCodeHookInput } from '../../adapters/claude-code-hook';
+import {
+  claudeSettingsPath,
+  defaultHookCommand,
+  installClaudeCodeHook,
+  uninstallClaudeCodeHook,
+  type SettingsScope,
+} from '../../adapters/settings-install';
+import { UsageError, type CliCommand, type CliIO } from '../io';
+
+const HELP = `usage:
+  spillway hook claude-code
+      Claude Code PostToolUse hook: reads the event on stdin, prints the
+      replacement tool output (or nothing) on stdout. Never fails the tool call.
+  spillway hook install claude-code [--user | --project DIR] [--command CMD]
+      Add the hook to ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected)
+      or to DIR/.claude/settings.json. Idempotent; keeps settings.json.spillway-backup.
+      --command replaces the default "<node> <this cli> hook claude-code".
+  spillway hook uninstall claude-code [--user | --project DIR]
+      Remove Spillway's hook entries again.
+`;
+
+export const hookCommand: CliCommand = async (argv, io) => {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h') {
+    io.stdout(HELP);
+    return first === undefined ? 2 : 0;
+  }
+  if (first === 'claude-code') return runClaudeCodeHook(io);
+  if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
+  throw new UsageError(`unknown subcommand '${first}' (try --help)`);
+};
+
+/** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
+async function runClaudeCodeHook(io: CliIO): Promise<number> {
+  try {
+    const out = await handleClaudeCodeHookInput(await io.readStdin(), {
+      env: io.env,
+      logger: { warn: (m) => io.stderr(`spillway: ${m}\n`) },
+    });
+    if (out !== undefined) io.stdout(out);
+  } catch (err) {
+    io.stderr(`spillway: hook failed, tool output left unchanged: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+  return 0;
+}
+
+async function runInstall(action: 'install' | 'uninstall', argv: string[], io: CliIO): Promise<number> {
+  const [agent, ...flags] = argv;
+  if (agent !== 'claude-code') throw new UsageError(`${action}: only 'claude-code' is supported (got ${agent ?? 'nothing'})`);
+  let scope: SettingsScope = { kind: 'user' };
+  let command: string | undefined;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    if (flag === '--user') scope = { kind: 'user' };
+    else if (flag === '--project') {
+      const dir = flags[++i];
+      if (!dir) throw new UsageError('--project needs a directory');
+      scope = { kind: 'project', dir };
+    } else if (flag === '--command' && action === 'install') {
+      command = flags[++i];
+      if (!command) throw new UsageError('--command needs a command line');
+    } else throw new UsageError(`unknown option '${flag}'`);
+  }
+  const settingsPath = claudeSettingsPath(scope, io.env);
+  const result =
+    action === 'install'
+      ? await installClaudeCodeHook(settingsPath, command ?? defaultHookCommand(currentCliPath()))
+      : await uninstallClaudeCodeHook(settingsPath);
+  for (const line of result.changes) io.stdout(`${line}\n`);
+  if (result.changed) {
+    io.stdout(`wrote ${result.settingsPath}\n`);
+    if (result.backupPath) io.stdout(`backup of the previous file: ${result.backupPath}\n`);
+  }
+  return 0;
+}
+
+/** The script Node is running: dist/cli.js of the installed package. */
+function currentCliPath(): string {
+  const script = require.main?.filename ?? process.argv[1];
+  if (!script) throw new Error('cannot tell where the spillway CLI is; pass --command');
+  return script;
+}
