@@ -193,9 +193,9 @@ interface NoticeFacts {
 function renderNotice(opts: DigestOptions, f: NoticeFacts): string {
   const what = opts.label ? `${opts.label} is` : 'Output is';
   const lines =
-    f.lastElidedLine >= f.firstElidedLine
+    f.lastElidedLine > f.firstElidedLine
       ? `lines ${formatCount(f.firstElidedLine)}-${formatCount(f.lastElidedLine)}`
-      : `part of line ${formatCount(f.firstElidedLine)}`;
+      : `line ${formatCount(f.firstElidedLine)}`;
   const hint = opts.retrievalHint ?? 'Read it with offset/limit, or grep it.';
   const note = opts.note ? ` ${opts.note}` : '';
   return (

@@ -41,7 +41,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 const FAILURE_WORD =
   /\b(?:errors?|failed|failures?|failing|fail|fatal|panic(?:ked|s)?|exceptions?|traceback|assert(?:ions?|s)?)\b/gi;
 // TypeError, AssertionError, NullPointerException, ...
-const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b/g;
+const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\bERR!/g;
 // "0 errors", "no failures", "without errors", "errors: 0" report success.
 const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;

@@ -40,11 +40,18 @@ export function countLines(text: string | Buffer): number {
   return lineCountFrom(countNewlines(buf), buf.length, buf.length > 0 && buf[buf.length - 1] === NL);
 }
 
-/** Largest index <= i that does not fall inside a UTF-8 multi-byte sequence. */
+/**
+ * Largest index <= i that does not fall inside a UTF-8 multi-byte sequence.
+ * Looks only at bytes before i, so it is right even when `buf` ends at i.
+ */
 export function utf8FloorBoundary(buf: Uint8Array, i: number): number {
-  let k = Math.max(0, Math.min(i, buf.length));
-  while (k > 0 && k < buf.length && (buf[k]! & 0xc0) === 0x80) k--;
-  return k;
+  const k = Math.max(0, Math.min(i, buf.length));
+  let p = k - 1;
+  while (p >= 0 && (buf[p]! & 0xc0) === 0x80 && k - p < 4) p--;
+  if (p < 0) return 0;
+  const lead = buf[p]!;
+  const len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return p + len <= k ? k : p;
 }
 
 /** Smallest index >= i that does not fall inside a UTF-8 multi-byte sequence. */

@@ -1,0 +1,229 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { digestFile, digestText, digestValue, isFailureLine, toolKind, type DigestOptions } from '../../../src/spill/digest';
+import { countLines, utf8Bytes } from '../../../src/spill/text';
+import { classifyOutput, parseValueBlob, planValueDigest, renderValueBlob } from '../../../src/spill/value';
+
+const LOC = '/state/spillway/spills/session-0123456789ab/abcdef012345-Bash-toolu_1.txt';
+const opts = (budgetBytes: number, toolName = 'Bash', extra: Partial<DigestOptions> = {}): DigestOptions => ({
+  budgetBytes,
+  toolName,
+  locator: LOC,
+  ...extra,
+});
+const numbered = (n: number, f = (i: number) => `line ${i + 1} of the output`) =>
+  Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
+
+/** Split a digest into head, notice, salient block, tail. */
+function parts(d: string) {
+  const start = d.indexOf('[... spillway:');
+  const noticeEnd = d.indexOf('\n', start) + 1;
+  let tailStart = noticeEnd;
+  if (d.startsWith('[spillway: failure-like', noticeEnd)) {
+    tailStart = d.indexOf('\n', noticeEnd) + 1;
+    while (d.startsWith('[line ', tailStart)) tailStart = d.indexOf('\n', tailStart) + 1;
+  }
+  return { head: d.slice(0, start), notice: d.slice(start, noticeEnd), salient: d.slice(noticeEnd, tailStart), tail: d.slice(tailStart) };
+}
+
+describe('digestText', () => {
+  it('returns text within the budget unchanged', () => {
+    const t = numbered(10);
+    expect(digestText(t, opts(utf8Bytes(t)))).toBe(t);
+  });
+
+  it('cuts at line boundaries: head and tail are whole lines of the original', () => {
+    const t = numbered(2000);
+    const d = digestText(t, opts(2000));
+    const { head, tail } = parts(d);
+    expect(head.length).toBeGreaterThan(0);
+    expect(tail.length).toBeGreaterThan(0);
+    expect(t.startsWith(head)).toBe(true);
+    expect(t.endsWith(tail)).toBe(true);
+    expect(head.endsWith('\n')).toBe(true);
+    // the tail starts at the beginning of a line
+    expect(t[t.length - tail.length - 1]).toBe('\n');
+  });
+
+  it('never exceeds the byte budget, for many budgets and shapes', () => {
+    const texts = [numbered(3000), numbered(500, (i) => 'x'.repeat(i % 97)), 'no newline at all '.repeat(5000), numbered(800, (i) => (i % 50 === 0 ? `Error: failure ${i}` : `ok ${i}`))];
+    for (const t of texts) {
+      for (const budget of [400, 700, 1000, 1536, 2048, 3000, 8192]) {
+        const d = digestText(t, opts(budget));
+        expect(utf8Bytes(d)).toBeLessThanOrEqual(budget);
+      }
+    }
+  });
+
+  it('is UTF-8 safe: no split characters, even for one long multibyte line', () => {
+    const t = '日本語のテキスト🙂'.repeat(3000);
+    for (const budget of [500, 777, 1001, 2049]) {
+      const d = digestText(t, opts(budget));
+      expect(d).not.toContain('\uFFFD');
+      expect(utf8Bytes(d)).toBeLessThanOrEqual(budget);
+      const { head, tail } = parts(d);
+      expect(t.startsWith(head.replace(/\n$/, ''))).toBe(true);
+      expect(t.endsWith(tail)).toBe(true);
+    }
+  });
+
+  it('states path, totals, the cut line and how to read more', () => {
+    const t = numbered(1000);
+    const d = digestText(t, opts(1500));
+    const { head, notice, tail } = parts(d);
+    const firstElided = countLines(head) + 1;
+    const lastElided = 1000 - countLines(tail);
+    expect(notice).toContain(LOC);
+    expect(notice).toContain(`${utf8Bytes(t).toLocaleString('en-US')} bytes`);
+    expect(notice).toContain('1,000 lines');
+    expect(notice).toContain(`lines ${firstElided}-${lastElided}`);
+    expect(notice).toContain(`cut starts at line ${firstElided}`);
+    expect(notice).toMatch(/offset\/limit/);
+    expect(notice).toMatch(/grep/);
+  });
+
+  it('weights by tool kind: commands keep more tail, file tools more head', () => {
+    const t = numbered(5000);
+    const cmd = parts(digestText(t, opts(3000, 'Bash', { salience: false })));
+    const file = parts(digestText(t, opts(3000, 'Read', { salience: false })));
+    expect(utf8Bytes(cmd.tail)).toBeGreaterThan(1.6 * utf8Bytes(cmd.head));
+    expect(utf8Bytes(file.head)).toBeGreaterThan(1.6 * utf8Bytes(file.tail));
+    expect(toolKind('Bash')).toBe('command');
+    expect(toolKind('mcp__github__list_issues')).toBe('command');
+    for (const n of ['Read', 'Glob', 'Grep', 'WebFetch', 'NotebookRead', 'web_fetch', 'read_file']) expect(toolKind(n)).toBe('file');
+  });
+
+  it('keeps failure lines from the elided middle, marked with their line numbers', () => {
+    const t = numbered(3000, (i) => (i === 1499 ? 'src/a.test.ts:12 AssertionError: expected 2 to equal 3' : `compiling module ${i}`));
+    const d = digestText(t, opts(2048));
+    expect(utf8Bytes(d)).toBeLessThanOrEqual(2048);
+    const { salient, head, tail } = parts(d);
+    expect(head + tail).not.toContain('AssertionError');
+    expect(salient).toContain('[line 1500] src/a.test.ts:12 AssertionError: expected 2 to equal 3');
+    // without salience the line is gone: the test above is not vacuous
+    expect(digestText(t, opts(2048, 'Bash', { salience: false }))).not.toContain('AssertionError');
+  });
+
+  it('keeps the first and the last failure when many do not fit', () => {
+    const t = numbered(4000, (i) => (i > 100 && i < 3900 && i % 10 === 0 ? `error: case ${i} failed with a long explanation ${'.'.repeat(60)}` : `step ${i}`));
+    const d = digestText(t, opts(2048));
+    const { salient, head } = parts(d);
+    const shown = [...salient.matchAll(/\[line (\d+)\]/g)].map((m) => Number(m[1]));
+    expect(shown.length).toBeGreaterThanOrEqual(2);
+    const firstInMiddle = Array.from({ length: 4000 }, (_, i) => i).find((i) => i > 100 && i % 10 === 0 && !head.includes(`case ${i} `))!;
+    expect(shown[0]).toBe(firstInMiddle + 1);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    expect(utf8Bytes(d)).toBeLessThanOrEqual(2048);
+  });
+});
+
+describe('isFailureLine', () => {
+  it.each([
+    'Error: Cannot find module x',
+    'npm ERR! code ELIFECYCLE',
+    'FAIL src/app.test.ts',
+    'Traceback (most recent call last):',
+    "thread 'main' panicked at src/main.rs:3",
+    'TypeError: undefined is not a function',
+    'java.lang.NullPointerException',
+    'AssertionError [ERR_ASSERTION]',
+    'Tests: 3 failed, 10 passed',
+    '\x1b[31mFAIL\x1b[39m src/x.test.ts',
+    'fatal: not a git repository',
+  ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
+
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured'])(
+    'does not flag %j',
+    (line) => expect(isFailureLine(line)).toBe(false),
+  );
+});
+
+describe('digestFile', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'spillway-digest-'));
+  const cases: Record<string, string> = {
+    'numbered lines': numbered(20000),
+    'no trailing newline': numbered(3000).trimEnd(),
+    'CRLF with a failure': numbered(5000, (i) => (i === 2222 ? 'Exception in thread main\r' : `row ${i}\r`)),
+    'multibyte single line': 'ü€🙂'.repeat(40000),
+    'bigger than one read chunk': numbered(120000, (i) => (i === 70000 ? 'panic: runtime error: index out of range' : `log entry ${i} ${'-'.repeat(i % 13)}`)),
+  };
+  for (const [name, text] of Object.entries(cases)) {
+    it(`equals digestText on the same content: ${name}`, async () => {
+      const file = path.join(dir, name.replace(/\W/g, '_'));
+      writeFileSync(file, text);
+      for (const o of [opts(1024), opts(3072, 'Read'), opts(2048, 'Bash', { salience: false })]) {
+        expect(await digestFile(file, o)).toBe(digestText(text, o));
+      }
+    });
+  }
+
+  it('returns a small file whole', async () => {
+    const file = path.join(dir, 'small');
+    writeFileSync(file, 'hello\n');
+    expect(await digestFile(file, opts(1000))).toBe('hello\n');
+  });
+});
+
+describe('digestValue (shape-preserving)', () => {
+  const stdout = numbered(5000, (i) => (i === 2500 ? 'Error: connection refused' : `GET /api/${i} 200`));
+
+  it('keeps the shape; a short stderr beside a huge stdout survives whole', () => {
+    const value = { stdout, stderr: 'warning: deprecated flag --foo\n', interrupted: false, code: 1 };
+    const d = digestValue(value, opts(3072)) as typeof value;
+    expect(Object.keys(d)).toEqual(Object.keys(value));
+    expect(d.stderr).toBe(value.stderr);
+    expect(d.interrupted).toBe(false);
+    expect(d.code).toBe(1);
+    expect(d.stdout).toContain('[... spillway: $.stdout is');
+    expect(d.stdout).toContain('Error: connection refused');
+    expect(utf8Bytes(d.stdout) + utf8Bytes(d.stderr)).toBeLessThanOrEqual(3072);
+  });
+
+  it('water-fills smallest first across several leaves', () => {
+    const value = { content: [{ type: 'text', text: 'a'.repeat(300) }, { type: 'text', text: numbered(800) }, { type: 'text', text: numbered(2000) }] };
+    const d = digestValue(value, opts(4000)) as typeof value;
+    expect(d.content[0]!.text).toBe(value.content[0]!.text);
+    expect(d.content[1]!.text).toContain('[... spillway');
+    expect(d.content[2]!.text).toContain('[... spillway');
+    const total = d.content.reduce((n, b) => n + utf8Bytes(b.text) + utf8Bytes(b.type), 0);
+    expect(total).toBeLessThanOrEqual(4000);
+  });
+
+  it('its notice line numbers point into the blob the policy writes', () => {
+    const value = { stdout, stderr: numbered(400, (i) => `stderr ${i}`) };
+    const c = classifyOutput(value);
+    if (c.kind !== 'value') throw new Error('expected a value');
+    const plan = planValueDigest(c.leaves, 2048);
+    const blob = renderValueBlob(value, plan);
+    expect(parseValueBlob(blob)).toEqual(value);
+    const d = digestValue(value, opts(2048)) as typeof value;
+    const blobLines = blob.split('\n');
+    for (const field of ['stdout', 'stderr'] as const) {
+      const m = /cut starts at line ([\d,]+)/.exec(d[field])!;
+      const at = Number(m[1]!.replace(/,/g, ''));
+      const head = d[field].slice(0, d[field].indexOf('[... spillway'));
+      const firstElided = value[field].split('\n')[countLines(head)];
+      expect(blobLines[at - 1]).toBe(firstElided);
+    }
+  });
+
+  it('empties leaves beyond what the budget can give notices to, and says so', () => {
+    const value = Array.from({ length: 40 }, (_, i) => numbered(50, (j) => `item ${i} row ${j}`));
+    const d = digestValue(value, opts(2048)) as string[];
+    expect(d).toHaveLength(40);
+    const digested = d.filter((s) => s.includes('[... spillway'));
+    expect(digested.length).toBeGreaterThan(0);
+    expect(d.filter((s) => s === '').length).toBe(40 - digested.length);
+    expect(d.join('')).toMatch(/more string fields \([\d,]+ bytes\) are empty here/);
+    expect(utf8Bytes(d.join(''))).toBeLessThanOrEqual(2048);
+  });
+
+  it('leaves non-text values alone', () => {
+    const img = { content: [{ type: 'image', source: { data: 'A'.repeat(10000) } }] };
+    expect(digestValue(img, opts(500))).toBe(img);
+    const buf = { data: Buffer.alloc(10000) };
+    expect(digestValue(buf, opts(500))).toBe(buf);
+  });
+});
