@@ -19,6 +19,8 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' },
+  // The pi extension, loaded by pi from package.json "pi.extensions" (pi's own packages stay external).
+  { ...node, entryPoints: ['src/adapters/pi-extension.ts'], outfile: 'dist/pi-extension.js', external: ['@earendil-works/*'] },
   // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
   {
     bundle: true,

@@ -1,0 +1,281 @@
+// The pi extension (seed 000, pi-condense): eager spill of oversized tool
+// results in `tool_result`, and a budget-delta flush in `turn_end` that spills
+// a turn's medium results durably (context_edit) when that turn alone ate a
+// large share of the window. Blobs live beside the session file in
+// `<sessionDir>/<sessionId>-blobs/` with Spillway's manifest; an index entry
+// (`pi.appendEntry`) per spill lets a reopened session resolve every one.
+//
+// Loaded by pi from this package's `"pi": {"extensions": [...]}` entry. Only
+// pi's *types* are imported, so nothing of pi is bundled or loaded from here.
+import { promises as fsp, constants as C } from 'node:fs';
+import * as path from 'node:path';
+import type {
+  ExtensionAPI,
+  ExtensionContext,
+  ToolResultEvent,
+  ToolResultEventResult,
+  TurnEndEvent,
+  TurnEndEventResult,
+} from '@earendil-works/pi-coding-agent' with { 'resolution-mode': 'import' };
+import { BudgetTracker } from '../spill/budget';
+import { LocalSpillStore } from '../spill/local-store';
+import { createSpillPolicy, labelFor, type SpillPolicy } from '../spill/policy';
+import { countLines, formatCount, sha256Hex, utf8Bytes } from '../spill/text';
+import type { SpillLogger } from '../spill/types';
+import { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './pi-config';
+
+/** customType of the index entries this extension appends. */
+export const PI_INDEX_ENTRY_TYPE = 'spillway-spill';
+
+/** One spill as recorded in the session (never the full body: that is the blob's job). */
+export interface PiSpillRecord {
+  v: 1;
+  toolCallId: string;
+  toolName: string;
+  args?: unknown;
+  spillPath: string;
+  spillBytes: number;
+  spillLines: number;
+  /** The digest the model saw (head, failure lines, tail), at most spillPreviewBytes. */
+  resultPreview: string;
+  /** sha256 of the full body, for dedup and integrity checks. */
+  contentHash: string;
+  /** True when an identical earlier result's blob was reused. */
+  aliased: boolean;
+  /** `eager` (tool_result) or `budget-delta` (turn_end). */
+  trigger: 'eager' | 'budget-delta';
+}
+
+/** A pi-bash log is read back as the full body only up to this size. */
+const MAX_FULL_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+type TextBlock = { type: 'text'; text: string };
+type ContentBlock = { type: string };
+
+export interface PiSpillExtensionOptions {
+  /** Overrides pi's settings (tests, embedders); merged over the `spillway` settings key. */
+  config?: Partial<PiSpillConfig>;
+  logger?: SpillLogger;
+}
+
+/** The extension factory pi calls; `createPiSpillExtension()` makes one with options. */
+export default function spillwayPiExtension(pi: ExtensionAPI): void {
+  createPiSpillExtension()(pi);
+}
+
+export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (pi: ExtensionAPI) => void {
+  return (pi) => {
+    const logger: SpillLogger = options.logger ?? { warn: (m) => console.error(`[spillway] ${m}`) };
+    let config: PiSpillConfig = { ...PI_SPILL_DEFAULTS, ...options.config };
+    const tracker = { current: new BudgetTracker({ delta: config.budgetTurnDelta }) };
+    /** toolCallId -> record, rebuilt from the session's index entries on every session start. */
+    const index = new Map<string, PiSpillRecord>();
+
+    pi.on('session_start', (_event, ctx) => {
+      config = { ...readPiSpillConfig(pi.getSettings(), logger.warn), ...options.config };
+      // A new tracker per session start: the first turn after it cannot fire.
+      tracker.current = new BudgetTracker({ delta: config.budgetTurnDelta });
+      index.clear();
+      for (const record of indexRecords(ctx)) index.set(record.toolCallId, record);
+    });
+
+    pi.on('tool_result', async (event, ctx): Promise<ToolResultEventResult | undefined> => {
+      if (isProtected(config, event.toolName)) return undefined;
+      const full = await fullBody(event.content, event.details, logger);
+      if (full === undefined || full.length < config.spillThreshold) return undefined;
+      const record = await spill(ctx, config, logger, {
+        toolName: event.toolName,
+        toolCallId: event.toolCallId,
+        args: event.input,
+        body: full,
+        trigger: 'eager',
+        floorChars: config.spillThreshold,
+      });
+      if (!record) return undefined;
+      index.set(record.toolCallId, record);
+      pi.appendEntry(PI_INDEX_ENTRY_TYPE, record);
+      return replacementFor(event, record);
+    });
+
+    pi.on('turn_end', async (event: TurnEndEvent, ctx): Promise<TurnEndEventResult | undefined> => {
+      const observation = tracker.current.observe(ctx.getContextUsage());
+      if (!observation.delta) return undefined;
+      const drafts: NonNullable<TurnEndEventResult['entries']> = [];
+      for (let i = 0; i < event.toolResults.length; i++) {
+        const message = event.toolResults[i]!;
+        const entryId = event.toolResultEntryIds[i];
+        if (!entryId || index.has(message.toolCallId) || isProtected(config, message.toolName)) continue;
+        const full = await fullBody(message.content, message.details, logger);
+        if (full === undefined || full.length < config.budgetFlushFloor) continue;
+        const record = await spill(ctx, config, logger, {
+          toolName: message.toolName,
+          toolCallId: message.toolCallId,
+          args: argsOf(event, message.toolCallId),
+          body: full,
+          trigger: 'budget-delta',
+          floorChars: config.budgetFlushFloor,
+        });
+        if (!record) continue;
+        index.set(record.toolCallId, record);
+        drafts.push({ type: 'custom', customType: PI_INDEX_ENTRY_TYPE, data: record });
+        drafts.push({ type: 'context_edit', targetId: entryId, replacement: { content: [{ type: 'text', text: renderStub(record) }] } });
+      }
+      if (drafts.length === 0) return undefined;
+      logger.debug?.(`budget-delta flush at ${observation.fraction}: ${drafts.length / 2} result(s) spilled`);
+      return { entries: [...event.entries, ...drafts] };
+    });
+  };
+}
+
+function isProtected(config: PiSpillConfig, toolName: string): boolean {
+  return config.protectedTools.includes(toolName);
+}
+
+/**
+ * The full text of a result, or undefined when it is not all text (images are
+ * left alone). pi's bash keeps only the tail in `content` and the whole output
+ * in `details.fullOutputPath`; that file is the real body when it is there.
+ */
+async function fullBody(content: readonly ContentBlock[], details: unknown, logger: SpillLogger): Promise<string | undefined> {
+  if (!content.every((b) => b.type === 'text' && typeof (b as TextBlock).text === 'string')) return undefined;
+  const shown = (content as readonly TextBlock[]).map((b) => b.text).join('\n');
+  const logPath = fullOutputPathOf(details);
+  if (!logPath) return shown;
+  try {
+    const handle = await fsp.open(logPath, C.O_RDONLY | C.O_NOFOLLOW);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size > MAX_FULL_OUTPUT_BYTES) return shown;
+      return (await handle.readFile()).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    logger.warn(`full output ${logPath} unreadable, spilling what the tool returned: ${(err as Error).message}`);
+    return shown;
+  }
+}
+
+function fullOutputPathOf(details: unknown): string | undefined {
+  if (typeof details !== 'object' || details === null) return undefined;
+  const d = details as { fullOutputPath?: unknown; truncation?: { truncated?: unknown } };
+  if (typeof d.fullOutputPath !== 'string' || !path.isAbsolute(d.fullOutputPath)) return undefined;
+  if (d.truncation && d.truncation.truncated === false) return undefined;
+  return d.fullOutputPath;
+}
+
+interface SpillInput {
+  toolName: string;
+  toolCallId: string;
+  args: unknown;
+  body: string;
+  trigger: PiSpillRecord['trigger'];
+  /** The caller's size floor in chars (the engine's threshold is in bytes, set just under it). */
+  floorChars: number;
+}
+
+/** Write (or alias) the blob through the engine; undefined leaves the result as it is. */
+async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: SpillLogger, input: SpillInput): Promise<PiSpillRecord | undefined> {
+  const sessionDir = ctx.sessionManager.getSessionDir();
+  const sessionId = ctx.sessionManager.getSessionId();
+  if (!sessionDir || !sessionId || !ctx.sessionManager.getSessionFile()) {
+    logger.debug?.(`no session file: ${input.toolName} result left inline`);
+    return undefined;
+  }
+  const policy = policyFor(sessionDir, config, input.floorChars, logger);
+  const decision = await policy.apply({ sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body });
+  if (!decision.spilled || typeof decision.output !== 'string') return undefined;
+  return {
+    v: 1,
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    ...(input.args !== undefined ? { args: input.args } : {}),
+    spillPath: decision.ref.locator,
+    spillBytes: decision.ref.bytes,
+    spillLines: decision.ref.lines ?? countLines(input.body),
+    resultPreview: decision.output,
+    contentHash: decision.ref.sha256 ?? sha256Hex(input.body),
+    aliased: decision.aliased,
+    trigger: input.trigger,
+  };
+}
+
+/** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
+function policyFor(sessionDir: string, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {
+  const root = path.resolve(sessionDir);
+  const store = new LocalSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, logger });
+  return createSpillPolicy({
+    store,
+    // chars <= UTF-8 bytes, so a body of >= floorChars chars is always over this.
+    maxInlineBytes: Math.max(0, floorChars - 1),
+    digestBytes: config.spillPreviewBytes,
+    protectedTools: config.protectedTools,
+    logger,
+  });
+}
+
+/** What the model sees instead of the result: mechanical, no model call. */
+export function renderStub(record: PiSpillRecord): string {
+  const args = labelFor(record.args);
+  const same = record.aliased ? ' (identical to an earlier result; same file)' : '';
+  return [
+    `[spillway] ${record.toolName}${args ? ` ${JSON.stringify(args)}` : ''} returned ${formatCount(record.spillBytes)} bytes, ${formatCount(record.spillLines)} lines.`,
+    `Full output saved to ${record.spillPath}${same}.`,
+    `Read it with the read tool using offset/limit (or grep it) instead of re-running the command.`,
+    `Preview (${formatCount(utf8Bytes(record.resultPreview))} bytes: head, failure lines, tail):`,
+    record.resultPreview,
+  ].join('\n');
+}
+
+/**
+ * The stub replaces the content; the details keep their facts but lose pi's
+ * second copy of the output (`truncation.content`), so the body is stored
+ * nowhere in the session file. Structured output keeps its shape with the
+ * stub as its text.
+ */
+function replacementFor(event: ToolResultEvent, record: PiSpillRecord): ToolResultEventResult {
+  const stub = renderStub(record);
+  const result: ToolResultEventResult = { content: [{ type: 'text', text: stub }], details: scrubDetails(event.details, record) };
+  const sc = event.structuredContent;
+  if (typeof sc === 'object' && sc !== null && !Array.isArray(sc) && typeof (sc as Record<string, unknown>).output === 'string') {
+    result.structuredContent = { ...(sc as Record<string, unknown>), output: stub } as ToolResultEventResult['structuredContent'];
+  }
+  return result;
+}
+
+function scrubDetails(details: unknown, record: PiSpillRecord): unknown {
+  const spill = { spillway: { path: record.spillPath, bytes: record.spillBytes, sha256: record.contentHash } };
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return details === undefined ? spill : details;
+  const copy: Record<string, unknown> = { ...(details as Record<string, unknown>), ...spill };
+  const truncation = copy.truncation;
+  if (typeof truncation === 'object' && truncation !== null && 'content' in truncation) {
+    const { content: _dropped, ...rest } = truncation as Record<string, unknown>;
+    copy.truncation = rest;
+  }
+  return copy;
+}
+
+function argsOf(event: TurnEndEvent, toolCallId: string): unknown {
+  const message = event.message as { role?: string; content?: unknown };
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return undefined;
+  for (const block of message.content as Array<{ type?: string; id?: string; arguments?: unknown }>) {
+    if (block.type === 'toolCall' && block.id === toolCallId) return block.arguments;
+  }
+  return undefined;
+}
+
+/** Index records on the current branch, oldest first (abandoned branches do not count). */
+function indexRecords(ctx: ExtensionContext): PiSpillRecord[] {
+  const out: PiSpillRecord[] = [];
+  for (const entry of ctx.sessionManager.getBranch()) {
+    if (entry.type !== 'custom' || entry.customType !== PI_INDEX_ENTRY_TYPE) continue;
+    const data = entry.data as Partial<PiSpillRecord> | undefined;
+    if (data && typeof data.toolCallId === 'string' && typeof data.spillPath === 'string') out.push(data as PiSpillRecord);
+  }
+  return out;
+}
+
+/** Look up a spill by tool call id (used by tests and embedders after a restart). */
+export function resolveSpill(ctx: Pick<ExtensionContext, 'sessionManager'>, toolCallId: string): PiSpillRecord | undefined {
+  return indexRecords(ctx as ExtensionContext).find((r) => r.toolCallId === toolCallId);
+}
