@@ -1,7 +1,12 @@
 // The catalog: every agent's spill sessions -> blobs, kept live.
+// A scan walks the known roots once; afterwards a watched change refreshes
+// only the session that owns the changed path (or claims a new folder).
+import * as path from 'node:path';
+import { promises as fsp } from 'node:fs';
 import type {
   BlobInfo,
   CatalogEvent,
+  CatalogLogger,
   CatalogOptions,
   CleanExecuteOptions,
   CleanPlan,
@@ -15,114 +20,411 @@ import type {
   KnownRoot,
   SessionInfo,
   SliceResult,
+  SourceName,
   TurnSeries,
 } from './types';
-import type { SliceOptions } from './slice';
+import type { ApiCall } from './calls';
+import { readHead } from './head';
+import { envDirs } from './roots';
+import type { SessionClaim, Source } from './source';
+import { sourcesNamed } from './sources/index';
+import { TranscriptCache } from './transcripts';
+import { claimKey, offer, walk } from './walk';
+import { countLines, readSlice, type SliceOptions } from './slice';
+import { grep } from './grep';
+import { buildTurnSeries } from './turns';
+import { executeClean, planClean } from './clean';
+import { CatalogWatcher } from './watcher';
+
+/** Depth walked below a user-given root (any layout may sit a few levels down). */
+const USER_ROOT_DEPTH = 6;
+const DESCRIBE_CONCURRENCY = 16;
+
+interface SessionRecord {
+  claim: SessionClaim;
+  info: SessionInfo;
+  calls: ApiCall[];
+  dependsOn: string[];
+}
+
+const quietLogger: CatalogLogger = { warn: () => undefined };
 
 export class Catalog {
-  constructor(private readonly options: CatalogOptions = {}) {}
+  private readonly sources: Source[];
+  private readonly roots: KnownRoot[];
+  private readonly logger: CatalogLogger;
+  private readonly transcripts = new TranscriptCache();
+  private readonly records = new Map<string, SessionRecord>();
+  private readonly blobOwner = new Map<string, string>();
+  /** Transcript/manifest/log path -> keys of sessions that read it. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Claimed folder or owned sub-folder -> session key. */
+  private readonly folderOwner = new Map<string, string>();
+  private readonly listeners = new Set<(event: CatalogEvent) => void>();
+  private readonly reported = new Set<string>();
+  private readonly problemList: string[] = [];
+  private pending = { changed: new Set<string>(), removed: new Set<string>(), full: false };
+  private flushTimer: NodeJS.Timeout | undefined;
+  private watcher: CatalogWatcher | undefined;
+  private disposed = false;
+
+  constructor(private readonly options: CatalogOptions = {}) {
+    this.sources = sourcesNamed(options.sources);
+    this.logger = options.logger ?? quietLogger;
+    this.roots = resolveRoots(this.sources, options);
+  }
 
   /** Walk every known root and describe every session (replaces the previous state; fires one `full` event). */
   async scan(): Promise<void> {
-    throw new Error('not implemented yet');
+    const claims = new Map<string, SessionClaim>();
+    for (const root of this.roots) {
+      root.exists = await isDir(root.path);
+      if (!root.exists) continue;
+      const sources = this.sourcesFor(root);
+      const result = await walk(root.path, root.depth, sources);
+      for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
+      for (const claim of result.claims) claims.set(claimKey(claim), claim);
+    }
+    const before = new Set(this.records.keys());
+    this.records.clear();
+    this.blobOwner.clear();
+    this.dependents.clear();
+    this.folderOwner.clear();
+    await forEachLimited([...claims.values()], DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+    if (this.options.previewOnScan) {
+      await forEachLimited(this.allBlobs(), DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
+    }
+    for (const key of before) if (!this.records.has(key)) this.pending.removed.add(key);
+    this.pending.full = true;
+    this.flushSoon(0);
   }
 
-  /** All sessions, newest first. */
+  /** All sessions, most recently updated first. */
   sessions(): SessionInfo[] {
-    return [];
+    return [...this.records.values()].map((r) => r.info).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.key.localeCompare(b.key));
   }
 
   /** One session by key. */
   session(key: string): SessionInfo | undefined {
-    void key;
-    return undefined;
+    return this.records.get(key)?.info;
   }
 
-  /** Sessions whose key, agent session id, or id prefix (>= 4 chars) matches. */
+  /** Sessions whose key or agent session id equals `idOrKey`, or whose id starts with it (>= 4 chars). */
   findSessions(idOrKey: string): SessionInfo[] {
-    void idOrKey;
-    return [];
+    const exact = this.sessions().filter((s) => s.key === idOrKey || s.id === idOrKey);
+    if (exact.length > 0 || idOrKey.length < 4) return exact;
+    return this.sessions().filter((s) => s.id.startsWith(idOrKey));
   }
 
   /** One blob by key (its absolute path). */
   blob(key: string): BlobInfo | undefined {
-    void key;
-    return undefined;
+    const owner = this.blobOwner.get(key);
+    return owner ? this.records.get(owner)?.info.blobs.find((b) => b.key === key) : undefined;
   }
 
-  /** Total lines/files skipped while describing (torn lines, symlinks, ...). */
+  /** Total lines/files skipped while describing (torn lines, unknown line types, symlinks, ...). */
   skipped(): number {
-    return 0;
+    let total = 0;
+    for (const record of this.records.values()) total += record.info.skipped;
+    return total;
   }
 
-  /** Problems met while scanning (unreadable roots, each reported once). */
+  /** Problems met while scanning (unreadable roots and folders, each reported once). */
   problems(): string[] {
-    return [];
+    return [...this.problemList];
   }
 
-  /** The roots scanned (defaults that exist plus user roots). Deletion never leaves them. */
+  /** The roots scanned (defaults and user roots; `exists` as of the last scan). Deletion never leaves them. */
   knownRoots(): KnownRoot[] {
-    return [];
+    return this.roots.map((r) => ({ ...r, sources: r.sources === '*' ? '*' : [...r.sources] }));
   }
 
   /** Listen for coalesced changes. */
   onDidChange(listener: (event: CatalogEvent) => void): Disposable {
-    void listener;
-    return { dispose: () => undefined };
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
   }
 
-  /** Start watching the roots (chokidar); resolves once the watchers are ready. */
+  /** Start watching the existing roots (chokidar); resolves once the watchers are ready. */
   async watch(): Promise<void> {
-    throw new Error('not implemented yet');
+    if (this.watcher || this.disposed) return;
+    const roots = this.roots.filter((r) => r.exists);
+    this.watcher = new CatalogWatcher(roots, {
+      settleMs: this.options.settleMs ?? 150,
+      coalesceMs: this.options.coalesceMs ?? 75,
+      onBatch: (paths) => this.applyChanges(paths),
+      onError: (message) => this.reportOnce(message),
+    });
+    await this.watcher.ready();
   }
 
   /** Stop watching and drop listeners. */
-  async dispose(): Promise<void> {}
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.listeners.clear();
+    await this.watcher?.close();
+    this.watcher = undefined;
+  }
 
   /** Bounded head of a blob (cut at a line boundary) and binary flag; cached on the BlobInfo. */
   async preview(key: string): Promise<{ preview: string; binary: boolean }> {
-    void key;
-    throw new Error('not implemented yet');
+    const blob = this.blob(key);
+    if (blob?.preview !== undefined && blob.binary !== undefined) return { preview: blob.preview, binary: blob.binary };
+    const head = await readHead(key);
+    if (blob) {
+      blob.preview = head.preview;
+      blob.binary = head.binary;
+    }
+    return head;
   }
 
   /** Line count of a file, cached by (size, mtime); also stored on the BlobInfo. */
-  async countLines(path: string): Promise<number> {
-    void path;
-    throw new Error('not implemented yet');
+  async countLines(filePath: string): Promise<number> {
+    const lines = await countLines(filePath);
+    const blob = this.blob(filePath);
+    if (blob) blob.lines = lines;
+    return lines;
   }
 
   /** Lines startLine..endLine (1-based, inclusive) of any file, without loading it. */
-  async readSlice(path: string, startLine: number, endLine: number, options?: SliceOptions): Promise<SliceResult> {
-    void path; void startLine; void endLine; void options;
-    throw new Error('not implemented yet');
+  readSlice(filePath: string, startLine: number, endLine: number, options?: SliceOptions): Promise<SliceResult> {
+    return readSlice(filePath, startLine, endLine, options);
   }
 
-  /** Grep blobs (all non-binary blobs unless options.paths is given). */
+  /** Grep blobs (every non-binary blob unless options.paths is given). */
   async grep(
     options: GrepOptions,
     onMatch: (match: GrepMatch) => void,
     signal?: AbortSignal,
     onProgress?: (progress: GrepProgress) => void,
   ): Promise<GrepSummary> {
-    void options; void onMatch; void signal; void onProgress;
-    throw new Error('not implemented yet');
+    let paths = options.paths;
+    if (!paths) {
+      const blobs = this.allBlobs();
+      await forEachLimited(blobs, DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
+      paths = blobs.filter((b) => b.binary === false).map((b) => b.path);
+    }
+    return grep({ ...options, paths }, onMatch, signal, onProgress);
   }
 
   /** What a clean request would delete (nothing is touched). */
-  async planClean(request: CleanRequest): Promise<CleanPlan> {
-    void request;
-    throw new Error('not implemented yet');
+  planClean(request: CleanRequest): Promise<CleanPlan> {
+    return planClean(request, this.sessions(), this.roots.map((r) => r.path));
   }
 
   /** Delete (or trash) a plan's items after re-checking each; manifests and the catalog follow. */
   async executeClean(plan: CleanPlan, options?: CleanExecuteOptions): Promise<CleanResult> {
-    void plan; void options;
-    throw new Error('not implemented yet');
+    const result = await executeClean(plan, this.roots.map((r) => r.path), options);
+    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten]);
+    return result;
   }
 
   /** Per-turn context series of a session, with the tokens-saved estimate. */
   async turnsFor(sessionKey: string): Promise<TurnSeries | undefined> {
-    void sessionKey;
-    throw new Error('not implemented yet');
+    const record = this.records.get(sessionKey);
+    if (!record) return undefined;
+    return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped);
   }
+
+  // ---- internals -------------------------------------------------------
+
+  private sourcesFor(root: KnownRoot): Source[] {
+    return root.sources === '*' ? this.sources : this.sources.filter((s) => (root.sources as SourceName[]).includes(s.name));
+  }
+
+  private allBlobs(): BlobInfo[] {
+    return [...this.records.values()].flatMap((r) => r.info.blobs);
+  }
+
+  private rootOf(target: string): KnownRoot | undefined {
+    // The deepest root containing the path.
+    let best: KnownRoot | undefined;
+    for (const root of this.roots) {
+      if (isInside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+    }
+    return best;
+  }
+
+  /** Describe one claim and put (or drop) its session; returns its key. */
+  private async describe(claim: SessionClaim): Promise<string> {
+    const key = claimKey(claim);
+    const source = this.sources.find((s) => s.name === claim.source)!;
+    const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
+    let described;
+    try {
+      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root });
+    } catch (err) {
+      this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
+      described = undefined;
+    }
+    this.drop(key);
+    if (!described) return key;
+    const previous = new Map<string, BlobInfo>();
+    const blobs: BlobInfo[] = [];
+    for (const raw of described.blobs) {
+      const other = this.blobOwner.get(raw.path);
+      if (other && other !== key) continue; // one blob, one session (forked pi sessions share logs)
+      const blob: BlobInfo = { ...raw, key: raw.path, sessionKey: key };
+      blobs.push(blob);
+      previous.set(blob.key, blob);
+    }
+    if (blobs.length === 0) return key;
+    blobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
+    const info: SessionInfo = {
+      ...described.session,
+      key,
+      root,
+      bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
+      updatedAt: new Date(Math.max(...blobs.map((b) => b.mtimeMs))).toISOString(),
+      blobs,
+    };
+    this.records.set(key, { claim, info, calls: described.calls ?? [], dependsOn: described.dependsOn });
+    for (const blob of blobs) this.blobOwner.set(blob.key, key);
+    for (const dep of described.dependsOn) {
+      let set = this.dependents.get(dep);
+      if (!set) this.dependents.set(dep, (set = new Set()));
+      set.add(key);
+    }
+    for (const folder of [claim.dir, ...claim.owns]) this.folderOwner.set(folder, key);
+    return key;
+  }
+
+  private drop(key: string): void {
+    const record = this.records.get(key);
+    if (!record) return;
+    this.records.delete(key);
+    for (const blob of record.info.blobs) if (this.blobOwner.get(blob.key) === key) this.blobOwner.delete(blob.key);
+    for (const dep of record.dependsOn) this.dependents.get(dep)?.delete(key);
+    for (const folder of [record.claim.dir, ...record.claim.owns]) if (this.folderOwner.get(folder) === key) this.folderOwner.delete(folder);
+  }
+
+  /**
+   * React to changed paths (a coalesced watcher batch, or a clean): refresh
+   * the sessions owning or reading them; offer unknown folders to the sources.
+   */
+  private async applyChanges(paths: string[]): Promise<void> {
+    if (this.disposed) return;
+    const refresh = new Map<string, SessionClaim>();
+    const probe = new Set<string>();
+    for (const changed of paths) {
+      for (const key of this.dependents.get(changed) ?? []) {
+        const record = this.records.get(key);
+        if (record) refresh.set(key, record.claim);
+      }
+      const owner = this.ownerOf(changed);
+      if (owner) {
+        refresh.set(owner.key, owner.claim);
+        continue;
+      }
+      if (this.blobOwner.has(changed)) continue;
+      // Unknown place: the folder it is in (and the changed path, if a folder) may be a new session.
+      probe.add(path.dirname(changed));
+      probe.add(changed);
+    }
+    for (const dir of probe) {
+      const root = this.rootOf(dir);
+      if (!root) continue;
+      const sources = this.sourcesFor(root);
+      // Climb a few levels: a new blob may make its grandparent claimable (claude: <session>/tool-results/x).
+      for (let d: string = dir, i = 0; i < 3 && isInside(root.path, d); d = path.dirname(d), i++) {
+        const entries = await fsp.readdir(d, { withFileTypes: true }).catch(() => undefined);
+        if (!entries) continue;
+        for (const claim of offer({ path: d, entries }, sources)) {
+          const key = claimKey(claim);
+          if (!this.records.has(key) || refresh.has(key)) refresh.set(key, claim);
+        }
+        if (d === root.path) break;
+      }
+    }
+    for (const [key, claim] of refresh) {
+      const existed = this.records.has(key);
+      await this.describe(claim);
+      if (this.records.has(key)) this.pending.changed.add(key);
+      else if (existed) this.pending.removed.add(key);
+    }
+    this.flushSoon(0);
+  }
+
+  private ownerOf(changed: string): { key: string; claim: SessionClaim } | undefined {
+    for (let d: string = changed, i = 0; i < 4; d = path.dirname(d), i++) {
+      const key = this.folderOwner.get(d);
+      const record = key ? this.records.get(key) : undefined;
+      if (key && record) return { key, claim: record.claim };
+      if (path.dirname(d) === d) break;
+    }
+    return undefined;
+  }
+
+  private flushSoon(delay: number): void {
+    if (this.flushTimer || this.disposed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      const { changed, removed, full } = this.pending;
+      if (changed.size === 0 && removed.size === 0 && !full) return;
+      this.pending = { changed: new Set(), removed: new Set(), full: false };
+      for (const key of removed) changed.delete(key);
+      const event: CatalogEvent = { changed: [...changed], removed: [...removed], full };
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(event);
+        } catch (err) {
+          this.logger.warn(`catalog listener failed: ${(err as Error).message}`);
+        }
+      }
+    }, delay);
+  }
+
+  private reportOnce(message: string): void {
+    if (this.reported.has(message)) return;
+    this.reported.add(message);
+    this.problemList.push(message);
+    this.logger.warn(message);
+  }
+}
+
+function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
+  const byPath = new Map<string, KnownRoot>();
+  const add = (rootPath: string, source: SourceName | '*', depth: number, origin: KnownRoot['origin']): void => {
+    const resolved = path.resolve(rootPath);
+    const known = byPath.get(resolved);
+    if (!known) {
+      byPath.set(resolved, { path: resolved, sources: source === '*' ? '*' : [source], depth, origin, exists: false });
+      return;
+    }
+    known.depth = Math.max(known.depth, depth);
+    if (origin === 'user') known.origin = 'user';
+    if (source === '*') known.sources = '*';
+    else if (known.sources !== '*' && !known.sources.includes(source)) known.sources.push(source);
+  };
+  if (options.useDefaultRoots !== false) {
+    const dirs = envDirs(options.env ?? process.env);
+    for (const source of sources) for (const spec of source.defaultRoots(dirs)) add(spec.path, source.name, spec.depth, 'default');
+  }
+  for (const root of options.roots ?? []) add(root, '*', USER_ROOT_DEPTH, 'user');
+  return [...byPath.values()];
+}
+
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await fn(item);
+    }
+  });
+  await Promise.all(workers);
 }

@@ -1,5 +1,7 @@
-// Line ranges of files of any size, read without loading the file: a sparse
-// line index (byte offset every N lines) per file, reused across slices.
+// Line ranges of files of any size, read without loading the file. Each file
+// gets a sparse line index (the byte offset of every 1024th line), filled as
+// slices and counts read forward and reused by later slices of the same file.
+import { promises as fsp } from 'node:fs';
 import type { SliceResult } from './types';
 
 export interface SliceOptions {
@@ -7,14 +9,132 @@ export interface SliceOptions {
   maxBytes?: number;
 }
 
+/** Lines between index checkpoints. */
+export const CHECKPOINT_LINES = 1024;
+const CHUNK = 1 << 20;
+const MAX_INDEXED_FILES = 64;
+
+interface LineIndex {
+  size: number;
+  mtimeMs: number;
+  /** checkpoints[k] = byte offset where line k*CHECKPOINT_LINES + 1 starts. */
+  checkpoints: number[];
+  total?: number;
+}
+
+const indexes = new Map<string, LineIndex>();
+
+/** For tests and benchmarks: how many checkpoints a file's index holds. */
+export function indexedCheckpoints(path: string): number {
+  return indexes.get(path)?.checkpoints.length ?? 0;
+}
+
+async function indexFor(path: string, size: number, mtimeMs: number): Promise<LineIndex> {
+  let index = indexes.get(path);
+  if (!index || index.size !== size || index.mtimeMs !== mtimeMs) {
+    index = { size, mtimeMs, checkpoints: [0] };
+  }
+  // Most recently used last; forget the oldest beyond the cap.
+  indexes.delete(path);
+  indexes.set(path, index);
+  if (indexes.size > MAX_INDEXED_FILES) indexes.delete(indexes.keys().next().value!);
+  return index;
+}
+
+/**
+ * Walk lines from the checkpoint at or before `fromLine`; `visit` gets each
+ * line's bytes from `fromLine` on (a line may arrive in several pieces) and
+ * returns false to stop. Records checkpoints on the way.
+ */
+async function scanLines(
+  path: string,
+  fromLine: number,
+  visit: ((line: number, piece: Buffer, ends: boolean) => boolean) | undefined,
+): Promise<{ index: LineIndex; line: number; stopped: boolean; lastHadBytes: boolean }> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    const stat = await handle.stat();
+    const index = await indexFor(path, stat.size, stat.mtimeMs);
+    const k = Math.min(Math.floor((fromLine - 1) / CHECKPOINT_LINES), index.checkpoints.length - 1);
+    let line = k * CHECKPOINT_LINES + 1;
+    let pos = index.checkpoints[k]!;
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let lastHadBytes = false;
+    while (pos < stat.size) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, stat.size - pos), pos);
+      if (bytesRead === 0) break;
+      let i = 0;
+      while (i < bytesRead) {
+        const nl = buffer.indexOf(0x0a, i);
+        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+        if (visit && line >= fromLine && !visit(line, buffer.subarray(i, end), end !== bytesRead)) {
+          return { index, line, stopped: true, lastHadBytes: true };
+        }
+        if (end === bytesRead) {
+          lastHadBytes = end > i || lastHadBytes;
+          i = bytesRead;
+          break;
+        }
+        lastHadBytes = false;
+        line++;
+        i = end + 1;
+        if ((line - 1) % CHECKPOINT_LINES === 0) {
+          const slot = (line - 1) / CHECKPOINT_LINES;
+          if (slot === index.checkpoints.length) index.checkpoints.push(pos + i);
+        }
+      }
+      pos += bytesRead;
+    }
+    return { index, line, stopped: false, lastHadBytes };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Lines startLine..endLine (1-based, inclusive) of `path`. */
 export async function readSlice(path: string, startLine: number, endLine: number, options: SliceOptions = {}): Promise<SliceResult> {
-  void path; void startLine; void endLine; void options;
-  throw new Error('not implemented yet');
+  if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
+    throw new RangeError(`invalid line range ${startLine}:${endLine} (1-based, start <= end)`);
+  }
+  const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+  const lines: Buffer[][] = [];
+  let bytes = 0;
+  let truncated = false;
+  let current: Buffer[] | undefined;
+  await scanLines(path, startLine, (line, piece, ends) => {
+    if (line > endLine) return false;
+    if (!current) lines.push((current = []));
+    if (bytes + piece.length > maxBytes) {
+      current.push(Buffer.from(piece.subarray(0, maxBytes - bytes)));
+      truncated = true;
+      return false;
+    }
+    // Copy: the read buffer is reused for the next chunk.
+    current.push(Buffer.from(piece));
+    bytes += piece.length + 1;
+    if (ends) current = undefined;
+    return true;
+  });
+  const text = lines.map((parts) => Buffer.concat(parts).toString('utf8')).join('\n');
+  const returned = lines.length;
+  return {
+    path,
+    startLine,
+    endLine: startLine + returned - 1,
+    text,
+    eof: !truncated && startLine + returned - 1 < endLine,
+    truncated,
+  };
 }
 
 /** Number of lines ('\n'-terminated, plus a last unterminated one), cached by (size, mtime). */
 export async function countLines(path: string): Promise<number> {
-  void path;
-  throw new Error('not implemented yet');
+  const stat = await fsp.stat(path);
+  const known = indexes.get(path);
+  if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.total !== undefined) return known.total;
+  const last = known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? (known.checkpoints.length - 1) * CHECKPOINT_LINES + 1 : 1;
+  const scan = await scanLines(path, last, undefined);
+  const total = scan.lastHadBytes ? scan.line : scan.line - 1;
+  scan.index.total = total;
+  return total;
 }

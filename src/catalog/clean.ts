@@ -1,0 +1,185 @@
+// Safe deletion: one blob, a session's blobs, or by retention. Nothing outside
+// the known roots, nothing reached through a symlink; the manifests follow.
+import { randomBytes } from 'node:crypto';
+import { constants as C, promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
+import type { BlobInfo, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult, SessionInfo } from './types';
+
+/** Why `target` may not be deleted, or undefined when it may. */
+export async function refusal(target: string, roots: string[]): Promise<string | undefined> {
+  const file = path.resolve(target);
+  const root = roots.map((r) => path.resolve(r)).filter((r) => inside(r, file) && r !== file).sort((a, b) => b.length - a.length)[0];
+  if (!root) return 'outside the known roots';
+  let stat;
+  try {
+    stat = await fsp.lstat(file);
+  } catch {
+    return 'no such file';
+  }
+  if (stat.isSymbolicLink()) return 'is a symlink';
+  if (!stat.isFile()) return 'not a regular file';
+  // Every folder between the root and the file must be a real folder: compare
+  // the resolved parent with the resolved root plus the same relative path.
+  try {
+    const realRoot = await fsp.realpath(root);
+    const realParent = await fsp.realpath(path.dirname(file));
+    if (realParent !== path.join(realRoot, path.relative(root, path.dirname(file)))) return 'reached through a symlink';
+  } catch {
+    return 'its folder vanished';
+  }
+  return undefined;
+}
+
+function inside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function item(blob: BlobInfo): CleanItem {
+  return { path: blob.path, bytes: blob.bytes, sessionKey: blob.sessionKey, mtimeMs: blob.mtimeMs };
+}
+
+/** What `request` would delete among `sessions` (nothing is touched). */
+export async function planClean(request: CleanRequest, sessions: SessionInfo[], roots: string[]): Promise<CleanPlan> {
+  const all = sessions.flatMap((s) => s.blobs);
+  const byPath = new Map(all.map((b) => [b.path, b]));
+  const refused: CleanPlan['refused'] = [];
+  let candidates: BlobInfo[] = [];
+  if (request.kind === 'blobs') {
+    for (const p of request.paths) {
+      const blob = byPath.get(path.resolve(p));
+      if (blob) candidates.push(blob);
+      else refused.push({ path: p, reason: (await refusal(p, roots)) ?? 'not a blob in the catalog' });
+    }
+  } else if (request.kind === 'session') {
+    const session = sessions.find((s) => s.key === request.sessionKey);
+    if (!session) throw new Error(`no session ${request.sessionKey}`);
+    candidates = [...session.blobs];
+  } else {
+    const now = request.now ?? Date.now();
+    const oldestFirst = [...all].sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+    const chosen = new Set<BlobInfo>();
+    if (request.olderThanMs !== undefined) {
+      for (const blob of oldestFirst) if (blob.mtimeMs < now - request.olderThanMs) chosen.add(blob);
+    }
+    if (request.maxTotalBytes !== undefined) {
+      let total = all.reduce((sum, b) => sum + b.bytes, 0) - [...chosen].reduce((sum, b) => sum + b.bytes, 0);
+      for (const blob of oldestFirst) {
+        if (total <= request.maxTotalBytes) break;
+        if (chosen.has(blob)) continue;
+        chosen.add(blob);
+        total -= blob.bytes;
+      }
+    }
+    candidates = oldestFirst.filter((b) => chosen.has(b));
+  }
+  const items: CleanItem[] = [];
+  for (const blob of candidates) {
+    const reason = await refusal(blob.path, roots);
+    if (reason) refused.push({ path: blob.path, reason });
+    else items.push(item(blob));
+  }
+  return { request, items, bytes: items.reduce((sum, i) => sum + i.bytes, 0), refused };
+}
+
+/** Delete (or trash) each item after checking it again; rewrite the manifests that named them. */
+export async function executeClean(plan: CleanPlan, roots: string[], options: CleanExecuteOptions = {}): Promise<CleanResult> {
+  const result: CleanResult = { deleted: [], bytes: 0, failed: [], manifestsRewritten: [] };
+  for (const entry of plan.items) {
+    const reason = await refusal(entry.path, roots);
+    if (reason === 'no such file') {
+      result.deleted.push(entry); // already gone: the manifest still follows
+      continue;
+    }
+    if (reason) {
+      result.failed.push({ path: entry.path, reason });
+      continue;
+    }
+    try {
+      if (options.trash) await options.trash(entry.path);
+      else await fsp.unlink(entry.path);
+      result.deleted.push(entry);
+      result.bytes += entry.bytes;
+    } catch (err) {
+      result.failed.push({ path: entry.path, reason: (err as Error).message });
+    }
+  }
+  for (const dir of await manifestsNaming(result.deleted.map((d) => d.path))) {
+    try {
+      if (await dropMissingRecords(dir)) result.manifestsRewritten.push(path.join(dir, MANIFEST_NAME));
+    } catch (err) {
+      result.failed.push({ path: path.join(dir, MANIFEST_NAME), reason: `manifest not rewritten: ${(err as Error).message}` });
+    }
+  }
+  return result;
+}
+
+/** Folders whose manifest may name the deleted files: their own folder and its siblings (`../tool-results/b1.txt`). */
+async function manifestsNaming(files: string[]): Promise<string[]> {
+  const dirs = new Set<string>();
+  for (const file of files) {
+    const folder = path.dirname(file);
+    dirs.add(folder);
+    const parent = path.dirname(folder);
+    for (const entry of await fsp.readdir(parent, { withFileTypes: true }).catch(() => [])) {
+      if (entry.isDirectory()) dirs.add(path.join(parent, entry.name));
+    }
+  }
+  const found: string[] = [];
+  for (const dir of dirs) {
+    const stat = await fsp.lstat(path.join(dir, MANIFEST_NAME)).catch(() => undefined);
+    if (stat?.isFile()) found.push(dir);
+  }
+  return found;
+}
+
+/**
+ * Rewrite `dir`'s manifest without the records whose file is gone, keeping
+ * every other line byte for byte: a new file (0600, exclusive) renamed over
+ * the old one, retried if a writer appended meanwhile. Returns whether it changed.
+ */
+export async function dropMissingRecords(dir: string): Promise<boolean> {
+  const manifest = path.join(dir, MANIFEST_NAME);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = await fsp.lstat(manifest);
+    if (!before.isFile()) throw new Error('manifest is not a regular file');
+    const text = await fsp.readFile(manifest, 'utf8');
+    const kept: string[] = [];
+    let dropped = 0;
+    for (const line of text.split('\n')) {
+      const record = line.trim() ? parseManifest(line).records[0] : undefined;
+      if (record && !(await exists(path.resolve(dir, record.file)))) {
+        dropped++;
+        continue;
+      }
+      kept.push(line);
+    }
+    if (dropped === 0) return false;
+    const temp = path.join(dir, `.${MANIFEST_NAME}.${randomBytes(6).toString('hex')}.tmp`);
+    const handle = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+    try {
+      await handle.writeFile(kept.join('\n'), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const now = await fsp.lstat(manifest);
+    if (now.size !== before.size || now.mtimeMs !== before.mtimeMs) {
+      await fsp.unlink(temp); // a writer appended: read again
+      continue;
+    }
+    await fsp.rename(temp, manifest);
+    return true;
+  }
+  throw new Error('manifest kept changing');
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fsp.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,54 @@
+// The seam every agent layout implements: default roots, shape recognition
+// (claim a folder), and description (blobs + session facts).
+import type { Dirent } from 'node:fs';
+import type { BlobInfo, CatalogLogger, SessionInfo, SourceName } from './types';
+import type { EnvDirs } from './roots';
+import type { TranscriptCache } from './transcripts';
+import type { ApiCall } from './calls';
+
+export interface DirListing {
+  path: string;
+  entries: Dirent[];
+}
+
+export interface RootSpec {
+  path: string;
+  /** Folders below it that are walked (0 = only the root's own listing). */
+  depth: number;
+}
+
+/** A folder (or file group) a source recognised as one session. */
+export interface SessionClaim {
+  source: SourceName;
+  /** The session's folder (part of its key). */
+  dir: string;
+  /** Sub-folders this claim owns: the walker does not descend into them. */
+  owns: string[];
+  /** Source-specific facts found while claiming (e.g. the transcript path). */
+  hint?: Record<string, string>;
+}
+
+export interface DescribeContext {
+  transcripts: TranscriptCache;
+  logger: CatalogLogger;
+  root: string;
+}
+
+/** A described session before the catalog fills keys of blobs and totals. */
+export interface Described {
+  session: Omit<SessionInfo, 'key' | 'bytes' | 'updatedAt' | 'blobs' | 'root'>;
+  blobs: Array<Omit<BlobInfo, 'key' | 'sessionKey'>>;
+  /** Files (transcripts, manifests, logs outside the folder) whose change must refresh this session. */
+  dependsOn: string[];
+  /** The session's main-chain API calls, in order (for turns). */
+  calls?: ApiCall[];
+}
+
+export interface Source {
+  name: SourceName;
+  defaultRoots(dirs: EnvDirs): RootSpec[];
+  /** Claims found in `dir` (the folder itself or its children); `parent` is the parent's listing when walked. */
+  claim(dir: DirListing): SessionClaim[];
+  /** Describe a claim; undefined when it no longer holds anything. */
+  describe(claim: SessionClaim, ctx: DescribeContext): Promise<Described | undefined>;
+}

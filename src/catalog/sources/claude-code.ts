@@ -1,0 +1,326 @@
+// Claude Code: `<config>/projects/<enc>/<sessionId>/tool-results/` beside the
+// transcript `<enc>/<sessionId>.jsonl`, subagent transcripts under
+// `<sessionId>/subagents/`, and Spillway folders (with a manifest) the hook
+// adapter puts beside `tool-results/`.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { readManifest, type ManifestRecord } from '../../spill/manifest';
+import { compactArgs } from '../args';
+import { contentChars, contentText, num, obj, recordCall, str, type ApiCall } from '../calls';
+import type { LineReducer } from '../transcripts';
+import type { Attribution, BlobKind } from '../types';
+import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
+import { listFiles, manifestIndex, type FileFacts } from './common';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
+const SAVED_TO = /Full output saved to: (\S+)/g;
+/** Line types Claude Code writes that carry nothing the catalog needs. */
+const QUIET_TYPES = new Set([
+  'attachment', 'progress', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'tag', 'atis-latch',
+  'api-request-shape', 'api-request', 'api-request-blob', 'tools-used', 'cost-state',
+]);
+
+interface ToolUse {
+  name: string;
+  input: unknown;
+  timestamp: string;
+  messageId?: string;
+  sidechain: boolean;
+}
+
+export interface ClaudeState {
+  sessionId?: string;
+  cwd?: string;
+  title?: string;
+  firstPrompt?: string;
+  toolUses: Map<string, ToolUse>;
+  /** tool_use_id -> chars the model saw as the result. */
+  digestChars: Map<string, number>;
+  /** Spill file name -> tool_use_id (persistedOutputPath, "Full output saved to:"). */
+  fileToToolUse: Map<string, string>;
+  calls: ApiCall[];
+  callById: Map<string, number>;
+  pendingCompaction: boolean;
+  compactions: number;
+}
+
+export const claudeReducer: LineReducer<ClaudeState> = {
+  kind: 'claude-code',
+  init: () => ({
+    toolUses: new Map(),
+    digestChars: new Map(),
+    fileToToolUse: new Map(),
+    calls: [],
+    callById: new Map(),
+    pendingCompaction: false,
+    compactions: 0,
+  }),
+  line(state, value) {
+    const line = obj(value);
+    if (!line) return false;
+    const type = str(line.type);
+    state.sessionId ??= str(line.sessionId);
+    state.cwd ??= str(line.cwd);
+    const sidechain = line.isSidechain === true;
+    switch (type) {
+      case 'assistant':
+        return readAssistant(state, line, sidechain);
+      case 'user':
+        return readUser(state, line, sidechain);
+      case 'system':
+        if (line.subtype === 'compact_boundary' && !sidechain) {
+          state.pendingCompaction = true;
+          state.compactions++;
+        }
+        return true;
+      case 'summary':
+      case 'custom-title':
+      case 'ai-title': {
+        const title = str(line.customTitle) ?? str(line.title) ?? str(line.aiTitle) ?? str(line.summary);
+        // A user-set title wins over generated ones.
+        if (title && (type === 'custom-title' || !state.title)) state.title = title;
+        return true;
+      }
+      case 'content-replacement':
+        readReplacement(state, line);
+        return true;
+      default:
+        return type !== undefined && QUIET_TYPES.has(type);
+    }
+  },
+};
+
+function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidechain: boolean): boolean {
+  const message = obj(line.message);
+  if (!message) return false;
+  const timestamp = str(line.timestamp) ?? '';
+  const messageId = str(message.id);
+  if (Array.isArray(message.content)) {
+    for (const block of message.content) {
+      const b = obj(block);
+      if (b?.type === 'tool_use' && typeof b.id === 'string') {
+        state.toolUses.set(b.id, { name: str(b.name) ?? 'unknown', input: b.input, timestamp, messageId, sidechain });
+      }
+    }
+  }
+  const usage = obj(message.usage);
+  if (!sidechain && usage && message.model !== '<synthetic>') {
+    const promptTokens = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens);
+    const fresh = messageId === undefined || !state.callById.has(messageId);
+    recordCall(state.calls, state.callById, {
+      messageId,
+      timestamp,
+      promptTokens,
+      outputTokens: num(usage.output_tokens),
+      compactionBefore: fresh && state.pendingCompaction,
+    });
+    if (fresh) state.pendingCompaction = false;
+  }
+  return true;
+}
+
+function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: boolean): boolean {
+  const message = obj(line.message);
+  if (!message) return false;
+  if (typeof message.content === 'string') {
+    const text = message.content.trim();
+    if (!sidechain && !state.firstPrompt && text && !text.startsWith('<')) state.firstPrompt = text.slice(0, 120);
+    return true;
+  }
+  if (!Array.isArray(message.content)) return true;
+  let firstToolUseId: string | undefined;
+  for (const block of message.content) {
+    const b = obj(block);
+    if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
+    firstToolUseId ??= b.tool_use_id;
+    state.digestChars.set(b.tool_use_id, contentChars(b.content));
+    for (const match of contentText(b.content).matchAll(SAVED_TO)) {
+      state.fileToToolUse.set(path.basename(match[1]!), b.tool_use_id);
+    }
+  }
+  const persisted = str(obj(line.toolUseResult)?.persistedOutputPath);
+  if (persisted && firstToolUseId) state.fileToToolUse.set(path.basename(persisted), firstToolUseId);
+  return true;
+}
+
+/** Request-time spills: what the model saw for each replaced result. Field names vary, so look for the pairs. */
+function readReplacement(state: ClaudeState, line: Record<string, unknown>): void {
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 4) return;
+    if (Array.isArray(value)) return value.forEach((v) => visit(v, depth + 1));
+    const o = obj(value);
+    if (!o) return;
+    const id = str(o.toolUseId) ?? str(o.tool_use_id) ?? str(o.toolUseID);
+    const replacement = o.replacement ?? o.content ?? o.text;
+    if (id && replacement !== undefined) {
+      state.digestChars.set(id, typeof replacement === 'string' ? replacement.length : contentChars(replacement));
+      for (const match of contentText(replacement).matchAll(SAVED_TO)) state.fileToToolUse.set(path.basename(match[1]!), id);
+    }
+    for (const v of Object.values(o)) if (typeof v === 'object') visit(v, depth + 1);
+  };
+  visit(line, 0);
+}
+
+/** `<tool_use_id>.txt` names have chars outside [A-Za-z0-9_.-] %-escaped. */
+function unescapeName(stem: string): string {
+  try {
+    return decodeURIComponent(stem);
+  } catch {
+    return stem;
+  }
+}
+
+function classify(name: string): BlobKind {
+  if (SHELL_FILE.test(name)) return 'shell-output';
+  if (name.startsWith('mcp-')) return 'mcp';
+  if (name.startsWith('hook-')) return 'hook';
+  if (name.endsWith('.json')) return 'tool-result-json';
+  if (name.endsWith('.txt')) return 'tool-result';
+  return 'other';
+}
+
+export const claudeCode: Source = {
+  name: 'claude-code',
+  defaultRoots: (dirs) => [
+    { path: path.join(dirs.env.CLAUDE_CONFIG_DIR || path.join(dirs.home, '.claude'), 'projects'), depth: 3 },
+  ],
+  claim(dir: DirListing): SessionClaim[] {
+    if (!UUID.test(path.basename(dir.path))) return [];
+    const subdirs = dir.entries.filter((e) => e.isDirectory());
+    if (!subdirs.some((e) => e.name === 'tool-results' || e.name !== 'subagents')) return [];
+    return [{ source: 'claude-code', dir: dir.path, owns: subdirs.map((e) => path.join(dir.path, e.name)) }];
+  },
+  async describe(claim: SessionClaim, ctx: DescribeContext): Promise<Described | undefined> {
+    const dir = claim.dir;
+    const transcript = path.join(path.dirname(dir), path.basename(dir) + '.jsonl');
+    const dependsOn = [transcript];
+    let skipped = 0;
+    const notes: string[] = [];
+
+    const main = await ctx.transcripts.read(transcript, claudeReducer);
+    if (!main) notes.push('transcript missing');
+    skipped += main?.skipped ?? 0;
+    const states = main ? [main.state] : [];
+    const subagentDir = path.join(dir, 'subagents');
+    for (const file of await listFiles(subagentDir)) {
+      if (!file.name.endsWith('.jsonl') || file.symlink) continue;
+      dependsOn.push(file.path);
+      const sub = await ctx.transcripts.read(file.path, claudeReducer);
+      if (sub) {
+        states.push(sub.state);
+        skipped += sub.skipped;
+      }
+    }
+
+    // Blob folders: tool-results/ and any sibling folder holding a Spillway manifest.
+    const folders = [path.join(dir, 'tool-results')];
+    for (const entry of await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (entry.isDirectory() && entry.name !== 'tool-results' && entry.name !== 'subagents') folders.push(path.join(dir, entry.name));
+    }
+    const records = new Map<string, ManifestRecord>();
+    const files: FileFacts[] = [];
+    for (const folder of folders) {
+      const manifest = await readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
+      skipped += manifest.skipped;
+      if (manifest.records.length > 0) dependsOn.push(path.join(folder, 'spillway.jsonl'));
+      manifestIndex(folder, manifest.records, records);
+      const listed = await listFiles(folder);
+      const isToolResults = folder.endsWith(`${path.sep}tool-results`);
+      // Other folders count only when a manifest makes them Spillway's.
+      if (!isToolResults && manifest.records.length === 0) continue;
+      files.push(...listed);
+    }
+
+    const blobs: Described['blobs'] = [];
+    for (const file of files) {
+      if (file.name === 'spillway.jsonl' || file.name.startsWith('.spillway.jsonl.')) continue;
+      if (file.symlink || !file.stat) {
+        skipped++;
+        continue;
+      }
+      const inToolResults = path.basename(path.dirname(file.path)) === 'tool-results';
+      const kind = inToolResults ? classify(file.name) : 'tool-result';
+      let toolUseId: string | undefined;
+      for (const state of states) {
+        toolUseId ??= state.fileToToolUse.get(file.name);
+      }
+      if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
+        toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
+      }
+      const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
+      const record = records.get(file.path);
+      let attribution: Attribution = 'none';
+      let tool: string | undefined;
+      let args: string | undefined;
+      let createdAt = new Date(file.stat.mtimeMs).toISOString();
+      let turn: number | undefined;
+      let digestChars: number | undefined;
+      if (use) {
+        attribution = 'transcript';
+        tool = use.name;
+        args = compactArgs(use.input);
+        if (use.timestamp) createdAt = use.timestamp;
+        const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
+        if (!use.sidechain && use.messageId !== undefined) {
+          const index = owner.callById.get(use.messageId);
+          if (index !== undefined) turn = index + 1;
+        }
+        digestChars = owner.digestChars.get(toolUseId!);
+      } else if (record) {
+        attribution = 'manifest';
+        tool = record.tool;
+        toolUseId = record.toolCallId || toolUseId;
+        args = compactArgs(record.args);
+        if (record.createdAt) createdAt = record.createdAt;
+        turn = record.turn;
+        const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
+        if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
+          const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
+          const index = owner.callById.get(recordUse.messageId);
+          if (index !== undefined) turn = index + 1;
+          digestChars = owner.digestChars.get(record.toolCallId);
+        }
+      } else if (kind === 'hook') {
+        attribution = 'name';
+        tool = 'hook';
+      } else if (kind === 'mcp') {
+        attribution = 'name';
+        tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
+      } else {
+        toolUseId = kind === 'shell-output' ? undefined : toolUseId;
+      }
+      blobs.push({
+        path: file.path,
+        name: file.name,
+        kind,
+        tool,
+        toolCallId: toolUseId,
+        args,
+        bytes: file.stat.size,
+        createdAt,
+        mtimeMs: file.stat.mtimeMs,
+        turn,
+        attribution,
+        digestChars,
+      });
+    }
+    if (blobs.length === 0) return undefined;
+    const state = main?.state;
+    return {
+      session: {
+        source: 'claude-code',
+        id: state?.sessionId ?? path.basename(dir),
+        title: state?.title ?? state?.firstPrompt,
+        cwd: state?.cwd,
+        dir,
+        transcript: main ? transcript : undefined,
+        skipped,
+        notes,
+      },
+      blobs,
+      dependsOn,
+      calls: state?.calls ?? [],
+    };
+  },
+};

@@ -1,0 +1,92 @@
+// Helpers shared by the source modules: list a folder's files with their
+// stats (symlinks reported, never followed) and index manifest records.
+import { promises as fsp, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import { readManifest, type ManifestRecord } from '../../spill/manifest';
+import { compactArgs } from '../args';
+import type { Described } from '../source';
+
+export interface FileFacts {
+  path: string;
+  name: string;
+  /** True for a symlink (never followed, never a blob). */
+  symlink: boolean;
+  /** Undefined for symlinks and files that vanished between readdir and stat. */
+  stat?: Stats;
+}
+
+/** Regular files and symlinks directly in `dir` (empty when it is missing or unreadable). */
+export async function listFiles(dir: string): Promise<FileFacts[]> {
+  let entries;
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files = entries.filter((e) => e.isFile() || e.isSymbolicLink());
+  return Promise.all(
+    files.map(async (e): Promise<FileFacts> => {
+      const file = path.join(dir, e.name);
+      if (e.isSymbolicLink()) return { path: file, name: e.name, symlink: true };
+      const stat = await fsp.lstat(file).catch(() => undefined);
+      return { path: file, name: e.name, symlink: false, stat: stat?.isFile() ? stat : undefined };
+    }),
+  );
+}
+
+/** Add `records` of the manifest in `folder` to `into`, keyed by the blob's absolute path (first record wins). */
+export function manifestIndex(folder: string, records: ManifestRecord[], into: Map<string, ManifestRecord>): void {
+  for (const record of records) {
+    const file = path.resolve(folder, record.file);
+    if (!into.has(file)) into.set(file, record);
+  }
+}
+
+/**
+ * Describe a folder whose blobs a Spillway manifest names (the engine's own
+ * sessions, and adapters' folders other layouts own). Files the manifest
+ * does not name are listed unattributed.
+ */
+export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean }> {
+  const manifest = await readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
+  const records = new Map<string, ManifestRecord>();
+  manifestIndex(folder, manifest.records, records);
+  let skipped = manifest.skipped;
+  const blobs: Described['blobs'] = [];
+  for (const file of await listFiles(folder)) {
+    if (file.name === 'spillway.jsonl' || file.name.startsWith('.spillway.jsonl.')) continue;
+    if (file.symlink || !file.stat) {
+      skipped++;
+      continue;
+    }
+    const record = records.get(file.path);
+    blobs.push({
+      path: file.path,
+      name: file.name,
+      kind: 'tool-result',
+      tool: record?.tool,
+      toolCallId: record?.toolCallId || undefined,
+      args: record ? compactArgs(record.args) : undefined,
+      bytes: file.stat.size,
+      createdAt: record?.createdAt || new Date(file.stat.mtimeMs).toISOString(),
+      mtimeMs: file.stat.mtimeMs,
+      turn: record?.turn,
+      attribution: record ? 'manifest' : 'none',
+    });
+  }
+  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0 };
+}
+
+/** A blob attributed by nothing but its own stat. */
+export function plainBlob(file: FileFacts & { stat: Stats }, extra: Partial<Described['blobs'][number]> = {}): Described['blobs'][number] {
+  return {
+    path: file.path,
+    name: file.name,
+    kind: 'tool-result',
+    bytes: file.stat.size,
+    createdAt: new Date(file.stat.mtimeMs).toISOString(),
+    mtimeMs: file.stat.mtimeMs,
+    attribution: 'none',
+    ...extra,
+  };
+}

@@ -1,0 +1,17 @@
+// Every source, in the order folders are offered to them: the first that
+// claims a folder owns it (Spillway's manifest before dsh's bare shape).
+import type { SourceName } from '../types';
+import type { Source } from '../source';
+import { claudeCode } from './claude-code';
+import { dsh } from './dsh';
+import { geminiCli } from './gemini-cli';
+import { opencode } from './opencode';
+import { orgrt } from './orgrt';
+import { pi } from './pi';
+import { spillway } from './spillway';
+
+export const SOURCES: readonly Source[] = [claudeCode, pi, geminiCli, opencode, orgrt, spillway, dsh];
+
+export function sourcesNamed(names?: SourceName[]): Source[] {
+  return names ? SOURCES.filter((s) => names.includes(s.name)) : [...SOURCES];
+}

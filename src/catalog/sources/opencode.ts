@@ -1,0 +1,28 @@
+// opencode: every oversized tool output in one folder,
+// `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk).
+import * as path from 'node:path';
+import type { Source } from '../source';
+import { describeManifestFolder } from './common';
+
+export const opencode: Source = {
+  name: 'opencode',
+  defaultRoots: (dirs) => [{ path: path.join(dirs.xdgData, 'opencode'), depth: 1 }],
+  claim(dir) {
+    if (path.basename(dir.path) !== 'tool-output') return [];
+    if (!dir.entries.some((e) => e.isFile() && e.name.startsWith('tool_'))) return [];
+    return [{ source: 'opencode', dir: dir.path, owns: [] }];
+  },
+  async describe(claim) {
+    const folder = await describeManifestFolder(claim.dir);
+    const blobs = folder.blobs.filter((b) => b.attribution !== 'none' || b.name.startsWith('tool_'));
+    if (blobs.length === 0) return undefined;
+    for (const blob of blobs) {
+      if (blob.attribution === 'none') Object.assign(blob, { toolCallId: blob.name, attribution: 'name' });
+    }
+    return {
+      session: { source: 'opencode', id: 'tool-output', title: 'opencode tool output', dir: claim.dir, skipped: folder.skipped, notes: [] },
+      blobs,
+      dependsOn: [],
+    };
+  },
+};

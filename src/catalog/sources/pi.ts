@@ -1,0 +1,266 @@
+// pi: session files `<sessions>/--<cwd>--/<timestamp>_<sessionId>.jsonl`;
+// pi-condense (and Spillway's pi adapter) blobs in `<sessionId>-blobs/` beside
+// them, indexed by `custom` entries (customType `context-prune-index`) or a
+// Spillway manifest; bash full outputs `$TMPDIR/pi-bash-*.log` named by
+// toolResult `details.fullOutputPath`.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { MANIFEST_NAME } from '../../spill/manifest';
+import { compactArgs } from '../args';
+import { contentChars, num, obj, recordCall, str, type ApiCall } from '../calls';
+import type { LineReducer } from '../transcripts';
+import type { Described, Source } from '../source';
+import { describeManifestFolder } from './common';
+
+const SESSION_FILE = /_([^_]+)\.jsonl$/;
+const QUIET_TYPES = new Set(['model_change', 'thinking_level_change', 'label', 'custom_message', 'branch_summary', 'session_info', 'context_edit', 'custom']);
+
+interface ToolCall {
+  name: string;
+  args: unknown;
+  timestamp: string;
+  entryId?: string;
+}
+
+interface IndexRecord {
+  toolCallId: string;
+  toolName?: string;
+  args?: unknown;
+}
+
+export interface PiState {
+  sessionId?: string;
+  cwd?: string;
+  title?: string;
+  firstPrompt?: string;
+  toolCalls: Map<string, ToolCall>;
+  digestChars: Map<string, number>;
+  /** details.fullOutputPath -> tool call id. */
+  fullOutputs: Map<string, string>;
+  /** pi-condense index: spill file name -> record. */
+  index: Map<string, IndexRecord>;
+  /** toolResult entry id -> tool call id (context_edit targets entries). */
+  resultEntries: Map<string, string>;
+  calls: ApiCall[];
+  callById: Map<string, number>;
+  pendingCompaction: boolean;
+}
+
+/** pi-condense names blobs after the call id with [^A-Za-z0-9_-] -> '_', maybe with '@<timestamp>'. */
+export function sanitizeCallId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+export const piReducer: LineReducer<PiState> = {
+  kind: 'pi',
+  init: () => ({
+    toolCalls: new Map(),
+    digestChars: new Map(),
+    fullOutputs: new Map(),
+    index: new Map(),
+    resultEntries: new Map(),
+    calls: [],
+    callById: new Map(),
+    pendingCompaction: false,
+  }),
+  line(state, value) {
+    const entry = obj(value);
+    if (!entry) return false;
+    const type = str(entry.type);
+    switch (type) {
+      case 'session':
+        state.sessionId ??= str(entry.id);
+        state.cwd ??= str(entry.cwd);
+        return true;
+      case 'message':
+        return readMessage(state, entry);
+      case 'compaction':
+        state.pendingCompaction = true;
+        return true;
+      case 'session_info':
+        state.title = str(entry.name) ?? str(entry.title) ?? state.title;
+        return true;
+      case 'custom':
+        if (entry.customType === 'context-prune-index') readIndex(state, entry.data);
+        return true;
+      case 'context_edit': {
+        const callId = state.resultEntries.get(str(entry.targetId) ?? '');
+        const replacement = obj(entry.replacement);
+        if (callId && replacement) state.digestChars.set(callId, contentChars(replacement.content));
+        return true;
+      }
+      default:
+        return type !== undefined && QUIET_TYPES.has(type);
+    }
+  },
+};
+
+function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
+  const message = obj(entry.message);
+  if (!message) return false;
+  const timestamp = str(entry.timestamp) ?? (typeof message.timestamp === 'number' ? new Date(message.timestamp).toISOString() : '');
+  const entryId = str(entry.id);
+  switch (message.role) {
+    case 'assistant': {
+      if (Array.isArray(message.content)) {
+        for (const block of message.content) {
+          const b = obj(block);
+          if (b?.type === 'toolCall' && typeof b.id === 'string') {
+            state.toolCalls.set(b.id, { name: str(b.name) ?? 'unknown', args: b.arguments, timestamp, entryId });
+          }
+        }
+      }
+      const usage = obj(message.usage);
+      if (usage) {
+        recordCall(state.calls, state.callById, {
+          messageId: entryId,
+          timestamp,
+          promptTokens: num(usage.input) + num(usage.cacheRead) + num(usage.cacheWrite),
+          outputTokens: num(usage.output),
+          compactionBefore: state.pendingCompaction,
+        });
+        state.pendingCompaction = false;
+      }
+      return true;
+    }
+    case 'toolResult': {
+      const callId = str(message.toolCallId);
+      if (!callId) return true;
+      state.digestChars.set(callId, contentChars(message.content));
+      if (entryId) state.resultEntries.set(entryId, callId);
+      const full = str(obj(message.details)?.fullOutputPath);
+      if (full) state.fullOutputs.set(full, callId);
+      if (!state.toolCalls.has(callId) && str(message.toolName)) {
+        state.toolCalls.set(callId, { name: str(message.toolName)!, args: undefined, timestamp });
+      }
+      return true;
+    }
+    case 'user': {
+      const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? str(obj(message.content[0])?.text) : undefined;
+      if (!state.firstPrompt && text) state.firstPrompt = text.trim().slice(0, 120);
+      return true;
+    }
+    default:
+      return typeof message.role === 'string';
+  }
+}
+
+function readIndex(state: PiState, data: unknown): void {
+  const toolCalls = obj(data)?.toolCalls;
+  if (!Array.isArray(toolCalls)) return;
+  for (const item of toolCalls) {
+    const r = obj(item);
+    const spillPath = str(r?.spillPath);
+    const toolCallId = str(r?.toolCallId);
+    if (!r || !spillPath || !toolCallId) continue;
+    state.index.set(path.basename(spillPath), { toolCallId, toolName: str(r.toolName), args: r.args });
+  }
+}
+
+export const pi: Source = {
+  name: 'pi',
+  defaultRoots: (dirs) => {
+    const agentDir = dirs.env.PI_CODING_AGENT_DIR || path.join(dirs.home, '.pi', 'agent');
+    const roots = [
+      { path: path.join(agentDir, 'sessions'), depth: 1 },
+      // pi-bash-*.log full outputs live here; listed so deletion may reach them.
+      { path: dirs.tmp, depth: 0 },
+    ];
+    if (dirs.env.PI_CODING_AGENT_SESSION_DIR) roots.push({ path: dirs.env.PI_CODING_AGENT_SESSION_DIR, depth: 1 });
+    return roots;
+  },
+  claim(dir) {
+    const names = new Set(dir.entries.map((e) => e.name));
+    const claims = [];
+    for (const entry of dir.entries) {
+      const id = SESSION_FILE.exec(entry.name)?.[1];
+      if (!entry.isFile() || !id) continue;
+      // pi session folders are named `--<cwd>--`; elsewhere require the blobs folder.
+      const blobsDir = `${id}-blobs`;
+      if (!/^--.*--$/.test(path.basename(dir.path)) && !names.has(blobsDir)) continue;
+      claims.push({
+        source: 'pi' as const,
+        dir: path.join(dir.path, entry.name),
+        owns: names.has(blobsDir) ? [path.join(dir.path, blobsDir)] : [],
+      });
+    }
+    return claims;
+  },
+  async describe(claim, ctx) {
+    const transcript = claim.dir;
+    const read = await ctx.transcripts.read(transcript, piReducer);
+    if (!read) return undefined;
+    const state = read.state;
+    const id = state.sessionId ?? SESSION_FILE.exec(path.basename(transcript))?.[1] ?? path.basename(transcript);
+    const blobsDir = path.join(path.dirname(transcript), `${SESSION_FILE.exec(path.basename(transcript))?.[1] ?? id}-blobs`);
+    const folder = await describeManifestFolder(blobsDir);
+    let skipped = read.skipped + folder.skipped;
+    const turnOf = (callId: string): number | undefined => {
+      const entryId = state.toolCalls.get(callId)?.entryId;
+      const index = entryId !== undefined ? state.callById.get(entryId) : undefined;
+      return index === undefined ? undefined : index + 1;
+    };
+    const blobs: Described['blobs'] = [];
+    for (const blob of folder.blobs) {
+      if (blob.attribution === 'none') {
+        const indexed = state.index.get(blob.name);
+        const sanitized = blob.name.replace(/\.txt$/, '').replace(/@[^@]*$/, '');
+        const callId = indexed?.toolCallId ?? [...state.toolCalls.keys()].find((k) => sanitizeCallId(k) === sanitized);
+        if (callId) {
+          const call = state.toolCalls.get(callId);
+          Object.assign(blob, {
+            toolCallId: callId,
+            tool: indexed?.toolName ?? call?.name,
+            args: compactArgs(indexed?.args ?? call?.args),
+            attribution: indexed ? 'index' : 'transcript',
+            createdAt: call?.timestamp || blob.createdAt,
+          });
+        }
+      }
+      if (blob.toolCallId) {
+        blob.turn ??= turnOf(blob.toolCallId);
+        blob.digestChars = state.digestChars.get(blob.toolCallId);
+      }
+      blobs.push(blob);
+    }
+    for (const [fullPath, callId] of state.fullOutputs) {
+      const stat = await fsp.lstat(fullPath).catch(() => undefined);
+      if (!stat) continue; // deleted by the OS or by a clean: normal
+      if (!stat.isFile()) {
+        skipped++;
+        continue;
+      }
+      const call = state.toolCalls.get(callId);
+      blobs.push({
+        path: fullPath,
+        name: path.basename(fullPath),
+        kind: 'shell-output',
+        tool: call?.name ?? 'bash',
+        toolCallId: callId,
+        args: compactArgs(call?.args),
+        bytes: stat.size,
+        createdAt: call?.timestamp || new Date(stat.mtimeMs).toISOString(),
+        mtimeMs: stat.mtimeMs,
+        turn: turnOf(callId),
+        attribution: 'transcript',
+        digestChars: state.digestChars.get(callId),
+      });
+    }
+    if (blobs.length === 0) return undefined;
+    return {
+      session: {
+        source: 'pi',
+        id,
+        title: state.title ?? state.firstPrompt,
+        cwd: state.cwd,
+        dir: folder.blobs.length > 0 ? blobsDir : path.dirname(transcript),
+        transcript,
+        skipped,
+        notes: [],
+      },
+      blobs,
+      dependsOn: [transcript, path.join(blobsDir, MANIFEST_NAME), ...state.fullOutputs.keys()],
+      calls: state.calls,
+    };
+  },
+};

@@ -1,0 +1,126 @@
+// JSONL transcripts parsed streaming, cached by (size, mtime); a file that
+// only grew is read from where the last read stopped, not from the start.
+import { createReadStream, promises as fsp } from 'node:fs';
+
+/** Folds the JSON values of a transcript's lines into a state. */
+export interface LineReducer<S> {
+  /** Distinguishes reducers sharing one cache. */
+  kind: string;
+  init(): S;
+  /** Returns false when the value was not understood (counted as skipped). */
+  line(state: S, value: unknown): boolean;
+}
+
+export interface TranscriptRead<S> {
+  state: S;
+  /** Lines that were not JSON or not understood, plus a torn last line. */
+  skipped: number;
+  /** Complete lines read so far. */
+  lines: number;
+  size: number;
+  mtimeMs: number;
+}
+
+interface Entry {
+  kind: string;
+  size: number;
+  mtimeMs: number;
+  /** Bytes consumed: the end of the last complete line. */
+  offset: number;
+  state: unknown;
+  skipped: number;
+  lines: number;
+  torn: boolean;
+}
+
+export class TranscriptCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Bytes read from disk, for tests that prove incremental reads. */
+  bytesRead = 0;
+
+  /** Parse (or continue parsing) `path`; undefined when it does not exist. */
+  async read<S>(path: string, reducer: LineReducer<S>): Promise<TranscriptRead<S> | undefined> {
+    let stat;
+    try {
+      stat = await fsp.stat(path);
+    } catch {
+      this.entries.delete(path);
+      return undefined;
+    }
+    if (!stat.isFile()) return undefined;
+    let entry = this.entries.get(path);
+    if (entry && entry.kind === reducer.kind && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) {
+      return result(entry);
+    }
+    // Reuse the parsed prefix only when the file grew; anything else starts over.
+    if (!entry || entry.kind !== reducer.kind || stat.size < entry.offset) {
+      entry = { kind: reducer.kind, size: 0, mtimeMs: 0, offset: 0, state: reducer.init(), skipped: 0, lines: 0, torn: false };
+    }
+    await this.consume(path, entry, reducer as LineReducer<unknown>);
+    entry.size = stat.size;
+    entry.mtimeMs = stat.mtimeMs;
+    this.entries.set(path, entry);
+    return result(entry);
+  }
+
+  forget(path: string): void {
+    this.entries.delete(path);
+  }
+
+  private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>): Promise<void> {
+    const stream = createReadStream(path, { start: entry.offset, highWaterMark: 256 * 1024 });
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let offset = entry.offset;
+    const handleLine = (bytes: Buffer): void => {
+      entry.lines++;
+      const text = bytes.toString('utf8').trim();
+      if (text === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        entry.skipped++;
+        return;
+      }
+      if (!reducer.line(entry.state, value)) entry.skipped++;
+    };
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        this.bytesRead += chunk.length;
+        let start = 0;
+        let nl = chunk.indexOf(0x0a, start);
+        while (nl !== -1) {
+          const piece = chunk.subarray(start, nl);
+          const line = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
+          offset += pendingBytes + piece.length + 1;
+          pending = [];
+          pendingBytes = 0;
+          handleLine(line);
+          start = nl + 1;
+          nl = chunk.indexOf(0x0a, start);
+        }
+        if (start < chunk.length) {
+          pending.push(chunk.subarray(start));
+          pendingBytes += chunk.length - start;
+        }
+      }
+    } catch (err) {
+      // Vanished or unreadable mid-read: keep what was parsed.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    entry.offset = offset;
+    // A last line without '\n' may still be being written: not consumed, counted as torn.
+    entry.torn = pendingBytes > 0;
+  }
+}
+
+function result<S>(entry: Entry): TranscriptRead<S> {
+  return {
+    state: entry.state as S,
+    skipped: entry.skipped + (entry.torn ? 1 : 0),
+    lines: entry.lines,
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+  };
+}
