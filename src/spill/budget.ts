@@ -23,11 +23,14 @@ export function shouldBudgetFlush(usage: ContextUsage | undefined, threshold: nu
   return f >= threshold;
 }
 
+const FRACTION_EPSILON = 1e-9;
+
 /** The delta trigger: this turn added at least `delta` (0..1) of the window. */
 export function shouldDeltaFlush(usage: ContextUsage | undefined, previousFraction: number | null, delta: number | null): boolean {
   const f = usageFraction(usage);
   if (f == null || previousFraction == null || delta == null || !Number.isFinite(delta)) return false;
-  return f - previousFraction >= delta;
+  // 0.95 - 0.8 is 0.1499999... in floating point: count it as 0.15.
+  return f - previousFraction >= delta - FRACTION_EPSILON;
 }
 
 export interface BudgetTrackerOptions {
