@@ -1,0 +1,87 @@
+// `spillway spill` as a real child process: the built artifact (dist/cli.js).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist', 'cli.js');
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'spillway-cli-'));
+const big = Array.from({ length: 4000 }, (_, i) => (i === 2000 ? 'FAIL src/deep.test.ts > adds' : `ok ${i} ${'.'.repeat(i % 30)}`)).join('\n') + '\n';
+
+function spill(args: string[], input: string, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [cli, 'spill', ...args], { input, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
+  if (!existsSync(cli)) throw new Error('build produced no dist/cli.js');
+});
+
+describe('spillway spill (built CLI)', () => {
+  it('prints a small output byte-identically', () => {
+    const input = 'héllo\n\nworld  \n';
+    const r = spill(['--session', 's', '--tool', 'Bash', '--root', tmp()], input);
+    expect(r).toMatchObject({ code: 0, stdout: input });
+  });
+
+  it('spills a large output: prints the digest, the file holds the full text (0600)', () => {
+    const root = tmp();
+    const r = spill(['--session', 's', '--tool', 'Bash', '--call-id', 'toolu_7', '--args', 'npm test', '--root', root, '--max-inline', '4096'], big);
+    expect(r.code).toBe(0);
+    const file = /Full text: (\S+) —/.exec(r.stdout)?.[1];
+    expect(file).toBeDefined();
+    expect(file!.startsWith(root)).toBe(true);
+    expect(readFileSync(file!, 'utf8')).toBe(big);
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    expect(r.stdout).toContain('FAIL src/deep.test.ts > adds');
+    expect(Buffer.byteLength(r.stdout)).toBeLessThan(4096);
+  });
+
+  it('--json prints {spilled, text, ref} and, for a repeat in another process, aliases', () => {
+    const root = tmp();
+    const a = JSON.parse(spill(['--session', 's', '--tool', 'Bash', '--root', root, '--max-inline', '1000', '--json'], big).stdout);
+    const b = JSON.parse(spill(['--session', 's', '--tool', 'Bash', '--root', root, '--max-inline', '1000', '--json'], big).stdout);
+    expect(a).toMatchObject({ spilled: true, aliased: false, ref: { bytes: Buffer.byteLength(big) } });
+    expect(b).toMatchObject({ spilled: true, aliased: true, ref: { locator: a.ref.locator } });
+    const small = JSON.parse(spill(['--session', 's', '--tool', 'Bash', '--root', root, '--json'], 'tiny').stdout);
+    expect(small).toEqual({ spilled: false, text: 'tiny', reason: expect.stringMatching(/at or below/) });
+  });
+
+  it('keeps a JSON tool result\'s shape with --json-input', () => {
+    const value = { stdout: big, stderr: 'warn\n', interrupted: false };
+    const r = spill(['--session', 's', '--tool', 'Bash', '--root', tmp(), '--max-inline', '2000', '--json-input'], JSON.stringify(value));
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(['stdout', 'stderr', 'interrupted']);
+    expect(out.stderr).toBe('warn\n');
+  });
+
+  it('uses the durable default root ($XDG_STATE_HOME/spillway/spills)', () => {
+    const state = tmp();
+    const r = spill(['--session', 's', '--tool', 'Bash', '--max-inline', '1000', '--json'], big, { XDG_STATE_HOME: state });
+    expect(JSON.parse(r.stdout).ref.locator.startsWith(path.join(state, 'spillway', 'spills') + path.sep)).toBe(true);
+  });
+
+  it('prints the original and exits 0 when the spill fails (file in place of the root)', () => {
+    const base = tmp();
+    writeFileSync(path.join(base, 'f'), '');
+    const r = spill(['--session', 's', '--tool', 'Bash', '--root', path.join(base, 'f', 'r'), '--max-inline', '1000'], big);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(big);
+    expect(r.stderr).toMatch(/ENOTDIR/);
+  });
+
+  it.each([
+    [['--tool', 'Bash'], /--session/],
+    [['--session', 's'], /--tool/],
+    [['--session', 's', '--tool', 'Bash', '--max-inline', 'lots'], /--max-inline must be a positive integer/],
+    [['--session', 's', '--tool', 'Bash', '--bogus'], /bogus/],
+  ])('usage error (exit 2) for %j', (args, message) => {
+    const r = spill(args as string[], 'x');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+  });
+});
