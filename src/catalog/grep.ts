@@ -211,7 +211,7 @@ async function searchBytes(
   for (;;) {
     const hit = lines.indexOf(needle, from);
     if (hit === -1) return true;
-    const start = lines.lastIndexOf(0x0a, hit - 1) + 1;
+    const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
     let end = lines.indexOf(0x0a, hit);
     if (end === -1) end = lines.length;
     const text = lineText(lines, start, end);
@@ -241,7 +241,7 @@ async function searchText(
   for (;;) {
     const m = scanRegex.exec(text);
     if (!m) return true;
-    const start = text.lastIndexOf('\n', m.index - 1) + 1;
+    const start = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
     let end = text.indexOf('\n', m.index);
     if (end === -1) end = text.length;
     const line = text.slice(start, end);

@@ -2,9 +2,19 @@
 import { processIO, UsageError, type CliCommand, type CliIO } from './io';
 import { spillCommand } from './commands/spill';
 import { hookCommand } from './commands/hook';
+import { listCommand } from './commands/list';
+import { showCommand } from './commands/show';
+import { grepCommand } from './commands/grep';
+import { turnsCommand } from './commands/turns';
+import { cleanCommand } from './commands/clean';
 
 const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
   // one line per command, e.g. spill: { run: spillCommand, summary: '...' },
+  list: { run: listCommand, summary: 'List every agent\'s spill sessions and blobs (--json)' },
+  show: { run: showCommand, summary: 'Print a blob or a line range of it (--lines A:B)' },
+  grep: { run: grepCommand, summary: 'Search every blob (ripgrep when found, else Node)' },
+  turns: { run: turnsCommand, summary: 'Per-turn context growth of a session and the tokens spills saved' },
+  clean: { run: cleanCommand, summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
   hook: { run: hookCommand, summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
   spill: { run: spillCommand, summary: 'spill a tool output read on stdin; print what the model should see' },
 };

@@ -1,0 +1,64 @@
+// `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
+import { UsageError, type CliCommand } from '../io';
+import { formatBytes, json, openCatalog, parseDuration, parseFlags, parseSize, ROOT_FLAGS, table } from '../format';
+import type { CleanRequest } from '../../catalog/types';
+
+export const CLEAN_USAGE =
+  'usage: spillway clean (--session ID | --older-than 7d | --max-total 5GB) [--dry-run] [--yes] [--json] [--root DIR]... [--no-default-roots]';
+
+export const cleanCommand: CliCommand = async (argv, io) => {
+  const { values, positionals } = parseFlags(argv, {
+    ...ROOT_FLAGS,
+    session: { type: 'string' },
+    'older-than': { type: 'string' },
+    'max-total': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+  });
+  if (values.help) {
+    io.stdout(CLEAN_USAGE + '\n');
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\n${CLEAN_USAGE}`);
+  const retention = values['older-than'] !== undefined || values['max-total'] !== undefined;
+  if (values.session !== undefined && retention) throw new UsageError(`--session cannot be combined with --older-than/--max-total\n${CLEAN_USAGE}`);
+  if (values.session === undefined && !retention) throw new UsageError(`say what to clean\n${CLEAN_USAGE}`);
+  const olderThanMs = values['older-than'] !== undefined ? parseDuration(values['older-than']) : undefined;
+  const maxTotalBytes = values['max-total'] !== undefined ? parseSize(values['max-total']) : undefined;
+
+  const catalog = await openCatalog(values, io);
+  let request: CleanRequest;
+  if (values.session !== undefined) {
+    const found = catalog.findSessions(values.session);
+    if (found.length === 0) {
+      io.stderr(`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
+      return 1;
+    }
+    if (found.length > 1) throw new UsageError(`'${values.session}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
+    request = { kind: 'session', sessionKey: found[0]!.key };
+  } else {
+    request = { kind: 'retention', olderThanMs, maxTotalBytes };
+  }
+  const plan = await catalog.planClean(request);
+  const execute = values.yes === true && values['dry-run'] !== true;
+  const result = execute ? await catalog.executeClean(plan) : undefined;
+  if (values.json) {
+    json(io, {
+      dryRun: !execute,
+      items: plan.items.map((i) => ({ path: i.path, bytes: i.bytes, session: i.sessionKey, mtime: new Date(i.mtimeMs).toISOString() })),
+      bytes: plan.bytes,
+      refused: plan.refused,
+      ...(result ? { deleted: result.deleted.map((d) => d.path), deletedBytes: result.bytes, failed: result.failed, manifestsRewritten: result.manifestsRewritten } : {}),
+    });
+  } else {
+    io.stdout(table(plan.items.map((i) => [formatBytes(i.bytes), new Date(i.mtimeMs).toISOString(), i.path])));
+    for (const r of plan.refused) io.stderr(`spillway clean: refused ${r.path}: ${r.reason}\n`);
+    if (result) {
+      for (const f of result.failed) io.stderr(`spillway clean: failed ${f.path}: ${f.reason}\n`);
+      io.stdout(`Deleted ${result.deleted.length} file(s), ${formatBytes(result.bytes)}.\n`);
+    } else {
+      io.stdout(`Would delete ${plan.items.length} file(s), ${formatBytes(plan.bytes)}.${plan.items.length ? ' Run again with --yes to delete.' : ''}\n`);
+    }
+  }
+  return result && result.failed.length > 0 ? 1 : 0;
+};

@@ -1,0 +1,43 @@
+// `spillway turns SESSION_ID`: per-API-call prompt tokens, deltas, compactions, spills, and the tokens saved.
+import { UsageError, type CliCommand } from '../io';
+import { json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
+
+export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]';
+
+export const turnsCommand: CliCommand = async (argv, io) => {
+  const { values, positionals } = parseFlags(argv, ROOT_FLAGS);
+  if (values.help) {
+    io.stdout(TURNS_USAGE + '\n');
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one SESSION_ID\n${TURNS_USAGE}`);
+  const catalog = await openCatalog(values, io);
+  const found = catalog.findSessions(positionals[0]!);
+  if (found.length === 0) {
+    io.stderr(`spillway turns: no session '${positionals[0]}' (see \`spillway list\`)\n`);
+    return 1;
+  }
+  if (found.length > 1) {
+    throw new UsageError(`'${positionals[0]}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
+  }
+  const session = found[0]!;
+  const series = (await catalog.turnsFor(session.key))!;
+  if (values.json) {
+    json(io, { session: { key: session.key, source: session.source, id: session.id, title: session.title ?? null }, ...series });
+    return 0;
+  }
+  io.stdout(`${session.source}  ${session.id}${session.title ? `  ${session.title}` : ''}\n`);
+  if (series.points.length === 0) io.stdout('No API calls with usage in the transcript.\n');
+  const rows = [['#', 'time', 'prompt', 'delta', 'output', 'compaction', 'spills']];
+  for (const p of series.points) {
+    rows.push([String(p.index), p.timestamp, String(p.promptTokens), (p.delta >= 0 ? '+' : '') + p.delta, String(p.outputTokens), p.compaction ? 'yes' : '', String(p.blobs.length || '')]);
+  }
+  if (series.points.length > 0) io.stdout(table(rows));
+  const saved = series.tokensSaved;
+  io.stdout(
+    `\nTokens saved by spills (estimate, ${saved.charsPerToken} chars/token): ${saved.tokens}` +
+      (saved.blobsWithoutTurn ? ` (${saved.blobsWithoutTurn} blob(s) without a known turn not counted)` : '') +
+      '\n',
+  );
+  return 0;
+};

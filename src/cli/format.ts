@@ -1,0 +1,86 @@
+// Shared helpers of the catalog commands: argument parsing with clear
+// errors, human sizes and durations, and the catalog a command reads.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Catalog } from '../catalog/catalog';
+import { SOURCE_NAMES, type SourceName } from '../catalog/types';
+import { UsageError, type CliIO } from './io';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** util.parseArgs with its errors turned into UsageError. */
+export function parseFlags<T extends Options>(argv: string[], options: T, allowPositionals = true) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+/** The flags every catalog command shares. */
+export const ROOT_FLAGS = {
+  root: { type: 'string', multiple: true },
+  'no-default-roots': { type: 'boolean' },
+  source: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+export interface RootFlagValues {
+  root?: string[];
+  'no-default-roots'?: boolean;
+  source?: string[];
+}
+
+/** Build and scan the catalog the flags describe; problems go to stderr. */
+export async function openCatalog(values: RootFlagValues, io: CliIO): Promise<Catalog> {
+  const sources = values.source?.map((name) => {
+    if (!(SOURCE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown source '${name}' (one of: ${SOURCE_NAMES.join(', ')})`);
+    return name as SourceName;
+  });
+  const catalog = new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env });
+  await catalog.scan();
+  for (const problem of catalog.problems()) io.stderr(`spillway: ${problem}\n`);
+  return catalog;
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
+
+/** `5GB`, `500MB`, `1.5G`, `4096` -> bytes (binary units). */
+export function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = m ? UNITS[m[2]!.toLowerCase().replace(/ib$/, 'b')] : undefined;
+  if (!m || unit === undefined) throw new UsageError(`invalid size '${text}' (e.g. 500MB, 5GB)`);
+  return Math.floor(Number(m[1]) * unit);
+}
+
+const DURATIONS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `7d`, `12h`, `30m`, `2w` -> milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text.trim());
+  if (!m) throw new UsageError(`invalid duration '${text}' (e.g. 7d, 12h, 30m)`);
+  return Number(m[1]) * DURATIONS[m[2]!.toLowerCase()]!;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** Left-aligned columns; the last column is never padded. */
+export function table(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + (rows.length ? '\n' : '');
+}
+
+export function json(io: CliIO, value: unknown): void {
+  io.stdout(JSON.stringify(value, null, 2) + '\n');
+}
