@@ -10,3 +10,10 @@ export { countLines, utf8Bytes } from './spill/text';
 // The catalog (reader side): sessions -> blobs, slice, grep, clean, turns.
 export * from './catalog/types';
 export { Catalog } from './catalog/catalog';
+// Agent adapters: Claude Code command hook + settings installer, Agent SDK hook, pi extension.
+export { spillHook, type SpillHookOptions } from './adapters/agent-sdk';
+export { handleClaudeCodeHookInput, replacementFor, type ClaudeCodeSpillOptions, type PostToolUseReplacement } from './adapters/claude-code-hook';
+export { parseHookInput, claudeSessionDir, claudeSpillDir, type PostToolUseEvent } from './adapters/claude-code-event';
+export { installClaudeCodeHook, uninstallClaudeCodeHook, claudeSettingsPath, defaultHookCommand, CLAUDE_CODE_HOOK_MATCHER, type InstallResult } from './adapters/settings-install';
+export { createPiSpillExtension, renderStub as renderPiSpillStub, resolveSpill as resolvePiSpill, PI_INDEX_ENTRY_TYPE, type PiSpillRecord, type PiSpillExtensionOptions } from './adapters/pi-extension';
+export { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './adapters/pi-config';

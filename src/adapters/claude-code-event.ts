@@ -39,8 +39,9 @@ export function toPostToolUseEvent(value: unknown): ParsedHookInput {
     return { ok: false, kind: 'invalid', reason: 'hook input is not a JSON object' };
   }
   const v = value as Record<string, unknown>;
+  if (typeof v.hook_event_name !== 'string') return { ok: false, kind: 'invalid', reason: 'hook input has no hook_event_name' };
   if (v.hook_event_name !== 'PostToolUse') {
-    return { ok: false, kind: 'ignore', reason: `event ${JSON.stringify(v.hook_event_name)} is not PostToolUse` };
+    return { ok: false, kind: 'ignore', reason: `event ${v.hook_event_name} is not PostToolUse` };
   }
   const missing = ['session_id', 'transcript_path', 'tool_name', 'tool_use_id'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
   if (missing.length > 0) return { ok: false, kind: 'invalid', reason: `PostToolUse input lacks ${missing.join(', ')}` };

@@ -219,7 +219,7 @@ export function renderStub(record: PiSpillRecord): string {
   const args = labelFor(record.args);
   const same = record.aliased ? ' (identical to an earlier result; same file)' : '';
   return [
-    `[spillway] ${record.toolName}${args ? ` ${JSON.stringify(args)}` : ''} returned ${formatCount(record.spillBytes)} bytes, ${formatCount(record.spillLines)} lines.`,
+    `[spillway] ${record.toolName}${args ? ` (${args})` : ''} returned ${formatCount(record.spillBytes)} bytes, ${formatCount(record.spillLines)} lines.`,
     `Full output saved to ${record.spillPath}${same}.`,
     `Read it with the read tool using offset/limit (or grep it) instead of re-running the command.`,
     `Preview (${formatCount(utf8Bytes(record.resultPreview))} bytes: head, failure lines, tail):`,

@@ -1,0 +1,183 @@
+// Runs real pi (its SDK + faux provider) with Spillway's pi extension loaded
+// the way a user gets it: from this package's `"pi": {"extensions"}` entry.
+// Needs Node >= 22.19 (pi's floor), so the vitest test runs it as a child
+// process: `node22 pi-driver.mjs <scenario> <tmpDir> <repoRoot>`. Prints one
+// JSON report as the last stdout line.
+import { createRequire } from 'node:module';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const [scenario, tmp, repoRoot] = process.argv.slice(2);
+if (!scenario || !tmp || !repoRoot) {
+  console.error('usage: pi-driver.mjs <eager|delta|null-token> <tmpDir> <repoRoot>');
+  process.exit(2);
+}
+// pi is a dev dependency of the repo: resolve it from there, not from this file's folder.
+const requireFromRepo = createRequire(path.join(repoRoot, 'package.json'));
+function resolveEsm(name) {
+  const pkgDir = path.join(repoRoot, 'node_modules', ...name.split('/'));
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  const entry = pkg.exports?.['.']?.import ?? pkg.exports?.['.']?.default ?? pkg.main;
+  return path.join(pkgDir, entry);
+}
+const piAi = await import(resolveEsm('@earendil-works/pi-ai'));
+const pi = await import(resolveEsm('@earendil-works/pi-coding-agent'));
+const { Type } = await import(resolveEsm('typebox'));
+const { resolveSpill } = await import(path.join(repoRoot, 'dist', 'pi-extension.mjs'));
+const { fauxProvider, fauxAssistantMessage, fauxToolCall } = piAi;
+const { createAgentSession, SessionManager, SettingsManager, DefaultResourceLoader, ModelRuntime } = pi;
+
+const cwd = path.join(tmp, 'work');
+const agentDir = path.join(tmp, 'agent');
+const sessionDir = path.join(tmp, 'sessions');
+fs.mkdirSync(cwd, { recursive: true });
+
+/** Deterministic big text: numbered lines, one failure line near the end. */
+function bigText(n, tag) {
+  const lines = [];
+  let size = 0;
+  for (let i = 1; size < n; i++) {
+    const line = `${tag} line ${i} of the big tool output`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  lines.splice(lines.length - 3, 0, `FATAL: ${tag} exploded near the end`);
+  return lines.join('\n');
+}
+
+const report = { scenario, requests: [], sessions: [], resolved: [], errors: [] };
+
+function toolResultTexts(context) {
+  return context.messages
+    .filter((m) => m.role === 'toolResult')
+    .map((m) => ({ toolCallId: m.toolCallId, toolName: m.toolName, text: m.content.map((c) => c.text ?? '').join('') }));
+}
+
+/** A faux step that records what the model was sent, then answers. */
+const seeing = (answer) => (context) => {
+  report.requests.push(toolResultTexts(context));
+  return answer;
+};
+
+async function runSession({ settings, sessionManager, steps, contextWindow = 50_000, zeroUsageTurns = new Set(), compactBefore = -1 }) {
+  const faux = fauxProvider({ models: [{ id: 'faux-1', contextWindow }] });
+  const modelRuntime = await ModelRuntime.create({ authPath: path.join(agentDir, 'auth.json'), modelsPath: null, refreshOnCreate: false });
+  modelRuntime.registerNativeProvider(faux.provider);
+  const settingsManager = SettingsManager.inMemory({ ...settings, compaction: { enabled: false, keepRecentTokens: 100 } });
+  let assistantCount = 0;
+  const testExtension = (api) => {
+    api.registerTool({
+      name: 'big',
+      label: 'big',
+      description: 'returns a large text',
+      parameters: Type.Object({ n: Type.Number(), tag: Type.String() }),
+      async execute(_id, p) {
+        return { content: [{ type: 'text', text: bigText(p.n, p.tag) }], details: { generated: p.n } };
+      },
+    });
+    api.on('session_start', (_e, ctx) => {
+      for (const entry of ctx.sessionManager.getBranch()) {
+        if (entry.type !== 'custom' || entry.customType !== 'spillway-spill') continue;
+        const r = resolveSpill(ctx, entry.data.toolCallId);
+        report.resolved.push({ toolCallId: entry.data.toolCallId, spillPath: r?.spillPath, exists: !!r && fs.existsSync(r.spillPath) });
+      }
+    });
+    // Simulates a provider that reported no usage for this response: with a
+    // compaction before it, pi's getContextUsage() then says tokens: null.
+    api.on('message_end', (e) => {
+      if (e.message.role !== 'assistant') return;
+      const n = assistantCount++;
+      if (!zeroUsageTurns.has(n)) return;
+      const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+      return { message: { ...e.message, usage: zero } };
+    });
+    api.on('turn_end', (_e, ctx) => {
+      report.usage = report.usage ?? [];
+      report.usage.push(ctx.getContextUsage()?.tokens ?? null);
+    });
+  };
+  const resourceLoader = new DefaultResourceLoader({
+    cwd,
+    agentDir,
+    settingsManager,
+    // The package itself, as pi finds it after `pi install`: package.json "pi.extensions".
+    additionalExtensionPaths: [repoRoot],
+    extensionFactories: [testExtension],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await resourceLoader.reload();
+  const loaded = resourceLoader.getExtensions();
+  report.extensionErrors = loaded.errors.map((e) => String(e.error ?? e.message ?? e));
+  report.extensionPaths = loaded.extensions.map((e) => e.path ?? e.resolvedPath ?? '?');
+  const { session } = await createAgentSession({
+    cwd, agentDir, model: faux.getModel(), modelRuntime, resourceLoader, sessionManager, settingsManager, tools: ['read', 'bash', 'big'],
+  });
+  await session.bindExtensions({});
+  try {
+    for (let i = 0; i < steps.length; i++) {
+      if (i === compactBefore) {
+        faux.setResponses([fauxAssistantMessage('summary of the earlier work')]);
+        await session.compact();
+      }
+      faux.setResponses(steps[i]);
+      await session.prompt(`step ${i}`);
+    }
+  } finally {
+    session.dispose();
+  }
+  report.sessions.push({ file: sessionManager.getSessionFile(), dir: sessionManager.getSessionDir(), id: sessionManager.getSessionId() });
+  return sessionManager.getSessionFile();
+}
+
+const call = (name, args, id) => fauxAssistantMessage(fauxToolCall(name, args, { id }), { stopReason: 'toolUse' });
+
+try {
+  if (scenario === 'eager') {
+    const settings = { spillway: { spillThreshold: 20_000, spillPreviewBytes: 1_024 } };
+    const file = await runSession({
+      settings,
+      sessionManager: SessionManager.create(cwd, sessionDir),
+      steps: [
+        [
+          call('big', { n: 100_000, tag: 'alpha' }, 'call_big_1'),
+          seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_2')),
+          seeing(call('bash', { command: 'seq 1 200000; echo "FATAL: bash exploded"' }, 'call_bash_1')),
+          seeing(call('big', { n: 3_000, tag: 'small' }, 'call_small_1')),
+          seeing(fauxAssistantMessage('done')),
+        ],
+      ],
+    });
+    // Reopen the same session file: the index resolves, the model still sees
+    // stubs, and the same output again aliases the blob written before.
+    await runSession({
+      settings,
+      sessionManager: SessionManager.open(file, sessionDir),
+      steps: [[seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_3')), seeing(fauxAssistantMessage('done again'))]],
+    });
+  } else if (scenario === 'delta' || scenario === 'null-token') {
+    const settings = { spillway: { spillThreshold: 1_000_000, budgetTurnDelta: 0.2, budgetFlushFloor: 1_000 } };
+    const nullToken = scenario === 'null-token';
+    await runSession({
+      settings,
+      sessionManager: SessionManager.create(cwd, sessionDir),
+      contextWindow: 50_000,
+      // null-token: compaction before prompt 1; its first response reports no usage.
+      compactBefore: nullToken ? 1 : -1,
+      zeroUsageTurns: nullToken ? new Set([2]) : new Set(),
+      steps: [
+        [call('big', { n: 4_000, tag: 't0' }, 'call_t0'), seeing(fauxAssistantMessage('ok 0'))],
+        nullToken
+          ? [seeing(call('big', { n: 60_000, tag: 't1' }, 'call_t1')), seeing(call('big', { n: 4_000, tag: 't2' }, 'call_t2')), seeing(fauxAssistantMessage('ok 1'))]
+          : [seeing(call('big', { n: 4_000, tag: 't1' }, 'call_t1')), seeing(call('big', { n: 60_000, tag: 't2' }, 'call_t2')), seeing(fauxAssistantMessage('ok 1'))],
+      ],
+    });
+  } else {
+    throw new Error(`unknown scenario ${scenario}`);
+  }
+} catch (err) {
+  report.errors.push(String(err?.stack ?? err));
+}
+process.stdout.write('\n' + JSON.stringify(report) + '\n');
