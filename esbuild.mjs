@@ -19,8 +19,9 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' },
-  // The pi extension, loaded by pi from package.json "pi.extensions" (pi's own packages stay external).
-  { ...node, entryPoints: ['src/adapters/pi-extension.ts'], outfile: 'dist/pi-extension.js', external: ['@earendil-works/*'] },
+  // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
+  // loader takes the default export of an ES module; pi's packages stay external.
+  { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: 'dist/pi-extension.mjs', external: ['@earendil-works/*'] },
   // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
   {
     bundle: true,
