@@ -2,7 +2,7 @@
 
 const MAX_ARGS = 200;
 /** Input keys that best name what a tool call did, most telling first. */
-const TELLING_KEYS = ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'query', 'url', 'prompt', 'description'];
+const TELLING_KEYS = ['command', 'cmd', 'pattern', 'query', 'file_path', 'filePath', 'path', 'url', 'prompt', 'description'];
 
 export function compactArgs(input: unknown): string | undefined {
   if (input === undefined || input === null) return undefined;

@@ -21,7 +21,5 @@ export function envDirs(env: NodeJS.ProcessEnv = process.env): EnvDirs {
   };
 }
 
-/** The spill engine's default root: `$XDG_STATE_HOME/spillway/spills`, else `~/.local/state/spillway/spills`. */
-export function spillwayDefaultRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(envDirs(env).xdgState, 'spillway', 'spills');
-}
+/** The spill engine's default root (one definition, in the engine). */
+export { defaultSpillRoot as spillwayDefaultRoot } from '../spill/local-store';
