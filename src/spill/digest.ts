@@ -63,15 +63,26 @@ interface Candidate {
   text: string;
 }
 
-/** Streams bytes, tracks line numbers, and keeps the first/last failure lines. */
+// A line can only be a failure line if it holds one of these stems; finding
+// them across a whole chunk first keeps the scan near memchr speed.
+const FAILURE_STEM = /err|fail|fatal|panic|exception|traceback|assert/gi;
+
+/**
+ * Streams bytes, counts newlines, and keeps the first/last failure lines with
+ * their line numbers. Only the first MATCH_WINDOW bytes of a line are matched,
+ * however the bytes arrive (one Buffer or many file chunks): same result.
+ */
 class LineScanner {
   private readonly first: Candidate[] = [];
   private readonly last: Candidate[] = [];
+  /** Newlines fed so far. */
+  newlines = 0;
   private lineNo: number;
   private lineStart: number;
   private pos: number;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** The first bytes of a line that started in an earlier chunk. */
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
 
   constructor(start: number, startLineNo: number) {
     this.pos = start;
@@ -81,19 +92,49 @@ class LineScanner {
 
   feed(chunk: Buffer): void {
     let i = 0;
-    while (i < chunk.length) {
-      const nl = chunk.indexOf(0x0a, i);
-      this.keep(chunk.subarray(i, nl < 0 ? chunk.length : nl));
-      if (nl < 0) break;
-      this.endLine(this.pos + nl + 1);
+    if (this.pos > this.lineStart) {
+      const nl = chunk.indexOf(0x0a);
+      this.keep(chunk.subarray(0, nl < 0 ? chunk.length : nl));
+      if (nl < 0) {
+        this.pos += chunk.length;
+        return;
+      }
+      this.closeCarried(this.pos + nl + 1);
       i = nl + 1;
     }
+    const lastNl = chunk.lastIndexOf(0x0a);
+    if (lastNl >= i) {
+      const region = chunk.subarray(i, lastNl + 1);
+      const text = region.toString('latin1'); // byte offsets == string offsets
+      let counted = 0;
+      let lineNo = this.lineNo;
+      FAILURE_STEM.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = FAILURE_STEM.exec(text)) !== null) {
+        const ls = text.lastIndexOf('\n', m.index - 1) + 1;
+        const le = text.indexOf('\n', m.index);
+        lineNo += countNewlines(region, counted, ls);
+        counted = ls;
+        if (m.index - ls < MATCH_WINDOW) this.consider(region.subarray(ls, Math.min(le, ls + MATCH_WINDOW)), lineNo, this.pos + i + ls);
+        FAILURE_STEM.lastIndex = le + 1;
+      }
+      const regionNewlines = countNewlines(region, 0, region.length);
+      this.newlines += regionNewlines;
+      this.lineNo += regionNewlines;
+      this.lineStart = this.pos + lastNl + 1;
+      i = lastNl + 1;
+    }
+    if (i < chunk.length) this.keep(chunk.subarray(i));
     this.pos += chunk.length;
   }
 
   /** Closes a last line that has no newline inside the scanned range. */
   finish(): void {
-    if (this.pos > this.lineStart) this.endLine(this.pos);
+    if (this.pos > this.lineStart) {
+      this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
+      this.carry = [];
+      this.carryBytes = 0;
+    }
   }
 
   candidates(): Candidate[] {
@@ -101,27 +142,30 @@ class LineScanner {
   }
 
   private keep(part: Buffer): void {
-    if (this.pendingBytes >= MATCH_WINDOW || part.length === 0) return;
-    const take = part.subarray(0, MATCH_WINDOW - this.pendingBytes);
-    this.pending.push(take);
-    this.pendingBytes += take.length;
+    if (this.carryBytes >= MATCH_WINDOW || part.length === 0) return;
+    const take = Buffer.from(part.subarray(0, MATCH_WINDOW - this.carryBytes));
+    this.carry.push(take);
+    this.carryBytes += take.length;
   }
 
-  private endLine(nextLineStart: number): void {
-    const raw = Buffer.concat(this.pending, this.pendingBytes);
-    const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
-    if (isFailureLine(text)) {
-      const c = { lineNo: this.lineNo, start: this.lineStart, text };
-      if (this.first.length < CANDIDATES_KEPT) this.first.push(c);
-      else {
-        this.last.push(c);
-        if (this.last.length > CANDIDATES_KEPT) this.last.shift();
-      }
-    }
-    this.pending = [];
-    this.pendingBytes = 0;
+  private closeCarried(nextLineStart: number): void {
+    this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
+    this.carry = [];
+    this.carryBytes = 0;
+    this.newlines++;
     this.lineNo++;
     this.lineStart = nextLineStart;
+  }
+
+  private consider(raw: Buffer, lineNo: number, start: number): void {
+    const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
+    if (!isFailureLine(text)) return;
+    const c = { lineNo, start, text };
+    if (this.first.length < CANDIDATES_KEPT) this.first.push(c);
+    else {
+      this.last.push(c);
+      if (this.last.length > CANDIDATES_KEPT) this.last.shift();
+    }
   }
 }
 
@@ -253,7 +297,11 @@ function* planDigest(size: number, opts: DigestOptions): Generator<Request, stri
 
   const headNewlines = countNewlines(headBuf, 0, cut.headEnd);
   const tailNewlines = countNewlines(tailBuf, cut.tailStart - tailBufStart, tailBuf.length);
-  const middleNewlines = (yield { op: 'count', start: cut.headEnd, end: cut.tailStart }) as number;
+  // The scan already counted the widest middle; without it, count the middle.
+  const middleNewlines =
+    maxSalience > 0
+      ? scanner.newlines - countNewlines(headBuf, widest.headEnd, cut.headEnd) - countNewlines(tailBuf, cut.tailStart - tailBufStart, widest.tailStart - tailBufStart)
+      : ((yield { op: 'count', start: cut.headEnd, end: cut.tailStart }) as number);
   const lastByte = tailBuf.length > 0 ? tailBuf[tailBuf.length - 1] : headBuf[headBuf.length - 1];
   const ownLines = lineCountFrom(headNewlines + middleNewlines + tailNewlines, size, lastByte === 0x0a);
   const firstElidedLine = lineOffset + headNewlines + 1;
@@ -375,4 +423,12 @@ export function digestValue(value: unknown, opts: DigestOptions): unknown {
       ...(leaf === largest && emptiedNote ? { note: emptiedNote } : {}),
     });
   });
+}
+
+/** Failure lines (line number and text) found by streaming `chunks`; exposed for tests and benchmarks. */
+export function scanFailureLines(chunks: Buffer[], startLineNo = 1): { lineNo: number; text: string }[] {
+  const scanner = new LineScanner(0, startLineNo);
+  for (const c of chunks) scanner.feed(c);
+  scanner.finish();
+  return scanner.candidates().map(({ lineNo, text }) => ({ lineNo, text }));
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { digestFile, digestText, digestValue, isFailureLine, toolKind, type DigestOptions } from '../../../src/spill/digest';
+import { digestFile, digestText, digestValue, isFailureLine, scanFailureLines, toolKind, type DigestOptions } from '../../../src/spill/digest';
 import { countLines, utf8Bytes } from '../../../src/spill/text';
 import { classifyOutput, parseValueBlob, planValueDigest, renderValueBlob } from '../../../src/spill/value';
 
@@ -138,6 +138,29 @@ describe('isFailureLine', () => {
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
+});
+
+describe('failure-line scan over chunks', () => {
+  it('finds the same lines wherever the chunk boundaries fall', () => {
+    const text = 'ok\nTypeError: x\r\nfine\n' + 'y'.repeat(50) + ' failed here\nlast Error line';
+    const buf = Buffer.from(text);
+    const whole = scanFailureLines([buf]);
+    expect(whole).toEqual([
+      { lineNo: 2, text: 'TypeError: x' },
+      { lineNo: 4, text: 'y'.repeat(50) + ' failed here' },
+      { lineNo: 5, text: 'last Error line' },
+    ]);
+    for (let a = 0; a <= buf.length; a++) {
+      for (let b = a; b <= buf.length; b += 7) {
+        expect(scanFailureLines([buf.subarray(0, a), buf.subarray(a, b), buf.subarray(b)])).toEqual(whole);
+      }
+    }
+  });
+
+  it('matches only the first 4 KB of a very long line', () => {
+    expect(scanFailureLines([Buffer.from('x'.repeat(5000) + ' error\n')])).toEqual([]);
+    expect(scanFailureLines([Buffer.from('error ' + 'x'.repeat(5000) + '\n')])).toHaveLength(1);
+  });
 });
 
 describe('digestFile', () => {
