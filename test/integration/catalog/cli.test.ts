@@ -1,0 +1,161 @@
+// The CLI as a child process over a fixture home (every layout).
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalSpillStore } from '../../../src/spill/local-store';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+import { ensureBuilt, runCli } from './helpers';
+
+let dir: string;
+let fx: FixtureHome;
+const roots = (): string[] => fx.userRoots.flatMap((r) => ['--root', r]);
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-cli-'));
+  fx = await buildFixtureHome(dir);
+});
+afterAll(async () => fsp.rm(dir, { recursive: true, force: true }));
+
+interface ListJson {
+  sessions: Array<{ source: string; id: string; title: string | null; cwd: string | null; dir: string; bytes: number; blobs: Array<{ path: string; tool: string | null; toolCallId: string | null; args: string | null; bytes: number; createdAt: string; turn: number | null }> }>;
+  skipped: number;
+}
+
+describe('spillway list', () => {
+  it('prints every layout as JSON with the documented shape', async () => {
+    const run = await runCli(['list', '--json', ...roots()], fx.env);
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as ListJson;
+    expect(new Set(out.sessions.map((s) => s.source))).toEqual(new Set(['claude-code', 'pi', 'spillway', 'gemini-cli', 'opencode', 'dsh', 'orgrt']));
+    const claude = out.sessions.find((s) => s.id === fx.claude.sessionId)!;
+    expect(Object.keys(claude)).toEqual(expect.arrayContaining(['source', 'id', 'title', 'cwd', 'dir', 'bytes', 'blobs']));
+    const grep = claude.blobs.find((b) => b.path === fx.claude.blobs.grep)!;
+    expect(grep).toMatchObject({ tool: 'Grep', toolCallId: 'toolu_01GrepAAAAAAAAAAAAAAAAAAAA', args: 'TODO', turn: 1 });
+    expect(grep.bytes).toBe((await fsp.stat(fx.claude.blobs.grep)).size);
+    expect(claude.bytes).toBe(claude.blobs.reduce((s, b) => s + b.bytes, 0));
+    expect(out.skipped).toBeGreaterThanOrEqual(6);
+  });
+
+  it('--no-default-roots with --root scans only that folder; --source filters', async () => {
+    const run = await runCli(['list', '--json', '--no-default-roots', '--root', path.join(fx.home, '.pi'), '--source', 'pi'], fx.env);
+    const out = JSON.parse(run.stdout) as ListJson;
+    expect(out.sessions.map((s) => s.source)).toEqual(['pi']);
+  });
+
+  it('shows blobs the engine writes, with their tool names', async () => {
+    const store = new LocalSpillStore({ root: path.join(fx.env.XDG_STATE_HOME!, 'spillway', 'spills') });
+    const ref = await store.saveText({ owner: { sessionId: 'engine-session' }, source: { toolName: 'Bash', callId: 'call-e1', label: 'make' }, suggestedName: 'make.txt', content: 'x\n'.repeat(5000), args: { command: 'make' } });
+    const run = await runCli(['list', '--json'], fx.env);
+    const out = JSON.parse(run.stdout) as ListJson;
+    const blob = out.sessions.flatMap((s) => s.blobs).find((b) => b.path === ref.locator);
+    expect(blob).toMatchObject({ tool: 'Bash', toolCallId: 'call-e1', args: 'make' });
+    expect(out.sessions.find((s) => s.blobs.includes(blob!))!.id).toBe('engine-session');
+  });
+
+  it('prints a readable table', async () => {
+    const run = await runCli(['list'], fx.env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('claude-code  ' + fx.claude.sessionId);
+    expect(run.stdout).toMatch(/Grep\s+turn 1\s+TODO/);
+  });
+
+  it('rejects bad arguments with exit code 2 and a clear message', async () => {
+    const bad = await runCli(['list', '--source', 'nope'], fx.env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown source 'nope'");
+    const unknown = await runCli(['list', '--frobnicate'], fx.env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--frobnicate');
+  });
+});
+
+describe('spillway show', () => {
+  it('prints a 1-based inclusive line range', async () => {
+    const run = await runCli(['show', fx.claude.blobs.shell, '--lines', '3989:3991'], fx.env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('[build] step 3989 ok\nnpm ERR! build failed: exit code 2\n[build] step 3991 ok\n');
+  });
+  it('prints a whole file, and fails clearly on a bad range or a missing file', async () => {
+    const whole = await runCli(['show', fx.dsh.blob], fx.env);
+    expect(whole.stdout).toBe(await fsp.readFile(fx.dsh.blob, 'utf8'));
+    const range = await runCli(['show', fx.dsh.blob, '--lines', '9:3'], fx.env);
+    expect(range.code).toBe(2);
+    expect(range.stderr).toContain('invalid --lines');
+    const missing = await runCli(['show', path.join(dir, 'nope.txt'), '--lines', '1:2'], fx.env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ENOENT');
+  });
+});
+
+describe('spillway grep', () => {
+  it('finds matches across blobs as JSON, capped by --max', async () => {
+    const run = await runCli(['grep', 'npm ERR!', '--json', ...roots()], fx.env);
+    const out = JSON.parse(run.stdout) as { matches: Array<{ path: string; line: number; text: string }> };
+    expect(out.matches).toContainEqual({ path: fx.claude.blobs.shell, line: 3990, text: 'npm ERR! build failed: exit code 2' });
+    const capped = JSON.parse((await runCli(['grep', 'line', '--json', '--max', '5'], fx.env)).stdout) as { matches: unknown[]; truncated: boolean };
+    expect(capped.matches).toHaveLength(5);
+    expect(capped.truncated).toBe(true);
+  });
+  it('rejects an invalid regex and a bad --max with exit code 2', async () => {
+    expect((await runCli(['grep', '(', '--regex'], fx.env)).code).toBe(2);
+    expect((await runCli(['grep', 'x', '--max', 'zero'], fx.env)).code).toBe(2);
+  });
+});
+
+describe('spillway turns', () => {
+  it('prints the per-turn series and the tokens-saved estimate', async () => {
+    const run = await runCli(['turns', fx.claude.sessionId, '--json'], fx.env);
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout) as { points: Array<{ promptTokens: number; compaction: boolean }>; tokensSaved: { tokens: number; charsPerToken: number } };
+    expect(out.points.map((p) => p.promptTokens)).toEqual([18004, 27010, 29018, 30530, 6003, 7208, 8017]);
+    expect(out.tokensSaved.tokens).toBeGreaterThan(0);
+    const table = await runCli(['turns', fx.claude.sessionId.slice(0, 8)], fx.env);
+    expect(table.stdout).toMatch(/Tokens saved by spills \(estimate, 4 chars\/token\): \d+/);
+    const missing = await runCli(['turns', 'no-such-session'], fx.env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no session 'no-such-session'");
+  });
+});
+
+describe('spillway clean', () => {
+  it('lists only without --yes, deletes with it, and the manifest follows', async () => {
+    const sessionDir = fx.spillway.dir;
+    const dry = await runCli(['clean', '--session', fx.spillway.sessionId, '--json'], fx.env);
+    expect(dry.code).toBe(0);
+    const plan = JSON.parse(dry.stdout) as { dryRun: boolean; items: Array<{ path: string; bytes: number }>; bytes: number };
+    expect(plan.dryRun).toBe(true);
+    expect(plan.items.map((i) => i.path)).toEqual([fx.spillway.blob]);
+    expect(plan.bytes).toBe((await fsp.stat(fx.spillway.blob)).size);
+    await fsp.access(fx.spillway.blob);
+
+    const done = await runCli(['clean', '--session', fx.spillway.sessionId, '--yes', '--json'], fx.env);
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.stdout).deleted).toEqual([fx.spillway.blob]);
+    await expect(fsp.access(fx.spillway.blob)).rejects.toThrow();
+    expect(await fsp.readFile(path.join(sessionDir, 'spillway.jsonl'), 'utf8')).toBe('');
+    const after = JSON.parse((await runCli(['list', '--json'], fx.env)).stdout) as ListJson;
+    expect(after.sessions.find((s) => s.id === fx.spillway.sessionId)).toBeUndefined();
+  });
+
+  it('retention: --max-total deletes oldest first until under the size; never the symlink target', async () => {
+    const old = new Date('2020-01-01T00:00:00Z');
+    await fsp.utimes(fx.orgrt.blob, old, old);
+    const run = await runCli(['clean', '--older-than', '365d', '--json', ...roots()], fx.env);
+    const plan = JSON.parse(run.stdout) as { items: Array<{ path: string }> };
+    expect(plan.items.map((i) => i.path)).toEqual([fx.orgrt.blob]);
+    const sized = JSON.parse((await runCli(['clean', '--max-total', '1MB', '--json', ...roots()], fx.env)).stdout) as { items: Array<{ path: string; bytes: number }> };
+    expect(sized.items[0]!.path).toBe(fx.orgrt.blob);
+    expect(sized.items.map((i) => i.path)).not.toContain(fx.claude.outsideTarget);
+    await fsp.access(fx.orgrt.blob); // dry run touched nothing
+  });
+
+  it('rejects contradictory or missing flags', async () => {
+    expect((await runCli(['clean'], fx.env)).code).toBe(2);
+    expect((await runCli(['clean', '--session', 'x', '--older-than', '7d'], fx.env)).code).toBe(2);
+    const bad = await runCli(['clean', '--older-than', 'soon'], fx.env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("invalid duration 'soon'");
+  });
+});
