@@ -73,9 +73,11 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       }
       case 'session': {
         const item = new vscode.TreeItem(sessionLabel(node.session), vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = `${sessionDescription(node.blobs)} · ${formatAge(Date.parse(node.session.updatedAt), now)}`;
+        item.description = sessionDescription(node.blobs);
         item.iconPath = new vscode.ThemeIcon('history');
-        item.tooltip = sessionTooltip(node.session);
+        item.tooltip = sessionTooltip(node.session, now);
+        // Titles repeat across sessions: the spoken label carries the session id too.
+        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
         return this.finish(item, node);
       }
       case 'blob': {
@@ -84,6 +86,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
         item.resourceUri = vscode.Uri.file(node.blob.path);
         item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
+        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, file ${node.blob.name}` };
         return this.finish(item, node);
       }
     }
@@ -149,10 +152,11 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 }
 
-function sessionTooltip(session: SessionInfo): vscode.MarkdownString {
+function sessionTooltip(session: SessionInfo, now: number): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.isTrusted = false;
   md.appendText(`${sessionLabel(session)}\n\n`);
+  md.appendText(`${sessionDescription(session.blobs)} · updated ${formatAge(Date.parse(session.updatedAt), now)}\n\n`);
   if (session.cwd) md.appendText(`cwd: ${session.cwd}\n\n`);
   md.appendText(`session ${session.id} · ${sourceLabel(session.source)}\n\n${session.dir}`);
   if (session.notes.length) md.appendText(`\n\n${session.notes.join('\n')}`);

@@ -97,7 +97,7 @@ export function sessionDescription(blobs: BlobInfo[]): string {
 export function agentDescription(sessions: Array<{ blobs: BlobInfo[] }>): string {
   const blobs = sessions.reduce((s, x) => s + x.blobs.length, 0);
   const bytes = sessions.reduce((s, x) => s + x.blobs.reduce((t, b) => t + b.bytes, 0), 0);
-  return `${sessions.length} session${sessions.length === 1 ? '' : 's'} · ${blobs} blob${blobs === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
+  return `${blobs} blob${blobs === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
 }
 
 export function blobIcon(blob: BlobInfo): string {

@@ -1,0 +1,225 @@
+// Runs the packaged extension in code-server (VS Code's workbench served to a
+// browser) and drives it with headless Chromium through playwright-core.
+// Helpers here act as a person would: the activity bar, the command palette,
+// tree rows, input boxes, dialogs; and read what the screen shows.
+
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CodeServerOptions {
+  node: string;
+  entry: string;
+  extensionsDir: string;
+  userDataDir: string;
+  folder: string;
+  env: NodeJS.ProcessEnv;
+  settings: Record<string, unknown>;
+}
+
+export interface CodeServer {
+  url: string;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+/** Installs a .vsix with code-server's own installer (what a user's `--install-extension` does). */
+export function installVsix(opts: Pick<CodeServerOptions, 'node' | 'entry' | 'extensionsDir' | 'userDataDir' | 'env'>, vsix: string): string {
+  return execFileSync(opts.node, [opts.entry, '--extensions-dir', opts.extensionsDir, '--user-data-dir', opts.userDataDir, '--install-extension', vsix, '--force'], {
+    env: opts.env,
+    encoding: 'utf8',
+  });
+}
+
+export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {
+  fs.mkdirSync(path.join(opts.userDataDir, 'User'), { recursive: true });
+  fs.writeFileSync(path.join(opts.userDataDir, 'User', 'settings.json'), JSON.stringify(opts.settings, null, 2));
+  const port = await freePort();
+  let out = '';
+  const child: ChildProcess = spawn(
+    opts.node,
+    [
+      opts.entry,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--extensions-dir', opts.extensionsDir,
+      '--user-data-dir', opts.userDataDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      opts.folder,
+    ],
+    { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${out}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`code-server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    output: () => out,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+// ---- the workbench, as a person uses it ------------------------------------
+
+export class Workbench {
+  constructor(
+    readonly page: Page,
+    private readonly shotsDir: string,
+  ) {}
+
+  private shotIndex = 0;
+
+  async screenshot(name: string): Promise<string> {
+    const file = path.join(this.shotsDir, `${String(++this.shotIndex).padStart(2, '0')}-${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** Opens the command palette, types the command's title and runs it. */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input[type="text"]');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ state: 'visible' });
+    await input.press('Enter');
+  }
+
+  /** Types into the quick input (input box or quick pick) that is open and presses Enter. */
+  async answerInput(text: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input[type="text"]');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(text);
+    await input.press('Enter');
+  }
+
+  /** Shows the Spillway side bar (clicking its activity bar icon when it is not already shown: a second click would hide it). */
+  async openSpillway(): Promise<void> {
+    if (!(await this.spillsView().isVisible())) await this.page.locator('.activitybar [aria-label^="Spillway"]').first().click();
+    await this.spillsView().waitFor({ state: 'visible' });
+  }
+
+  spillsView(): Locator {
+    return this.page.locator('[id="workbench.view.extension.spillway"]');
+  }
+
+  /** The visible rows of the Spills tree: label, description, depth, expanded state. */
+  async treeRows(): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null }>> {
+    return this.spillsView()
+      .locator('.monaco-list-row')
+      .evaluateAll((rows) =>
+        rows.map((r) => ({
+          label: r.querySelector('.label-name')?.textContent ?? '',
+          description: r.querySelector('.label-description')?.textContent ?? '',
+          aria: r.getAttribute('aria-label') ?? '',
+          level: Number(r.getAttribute('aria-level') ?? 0),
+          expanded: r.getAttribute('aria-expanded'),
+        })),
+      );
+  }
+
+  row(label: string | RegExp): Locator {
+    return this.spillsView().locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
+  }
+
+  /** A row by a unique part of its accessible label (session id, blob file name). */
+  rowByAria(part: string): Locator {
+    return this.spillsView().locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
+  }
+
+  /** Status bar text of the editor selection ("Ln 180, Col 12 (3,420 selected)"). */
+  async selectionStatus(): Promise<string> {
+    const item = this.page.locator('[id="status.editor.selection"]');
+    await item.waitFor({ state: 'visible' });
+    return (await item.textContent())?.trim() ?? '';
+  }
+
+  /** The modal dialog's message and a button by its label. */
+  dialog(): Locator {
+    return this.page.locator('.monaco-dialog-box');
+  }
+
+  /** The chart webview's page (the workbench nests it in two iframes). */
+  chartFrame(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+}
+
+/** Polls `fn` until it returns a truthy value. */
+export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Finds the extension's log lines (LogOutputChannel files under the user data dir). */
+export function extensionLog(userDataDir: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/Spillway\.log$/.test(e.name)) found.push(fs.readFileSync(p, 'utf8'));
+    }
+  };
+  const logs = path.join(userDataDir, 'logs');
+  if (fs.existsSync(logs)) walk(logs);
+  return found.join('\n');
+}

@@ -1,0 +1,256 @@
+// The packaged extension in a real VS Code (code-server) driven by headless
+// Chromium, against a fixture home: what a person sees and does. Each step
+// saves a screenshot under test-results/e2e/.
+
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/catalog/catalog';
+import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
+import { formatBytes } from '../../src/extension/format';
+import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
+import { buildFixtureHome } from './tmp-fixture';
+import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
+
+const repo = path.resolve(__dirname, '../..');
+const shots = path.join(repo, 'test-results', 'e2e');
+const NEEDLE = 'NEEDLE-e2e-7f3a9c';
+const NEEDLE_LINE = 237;
+
+interface Env {
+  node24: string;
+  codeServer: string;
+}
+
+let tmp: string;
+let fixtureEnv: NodeJS.ProcessEnv;
+let catalog: Catalog;
+let server: CodeServer;
+let browser: Browser;
+let page: Page;
+let wb: Workbench;
+let userDataDir: string;
+const timings: Record<string, number> = {};
+
+function setupEnv(): Env {
+  const out = execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out) as Env;
+}
+
+function sessionsWithBlobs(): SessionInfo[] {
+  return catalog.sessions().filter((s) => s.blobs.length > 0);
+}
+
+beforeAll(async () => {
+  fs.rmSync(shots, { recursive: true, force: true });
+  fs.mkdirSync(shots, { recursive: true });
+  const env = setupEnv();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-e2e-'));
+  const home = path.join(tmp, 'home');
+  fs.mkdirSync(home);
+  const fixture = await buildFixtureHome(home);
+  // Only the fixture home: no real agent folders, no inherited agent variables.
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY)/.test(k)),
+  );
+  const tmpdir = path.join(tmp, 'tmp');
+  fs.mkdirSync(tmpdir);
+  fixtureEnv = { ...clean, HOME: home, TMPDIR: tmpdir, ...fixture.env };
+  catalog = new Catalog({ env: fixtureEnv });
+  await catalog.scan();
+  expect(sessionsWithBlobs().length).toBeGreaterThanOrEqual(2);
+
+  // Package exactly what users install, and install it the way they do.
+  const t0 = Date.now();
+  execFileSync('npm', ['run', '--silent', 'package'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  timings.packageMs = Date.now() - t0;
+  const extensionsDir = path.join(tmp, 'extensions');
+  userDataDir = path.join(tmp, 'user-data');
+  const base = { node: env.node24, entry: env.codeServer, extensionsDir, userDataDir, env: fixtureEnv };
+  installVsix(base, path.join(repo, 'spillway.vsix'));
+  expect(fs.readdirSync(extensionsDir).some((d) => d.startsWith('spillway.spillway-'))).toBe(true);
+
+  const folder = path.join(tmp, 'workspace');
+  fs.mkdirSync(folder);
+  server = await startCodeServer({
+    ...base,
+    folder,
+    settings: {
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+      'extensions.autoUpdate': false,
+      'extensions.autoCheckUpdates': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      // code-server has no OS trash: delete directly (the trash path is unit-covered).
+      'spillway.useTrash': false,
+    },
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  wb = new Workbench(page, shots);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await catalog?.dispose();
+  if (userDataDir) {
+    const log = extensionLog(userDataDir);
+    const activate = /Activated in (\d+) ms/.exec(log)?.[1];
+    const populated = /First populated tree (\d+) ms after activation \(scan (\d+) ms\)/.exec(log);
+    const figures = { ...timings, activateMs: activate ? Number(activate) : undefined, firstPopulatedTreeMs: populated ? Number(populated[1]) : undefined, scanMs: populated ? Number(populated[2]) : undefined };
+    fs.writeFileSync(path.join(shots, 'timings.json'), JSON.stringify(figures, null, 2));
+    console.log('e2e figures:', JSON.stringify(figures));
+  }
+  if (tmp && !process.env.SPILLWAY_E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('Spillway in a real VS Code (code-server + Chromium)', () => {
+  it('shows the fixture sessions with their tools and sizes', async () => {
+    const t0 = Date.now();
+    await wb.openSpillway();
+    const sessions = sessionsWithBlobs();
+    // Agents are expanded; each session row carries its blob count and size.
+    for (const s of sessions) await wb.rowByAria(`session ${s.id}`).waitFor({ state: 'visible' });
+    timings.uiFirstTreeMs = Date.now() - t0;
+    const rows = await wb.treeRows();
+    for (const source of new Set(sessions.map((s) => s.source))) {
+      expect(rows.some((r) => r.level === 1 && r.label === sourceLabel(source))).toBe(true);
+    }
+    for (const s of sessions) {
+      const row = rows.find((r) => r.level === 2 && r.aria.includes(`session ${s.id}`));
+      expect(row?.label).toBe(sessionLabel(s));
+      const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
+      expect(row?.description).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
+    }
+    // Expand every session and check each blob's tool label and on-disk size.
+    for (const s of sessions) {
+      const r = wb.rowByAria(`session ${s.id}`);
+      if ((await r.getAttribute('aria-expanded')) === 'false') await r.click();
+    }
+    const blobs = sessions.flatMap((s) => s.blobs);
+    await waitFor(async () => (await wb.treeRows()).filter((r) => r.level === 3).length >= blobs.length, 'blob rows');
+    const blobRows = (await wb.treeRows()).filter((r) => r.level === 3);
+    for (const b of blobs) {
+      const row = blobRows.find((r) => r.aria.endsWith(`file ${b.name}`));
+      expect(row, b.name).toBeDefined();
+      expect(row?.label).toBe(blobLabel(b));
+      expect(row?.description.startsWith(formatBytes(fs.statSync(b.path).size))).toBe(true);
+      if (b.tool) expect(row?.label.startsWith(b.tool)).toBe(true);
+    }
+    const badge = await page.locator('.activitybar [aria-label^="Spillway"] .badge-content').first().textContent();
+    expect(Number(badge)).toBe(blobs.length);
+    await wb.screenshot('tree');
+  });
+
+  let planted: BlobInfo;
+  let plantedPath: string;
+
+  it('shows a blob written during the test without a refresh', async () => {
+    const target = sessionsWithBlobs().find((s) => s.source === 'claude-code') ?? sessionsWithBlobs()[0]!;
+    plantedPath = path.join(path.dirname(target.blobs[0]!.path), 'toolu_e2e_live_01.txt');
+    const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
+    fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
+    const label = 'toolu_e2e_live_01';
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.label.includes(label)), 'the new blob row', 30_000);
+    await wb.screenshot('live-blob');
+    planted = await waitFor(async () => {
+      await catalog.scan();
+      return catalog.blob(plantedPath);
+    }, 'catalog to see the blob');
+    expect(planted.bytes).toBe(fs.statSync(plantedPath).size);
+  });
+
+  it('opens a blob at a line range with those lines selected', async () => {
+    const row = wb.rowByAria('file toolu_e2e_live_01.txt');
+    await row.hover();
+    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await wb.answerInput('120-180');
+    const tab = page.locator('.tabs-container .tab', { hasText: 'toolu_e2e_live_01' });
+    await tab.waitFor({ state: 'visible' });
+    const lines = fs.readFileSync(plantedPath, 'utf8').split('\n');
+    const selected = lines.slice(119, 180).join('\n').length;
+    const status = await waitFor(async () => {
+      const s = await wb.selectionStatus();
+      return /selected/.test(s) ? s : undefined;
+    }, 'a selection in the status bar');
+    expect(status).toContain(`Ln 180, Col ${lines[179]!.length + 1}`);
+    expect(status.replace(/,/g, '')).toContain(`(${selected} selected)`);
+    // Line 120 is on screen (revealed), and the editor shows the selection.
+    await expect.poll(() => page.locator('.view-line', { hasText: 'line 120:' }).count()).toBeGreaterThan(0);
+    expect(await page.locator('.editor-instance .selected-text').count()).toBeGreaterThan(0);
+    await wb.screenshot('line-range');
+  });
+
+  it('greps a planted needle and opens the hit at its line', async () => {
+    await wb.openSpillway();
+    await wb.runCommand('Spillway: Grep Blobs...');
+    await wb.answerInput(NEEDLE);
+    const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: NEEDLE }).first();
+    await hit.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await hit.textContent()).toContain(`${NEEDLE_LINE}:`);
+    await wb.screenshot('grep-results');
+    await page.locator('.quick-input-widget input[type="text"]').press('Enter');
+    const status = await waitFor(async () => {
+      const s = await wb.selectionStatus();
+      return s.startsWith(`Ln ${NEEDLE_LINE},`) ? s : undefined;
+    }, `the cursor on line ${NEEDLE_LINE}`);
+    expect(status).toMatch(new RegExp(`^Ln ${NEEDLE_LINE}, Col \\d+`));
+    await expect.poll(() => page.locator('.view-line', { hasText: NEEDLE }).count()).toBeGreaterThan(0);
+    await wb.screenshot('grep-opened');
+  });
+
+  it("deletes a session's blobs: files and tree node go", async () => {
+    await wb.openSpillway();
+    const victim = sessionsWithBlobs().filter((s) => !s.transcript || s.blobs.every((b) => b.path !== plantedPath)).at(-1)!;
+    const files = victim.blobs.map((b) => b.path);
+    const row = wb.rowByAria(`session ${victim.id}`);
+    await row.hover();
+    await row.locator(`.action-label[aria-label="Delete Session's Blobs"]`).click();
+    const dialog = wb.dialog();
+    await dialog.waitFor({ state: 'visible' });
+    const text = (await dialog.textContent()) ?? '';
+    const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+    expect(text).toContain(`Permanently delete ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    await wb.screenshot('delete-confirm');
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    await waitFor(() => files.every((f) => !fs.existsSync(f)), 'the files to be deleted');
+    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
+    await wb.screenshot('deleted');
+  });
+
+  it('charts one bar per turn in the context chart', async () => {
+    await catalog.scan();
+    const candidates = sessionsWithBlobs().filter((s) => s.transcript);
+    let chosen: SessionInfo | undefined;
+    let turns = 0;
+    for (const s of candidates) {
+      const series = await catalog.turnsFor(s.key);
+      if (series && series.points.length > turns) {
+        chosen = s;
+        turns = series.points.length;
+      }
+    }
+    expect(chosen, 'a fixture session with a transcript').toBeDefined();
+    const row = wb.rowByAria(`session ${chosen!.id}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Show Context Chart"]').click();
+    const frame = wb.chartFrame();
+    const chart = frame.locator('#chart[data-bars]');
+    await chart.waitFor({ state: 'attached', timeout: 30_000 });
+    expect(Number(await chart.getAttribute('data-bars'))).toBe(turns);
+    expect(await frame.locator('#turns tr').count()).toBe(turns + 1);
+    expect(await frame.locator('#summary').textContent()).toContain(`${turns} turns`);
+    await wb.screenshot('chart');
+  });
+});

@@ -1,0 +1,13 @@
+// The end-to-end tier: not part of `npm test`. Run with `npm run test:e2e`.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/e2e/**/*.e2e.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 600_000,
+    pool: 'forks',
+    fileParallelism: false,
+    reporters: ['verbose'],
+  },
+});
