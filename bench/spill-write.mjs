@@ -91,6 +91,7 @@ async function hugeChild(variant, file) {
 }
 
 if (process.argv[2] === '--huge') {
+  rmSync(work, { recursive: true, force: true });
   await hugeChild(process.argv[3], process.argv[4]);
   process.exit(0);
 }

@@ -1,0 +1,68 @@
+// Does the failure line survive? Generated failing build logs (10 KB - 400 KB)
+// with one root-cause failure line at a random position in the middle
+// (10%-90%), decoy lines that merely mention the failure words ("errors/
+// index.ts", "0 failed") and a tail that does not name the failure. Three
+// digests of the same size: head-only (what Claude Code's 2 KB preview does),
+// head+tail without salience, and Spillway's digest.
+import { engine, fmt, logLine, rng } from './spill-common.mjs';
+
+const { digestText, utf8Bytes } = engine;
+const rand = rng(42);
+const N = 1000;
+const LOCATOR = '/home/dev/.local/state/spillway/spills/session-0123456789ab/0123456789ab-Bash-toolu_01ABCDEFGHJKLMNPQRSTUVWX.txt';
+const FAILURES = [
+  (i) => `src/api/handler.test.ts:${i} AssertionError: expected 500 to equal 200 (case ${i})`,
+  (i) => `error TS2322: Type 'string' is not assignable to type 'number'. src/model/user${i}.ts(${i % 300},7)`,
+  (i) => `thread 'worker-${i}' panicked at 'index out of bounds: the len is 3 but the index is ${i}'`,
+  (i) => `Traceback (most recent call last): File "build_${i}.py", line ${i % 500}, in <module>`,
+  (i) => `npm ERR! code ELIFECYCLE (errno ${i})`,
+  (i) => `FAILED tests/test_orders.py::test_refund_${i} - KeyError: 'amount'`,
+];
+const DECOYS = [
+  (i) => `compiling src/errors/index.ts (${i} ms)`,
+  (i) => `Tests: 0 failed, ${i} passed`,
+  (i) => `bundling error-boundary.tsx ok (${i} kB)`,
+  (i) => `lint: 0 errors, ${i % 9} warnings`,
+];
+
+function failingLog(bytes, decoyRate) {
+  const lines = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const l = rand() < decoyRate ? DECOYS[Math.floor(rand() * DECOYS.length)](i) : logLine(rand, i);
+    lines.push(l);
+    size += l.length + 1;
+  }
+  const at = Math.floor(lines.length * (0.1 + 0.8 * rand()));
+  const failure = FAILURES[Math.floor(rand() * FAILURES.length)](at);
+  lines[at] = failure;
+  lines.push(`build finished in ${Math.floor(rand() * 90)}s`, 'exit status 1');
+  return { text: lines.join('\n') + '\n', failure };
+}
+
+const headOnly = (text, budget) => {
+  const buf = Buffer.from(text);
+  return buf.subarray(0, budget).toString('utf8');
+};
+
+for (const decoyRate of [0, 0.01, 0.05]) {
+  const logs = Array.from({ length: N }, () => failingLog(10_000 + Math.floor(rand() * 390_000), decoyRate));
+  console.log(`\ndecoy lines: ${decoyRate * 100}% of lines (${N} logs)`);
+  console.log('budget  head-only  head+tail (no salience)  spillway digest  digest bytes (max)');
+  for (const budget of [1024, 1536, 2048, 3072, 4096]) {
+    let head = 0;
+    let ht = 0;
+    let sw = 0;
+    let maxBytes = 0;
+    for (const { text, failure } of logs) {
+      if (headOnly(text, budget).includes(failure)) head++;
+      const o = { budgetBytes: budget, toolName: 'Bash', locator: LOCATOR };
+      if (digestText(text, { ...o, salience: false }).includes(failure)) ht++;
+      const d = digestText(text, o);
+      maxBytes = Math.max(maxBytes, utf8Bytes(d));
+      if (d.includes(failure)) sw++;
+    }
+    const pct = (n) => (fmt((n / N) * 100) + '%').padStart(7);
+    console.log(`${String(budget).padStart(6)}  ${pct(head).padStart(9)}  ${pct(ht).padStart(23)}  ${pct(sw).padStart(15)}  ${String(maxBytes).padStart(10)}`);
+  }
+}
