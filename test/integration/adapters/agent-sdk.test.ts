@@ -1,0 +1,75 @@
+// The Claude Agent SDK's own query() with spillHook() in options.hooks: the SDK
+// starts the real Claude Code CLI, which calls back into this process for the
+// hook; the CLI talks to a mock Messages API on 127.0.0.1.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spillHook } from '../../../src/adapters/agent-sdk';
+import { readManifest } from '../../../src/spill/manifest';
+import { startMockAnthropic, toolResults } from './helpers/mock-anthropic';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const claudeBin = path.join(repoRoot, 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-sdk-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const COMMAND = `for i in $(seq 1 1000); do echo "test $i passed"; done; echo "FAILED: 2 tests failed (see test 997)"`;
+
+describe('Agent SDK query() with spillHook()', () => {
+  it('hands the model the digest and keeps the full output in the session spill folder', async () => {
+    const configDir = path.join(tmp, 'claude');
+    const workDir = path.join(tmp, 'work');
+    fs.mkdirSync(configDir);
+    fs.mkdirSync(workDir);
+    const mock = await startMockAnthropic((req) => {
+      if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
+      return toolResults(req).length === 0 ? { kind: 'tool_use', name: 'Bash', input: { command: COMMAND } } : { kind: 'text', text: 'done' };
+    });
+    try {
+      const { query } = await import('@anthropic-ai/claude-agent-sdk');
+      const messages = query({
+        prompt: 'run the tests',
+        options: {
+          cwd: workDir,
+          pathToClaudeCodeExecutable: claudeBin,
+          permissionMode: 'bypassPermissions',
+          allowDangerouslySkipPermissions: true,
+          settingSources: [],
+          hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [spillHook()] }] },
+          env: {
+            ...process.env,
+            HOME: tmp,
+            ANTHROPIC_BASE_URL: mock.url,
+            ANTHROPIC_API_KEY: 'test-key',
+            CLAUDE_CONFIG_DIR: configDir,
+            DISABLE_TELEMETRY: '1',
+            DISABLE_AUTOUPDATER: '1',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            IS_SANDBOX: '1',
+          },
+        },
+      });
+      let result: unknown;
+      for await (const m of messages) if (m.type === 'result') result = m;
+      expect(result).toMatchObject({ subtype: 'success' });
+
+      const last = mock.requests[mock.requests.length - 1]!;
+      const [seen] = toolResults(last);
+      expect(seen).toBeDefined();
+      expect(seen!.text).toContain('FAILED: 2 tests failed (see test 997)');
+      expect(seen!.text).toContain('[... spillway:');
+      expect(seen!.text.length).toBeLessThan(6_000);
+      const projects = path.join(configDir, 'projects');
+      const [enc] = fs.readdirSync(projects);
+      const session = fs.readdirSync(path.join(projects, enc!)).find((f) => !f.endsWith('.jsonl'))!;
+      const spillDir = path.join(projects, enc!, session, 'spillway');
+      const { records } = await readManifest(spillDir);
+      expect(records).toHaveLength(1);
+      expect(records[0]!.tool).toBe('Bash');
+      expect(fs.readFileSync(path.join(spillDir, records[0]!.file), 'utf8')).toContain('test 200 passed\ntest 201 passed');
+    } finally {
+      await mock.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,63 @@
+// Type-level checks against the Agent SDK's own declarations (tsc checks this
+// file with the rest of test/), plus runtime checks of spillHook in-process.
+import type { HookCallback, HookCallbackMatcher, HookJSONOutput, Options, PostToolUseHookInput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { spillHook } from '../../../src/adapters/agent-sdk';
+import type { PostToolUseReplacement } from '../../../src/adapters/claude-code-hook';
+
+// What the command hook prints is a valid synchronous hook answer.
+expectTypeOf<PostToolUseReplacement>().toMatchTypeOf<SyncHookJSONOutput>();
+// spillHook() plugs into options.hooks.PostToolUse as the SDK declares it.
+expectTypeOf(spillHook()).toEqualTypeOf<HookCallback>();
+const matcher: HookCallbackMatcher = { matcher: 'Bash|Grep|WebFetch|mcp__.*', hooks: [spillHook({ maxInlineBytes: 4096 })] };
+const hooks: Options['hooks'] = { PostToolUse: [matcher] };
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-sdk-unit-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function input(toolResponse: unknown, id: string): PostToolUseHookInput {
+  return {
+    session_id: 'sdk-session-1',
+    transcript_path: path.join(tmp, 'projects', '-w', 'sdk-session-1.jsonl'),
+    cwd: tmp,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'make' },
+    tool_response: toolResponse,
+    tool_use_id: id,
+  };
+}
+
+const call = (hook: HookCallback, i: PostToolUseHookInput): Promise<HookJSONOutput> => hook(i, i.tool_use_id, { signal: new AbortController().signal });
+
+describe('spillHook', () => {
+  it('is registered under PostToolUse', () => {
+    expect(hooks?.PostToolUse?.[0]?.hooks).toHaveLength(1);
+  });
+
+  it('returns the Bash-shaped digest and writes the blob beside the session', async () => {
+    const stdout = Array.from({ length: 2000 }, (_, i) => `compile unit ${i}`).join('\n') + '\nmake: *** [all] Error 2\n';
+    const out = (await call(spillHook(), input({ stdout, stderr: '', interrupted: false }, 'toolu_sdk_1'))) as SyncHookJSONOutput;
+    const specific = out.hookSpecificOutput as { hookEventName: string; updatedToolOutput: { stdout: string; stderr: string; interrupted: boolean } };
+    expect(specific.hookEventName).toBe('PostToolUse');
+    expect(specific.updatedToolOutput.interrupted).toBe(false);
+    expect(specific.updatedToolOutput.stdout).toContain('make: *** [all] Error 2');
+    expect(specific.updatedToolOutput.stdout.length).toBeLessThan(stdout.length / 4);
+    const spillDir = path.join(tmp, 'projects', '-w', 'sdk-session-1', 'spillway');
+    expect(fs.readdirSync(spillDir).some((f) => f.endsWith('-Bash-toolu_sdk_1.txt'))).toBe(true);
+  });
+
+  it('answers {} (keep the output) under the threshold, for other events and for garbage', async () => {
+    const hook = spillHook();
+    expect(await call(hook, input({ stdout: 'ok', stderr: '', interrupted: false }, 'toolu_sdk_2'))).toEqual({});
+    const warnings: string[] = [];
+    const noisy = spillHook({ logger: { warn: (m) => warnings.push(m) } });
+    expect(await noisy({ hook_event_name: 'Stop' } as never, undefined, { signal: new AbortController().signal })).toEqual({});
+    expect(await noisy({ nonsense: true } as never, undefined, { signal: new AbortController().signal })).toEqual({});
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/ignored hook input/);
+  });
+});

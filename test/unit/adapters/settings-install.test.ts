@@ -1,0 +1,142 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CLAUDE_CODE_HOOK_MATCHER,
+  claudeSettingsPath,
+  defaultHookCommand,
+  installClaudeCodeHook,
+  isSpillwayHookCommand,
+  shellQuote,
+  uninstallClaudeCodeHook,
+} from '../../../src/adapters/settings-install';
+
+let dir: string;
+let settingsPath: string;
+const COMMAND = "/usr/bin/node '/opt/my tools/spillway/dist/cli.js' hook claude-code";
+const read = () => JSON.parse(fs.readFileSync(settingsPath, 'utf8'));
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-settings-'));
+  settingsPath = path.join(dir, '.claude', 'settings.json');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('claudeSettingsPath', () => {
+  it('uses CLAUDE_CONFIG_DIR for --user, else ~/.claude', () => {
+    expect(claudeSettingsPath({ kind: 'user' }, { CLAUDE_CONFIG_DIR: '/cfg' })).toBe('/cfg/settings.json');
+    expect(claudeSettingsPath({ kind: 'user' }, { HOME: '/home/u' })).toBe('/home/u/.claude/settings.json');
+  });
+  it('uses DIR/.claude/settings.json for --project', () => {
+    expect(claudeSettingsPath({ kind: 'project', dir: '/repo' }, {})).toBe('/repo/.claude/settings.json');
+  });
+});
+
+describe('defaultHookCommand', () => {
+  it('runs this node on this CLI by absolute path, shell-quoted', () => {
+    expect(defaultHookCommand('/opt/my tools/cli.js', '/usr/bin/node')).toBe("/usr/bin/node '/opt/my tools/cli.js' hook claude-code");
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(isSpillwayHookCommand(defaultHookCommand('/x/cli.js'))).toBe(true);
+    expect(isSpillwayHookCommand('node other-hook.js')).toBe(false);
+  });
+});
+
+describe('installClaudeCodeHook', () => {
+  it('creates settings.json when there is none, without a backup', async () => {
+    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(r.changed).toBe(true);
+    expect(r.backupPath).toBeUndefined();
+    expect(read()).toEqual({ hooks: { PostToolUse: [{ matcher: CLAUDE_CODE_HOOK_MATCHER, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }] } });
+  });
+
+  it('merges with existing settings and hooks, keeps a backup of the previous file', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const before = {
+      model: 'opus',
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }],
+        PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier.sh' }] }],
+      },
+    };
+    fs.writeFileSync(settingsPath, JSON.stringify(before), { mode: 0o640 });
+    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(r.changed).toBe(true);
+    expect(JSON.parse(fs.readFileSync(r.backupPath!, 'utf8'))).toEqual(before);
+    const after = read();
+    expect(after.model).toBe('opus');
+    expect(after.permissions).toEqual(before.permissions);
+    expect(after.hooks.PreToolUse).toEqual(before.hooks.PreToolUse);
+    expect(after.hooks.PostToolUse).toHaveLength(2);
+    expect(after.hooks.PostToolUse[0]).toEqual(before.hooks.PostToolUse[0]);
+    expect(fs.statSync(settingsPath).mode & 0o777).toBe(0o640);
+  });
+
+  it('is idempotent and replaces an older Spillway command instead of adding a second', async () => {
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    const again = await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(again.changed).toBe(false);
+    expect(again.changes[0]).toMatch(/already installed/);
+    const moved = await installClaudeCodeHook(settingsPath, '/usr/local/bin/node /new/cli.js hook claude-code');
+    expect(moved.changed).toBe(true);
+    expect(moved.changes[0]).toMatch(/replaced 1 earlier/);
+    const hooks = read().hooks.PostToolUse.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
+    expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
+  });
+
+  it('refuses invalid JSON and changes nothing', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(settingsPath, '{ "hooks": ');
+    await expect(installClaudeCodeHook(settingsPath, COMMAND)).rejects.toThrow(/not valid JSON.*nothing was changed/);
+    expect(fs.readFileSync(settingsPath, 'utf8')).toBe('{ "hooks": ');
+    expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
+  });
+
+  it('refuses a hooks.PostToolUse that is not a list', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PostToolUse: 'x' } }));
+    await expect(installClaudeCodeHook(settingsPath, COMMAND)).rejects.toThrow(/not an array/);
+  });
+
+  it('writes through a symlinked settings.json and keeps the link', async () => {
+    const real = path.join(dir, 'dotfiles', 'claude-settings.json');
+    fs.mkdirSync(path.dirname(real), { recursive: true });
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(real, JSON.stringify({ theme: 'dark' }));
+    fs.symlinkSync(real, settingsPath);
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(fs.lstatSync(settingsPath).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(fs.readFileSync(real, 'utf8')).theme).toBe('dark');
+    expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PostToolUse).toHaveLength(1);
+  });
+});
+
+describe('uninstallClaudeCodeHook', () => {
+  it('removes only Spillway entries and the keys it left empty', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const other = { matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier.sh' }] };
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PostToolUse: [other] } }));
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    const r = await uninstallClaudeCodeHook(settingsPath);
+    expect(r.changed).toBe(true);
+    expect(read()).toEqual({ hooks: { PostToolUse: [other] } });
+  });
+
+  it('restores a file that had no hooks to exactly that', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(settingsPath, JSON.stringify({ model: 'sonnet' }));
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    await uninstallClaudeCodeHook(settingsPath);
+    expect(read()).toEqual({ model: 'sonnet' });
+  });
+
+  it('says so when there is nothing to remove', async () => {
+    expect((await uninstallClaudeCodeHook(settingsPath)).changed).toBe(false);
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(settingsPath, '{}');
+    const r = await uninstallClaudeCodeHook(settingsPath);
+    expect(r.changed).toBe(false);
+    expect(r.changes[0]).toMatch(/no Spillway hook/);
+  });
+});
