@@ -141,13 +141,26 @@ class LineCounter {
   }
 }
 
-function countNewlines(buffer: Buffer, start: number, end: number): number {
+/** Count '\n' bytes in buffer[start, end): four bytes at a time (SWAR), the ends bytewise. */
+export function countNewlines(buffer: Buffer, start: number, end: number): number {
   let count = 0;
-  let i = buffer.indexOf(0x0a, start);
-  while (i !== -1 && i < end) {
-    count++;
-    i = buffer.indexOf(0x0a, i + 1);
+  let i = start;
+  while (i < end && (buffer.byteOffset + i) % 4 !== 0) if (buffer[i++] === 0x0a) count++;
+  const words = Math.max(0, (end - i) >> 2);
+  if (words > 0) {
+    const view = new Uint32Array(buffer.buffer, buffer.byteOffset + i, words);
+    for (let w = 0; w < words; w++) {
+      const x = view[w]! ^ 0x0a0a0a0a;
+      // High bit set in each byte of x that is zero (exact, no carries across bytes).
+      let t = ~((((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x)) & 0x80808080;
+      if (t !== 0) {
+        t >>>= 7;
+        count += (Math.imul(t, 0x01010101) >>> 24);
+      }
+    }
+    i += words << 2;
   }
+  while (i < end) if (buffer[i++] === 0x0a) count++;
   return count;
 }
 
@@ -163,30 +176,38 @@ async function searchFile(
   const handle = await fsp.open(file, 'r');
   try {
     const counter = new LineCounter(handle);
-    let carry: Buffer = Buffer.alloc(0);
-    let carryStart = 0; // file offset of carry[0]
+    // One buffer: the unsearched tail of the previous read is moved to its
+    // front and the next chunk read after it (no per-chunk allocation).
+    let buffer = Buffer.allocUnsafe(CHUNK * 2);
+    let carry = 0;
+    let regionStart = 0; // file offset of buffer[0]
     let pos = 0;
-    const buffer = Buffer.allocUnsafe(CHUNK);
     for (;;) {
       if (signal?.aborted) return;
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, pos);
+      if (carry + CHUNK > buffer.length) {
+        const grown = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(grown, 0, 0, carry);
+        buffer = grown;
+      }
+      const { bytesRead } = await handle.read(buffer, carry, CHUNK, pos);
       const eof = bytesRead === 0;
       pos += bytesRead;
-      const region = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
-      const regionStart = carryStart;
+      const length = carry + bytesRead;
       // Search only complete lines; the tail waits for the next chunk (or EOF).
-      let end = eof ? region.length : region.lastIndexOf(0x0a) + 1;
-      if (end === 0 && region.length > MAX_LINE_BYTES) end = region.length;
+      let end = eof ? length : buffer.lastIndexOf(0x0a, length - 1) + 1;
+      if (length === 0) end = 0;
+      if (end === 0 && length > MAX_LINE_BYTES) end = length;
       if (end > 0) {
-        const lines = region.subarray(0, end);
+        const lines = buffer.subarray(0, end);
         const goOn = needle
           ? await searchBytes(lines, regionStart, needle, lineRegex, maxLineChars, counter, file, emit)
           : await searchText(lines, regionStart, scanRegex, lineRegex, maxLineChars, counter, file, emit);
         if (!goOn) return;
       }
       if (eof) return;
-      carry = Buffer.from(region.subarray(end));
-      carryStart = regionStart + end;
+      buffer.copyWithin(0, end, length);
+      carry = length - end;
+      regionStart += end;
     }
   } finally {
     await handle.close();

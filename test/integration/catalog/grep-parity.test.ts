@@ -1,0 +1,116 @@
+// ripgrep and the Node search must find the same matches: same files, line
+// numbers and clipped text, on every layout, a 60 MB blob, odd lines.
+import { execFileSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import { findRipgrep, grep } from '../../../src/catalog/grep';
+import type { GrepMatch, GrepOptions, GrepProgress } from '../../../src/catalog/types';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+
+let dir: string;
+let fx: FixtureHome;
+let catalog: Catalog;
+let paths: string[];
+
+beforeAll(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-grep-'));
+  fx = await buildFixtureHome(dir, { bigBlob: true });
+  // Odd lines: CRLF, non-ASCII, a last line without newline, an empty file, invalid UTF-8.
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb22-odd.txt'), 'Über NEEDLE\r\nnaïve needle\n\nNEEDLE at end');
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb23-empty.txt'), '');
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb24-latin1.txt'), Buffer.from('caf\xe9 needle\nplain\n', 'latin1'));
+  catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
+  await catalog.scan();
+  paths = catalog.sessions().flatMap((s) => s.blobs.map((b) => b.path));
+});
+afterAll(async () => {
+  await catalog.dispose();
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+async function run(engine: 'rg' | 'node', options: Omit<GrepOptions, 'engine'>): Promise<string[]> {
+  const matches: GrepMatch[] = [];
+  const summary = await catalog.grep({ maxResults: 1_000_000, ...options, engine }, (m) => matches.push(m));
+  expect(summary.engine).toBe(engine);
+  return matches.map((m) => `${m.path}:${m.line}:${m.text}`).sort();
+}
+
+describe('grep parity (ripgrep vs Node)', () => {
+  it('ripgrep is installed (CI: apt-get install -y ripgrep)', () => {
+    expect(findRipgrep()).toBeDefined();
+    expect(execFileSync(findRipgrep()!, ['--version'], { encoding: 'utf8' })).toMatch(/ripgrep/);
+  });
+
+  const cases: Array<[string, Omit<GrepOptions, 'engine'>]> = [
+    ['a literal', { pattern: 'NEEDLE' }],
+    ['a case-insensitive literal', { pattern: 'needle', ignoreCase: true }],
+    ['a literal with regex characters', { pattern: 'npm ERR! build failed: exit code 2' }],
+    ['a regex', { pattern: 'step 39[0-9]{2} ok$', regex: true }],
+    ['an anchored case-insensitive regex', { pattern: '^(über|naïve)', regex: true, ignoreCase: true }],
+    ['a regex over the big blob', { pattern: 'line 12345[0-9] of', regex: true }],
+  ];
+  for (const [name, options] of cases) {
+    it(`finds the same matches for ${name}`, async () => {
+      const [viaRg, viaNode] = [await run('rg', options), await run('node', options)];
+      expect(viaRg.length).toBeGreaterThan(0);
+      expect(viaNode).toEqual(viaRg);
+    });
+  }
+
+  it('clips long lines the same way', async () => {
+    const options = { pattern: 'é', maxLineChars: 20 };
+    const long = path.join(fx.dsh.dir, 'aa11bb25-long.txt');
+    await fsp.writeFile(long, 'x'.repeat(5000) + 'é' + '\n');
+    const viaRg = await grep({ ...options, paths: [long], engine: 'rg' }, () => undefined);
+    const got: string[][] = [[], []];
+    await grep({ ...options, paths: [long], engine: 'rg' }, (m) => got[0]!.push(m.text));
+    await grep({ ...options, paths: [long], engine: 'node' }, (m) => got[1]!.push(m.text));
+    expect(viaRg.matches).toBe(1);
+    expect(got[0]).toEqual(['x'.repeat(20) + '…']);
+    expect(got[1]).toEqual(got[0]);
+  });
+});
+
+describe('grep behaviour', () => {
+  for (const engine of ['rg', 'node'] as const) {
+    it(`${engine}: stops at the cap, reports progress, skips binary blobs by default`, async () => {
+      const progress: GrepProgress[] = [];
+      const matches: GrepMatch[] = [];
+      const summary = await catalog.grep({ pattern: 'line', maxResults: 7, engine }, (m) => matches.push(m), undefined, (p) => progress.push(p));
+      expect(matches).toHaveLength(7);
+      expect(summary.truncated).toBe(true);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.at(-1)!.matches).toBe(7);
+      const binary = await catalog.grep({ pattern: 'PNG', engine }, () => undefined);
+      expect(binary.matches).toBe(0);
+    });
+
+    it(`${engine}: cancels through an AbortSignal`, async () => {
+      const controller = new AbortController();
+      let seen = 0;
+      const summary = await grep({ pattern: 'hay', paths: [fx.claude.big!], maxResults: 10_000_000, engine }, () => {
+        if (++seen === 100) controller.abort();
+      }, controller.signal);
+      expect(summary.cancelled).toBe(true);
+      expect(seen).toBeLessThan(1_000_000);
+    });
+
+    it(`${engine}: reports a vanished file and goes on`, async () => {
+      const gone = path.join(dir, 'gone.txt');
+      const summary = await grep({ pattern: 'kubectl', paths: [gone, fx.spillway.blob], engine, maxResults: 100_000 }, () => undefined);
+      expect(summary.matches).toBe(2000);
+      expect(summary.errors.map((e) => e.path)).toEqual([gone]);
+    });
+  }
+
+  it('uses an explicit ripgrep path and refuses a bad one', async () => {
+    const summary = await grep({ pattern: 'kubectl', paths: [fx.spillway.blob], rgPath: findRipgrep() }, () => undefined);
+    expect(summary.engine).toBe('rg');
+    await expect(grep({ pattern: 'x', paths: [], engine: 'rg', rgPath: path.join(dir, 'no-rg') }, () => undefined)).rejects.toThrow(/not executable/);
+    const fallback = await grep({ pattern: 'kubectl', paths: [fx.spillway.blob], rgPath: path.join(dir, 'no-rg') }, () => undefined);
+    expect(fallback.engine).toBe('node');
+  });
+});

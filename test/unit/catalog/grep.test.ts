@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { clipLine, compilePattern, countNewlines } from '../../../src/catalog/grep';
+
+describe('countNewlines', () => {
+  it('agrees with a byte-by-byte count at every alignment and length', () => {
+    const bytes = Buffer.alloc(257);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = i % 7 === 0 || i % 11 === 3 ? 0x0a : (i * 37) & 0xff;
+    for (let start = 0; start < 9; start++) {
+      for (let end = start; end <= bytes.length; end += 13) {
+        let naive = 0;
+        for (let i = start; i < end; i++) if (bytes[i] === 0x0a) naive++;
+        expect(countNewlines(bytes.subarray(1), start, Math.min(end, 256))).toBe(countLinesNaive(bytes.subarray(1), start, Math.min(end, 256)));
+        expect(countNewlines(bytes, start, end)).toBe(naive);
+      }
+    }
+  });
+  it('counts bytes next to 0x0a (0x0b, 0x8a, 0x0a0a) correctly', () => {
+    expect(countNewlines(Buffer.from([0x0b, 0x8a, 0x0a, 0x0a, 0x09, 0x1a, 0x0a, 0x4a]), 0, 8)).toBe(3);
+  });
+});
+
+function countLinesNaive(buffer: Buffer, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (buffer[i] === 0x0a) n++;
+  return n;
+}
+
+describe('patterns', () => {
+  it('escapes literals, rejects empty, newline and invalid patterns', () => {
+    expect(compilePattern({ pattern: 'a.b(c)' }).test('xa.b(c)y')).toBe(true);
+    expect(compilePattern({ pattern: 'a.b' }).test('axb')).toBe(false);
+    expect(compilePattern({ pattern: 'ERROR', ignoreCase: true }).test('error')).toBe(true);
+    expect(() => compilePattern({ pattern: '' })).toThrow(/empty/);
+    expect(() => compilePattern({ pattern: 'a\nb' })).toThrow(/newline/);
+    expect(() => compilePattern({ pattern: '(', regex: true })).toThrow(/invalid regular expression/);
+  });
+  it('clips by characters with an ellipsis', () => {
+    expect(clipLine('abcdef', 3)).toBe('abc…');
+    expect(clipLine('abc', 3)).toBe('abc');
+  });
+});
