@@ -67,6 +67,7 @@ function showHeader(d: ChartData): void {
     `${d.turns.length} turns · ${spills} spills (${fmtBytes(d.spilledBytes)}) · ${compactions} compactions · ` +
     `≈${fmtTokens(d.tokensSaved)} prompt tokens saved by spilling · budget-delta line at ${fmtTokens(threshold)} ` +
     `(${Math.round(d.budgetDelta * 100)}% of ${fmtTokens(d.contextWindow)})`;
+  $('key').textContent = '◆ turn whose tool calls spilled · green dashes: compaction · red dashes: budget delta · bars: tokens added by the turn';
 }
 
 /** The hovered (or pinned) turn's numbers and spills; spills are buttons that reveal the blob. */
@@ -86,14 +87,18 @@ function showDetails(turn: ChartTurn | undefined): void {
     const list = el('ul', undefined, 'spills');
     for (const s of turn.spills) {
       const li = el('li');
-      const b = el('button', `${s.label} (${fmtBytes(s.bytes)})`);
-      b.title = 'Reveal this blob in the Spills tree';
-      b.addEventListener('click', () => vscode.postMessage({ type: 'revealBlob', blobId: s.blobId }));
-      li.append(b);
+      li.append(revealButton(s.label, s.bytes, s.blobId));
       list.append(li);
     }
     box.append(list);
   }
+}
+
+function revealButton(label: string, bytes: number, blobId: string): HTMLButtonElement {
+  const b = el('button', `${label} (${fmtBytes(bytes)})`, 'reveal');
+  b.title = 'Reveal this blob in the Spills tree';
+  b.addEventListener('click', () => vscode.postMessage({ type: 'revealBlob', blobId }));
+  return b;
 }
 
 /** Accessible table of the same numbers (screen readers, copy-paste). */
@@ -109,7 +114,9 @@ function showTable(d: ChartData): void {
   table.append(hr);
   for (const t of d.turns) {
     const tr = el('tr');
-    tr.append(el('td', String(t.turn)), el('td', t.promptTokens.toLocaleString()), el('td', t.delta.toLocaleString()), el('td', t.compaction ? 'yes' : ''), el('td', t.spills.map((s) => s.label).join(', ')));
+    const spills = el('td');
+    for (const s of t.spills) spills.append(revealButton(s.label, s.bytes, s.blobId));
+    tr.append(el('td', String(t.turn)), el('td', t.promptTokens.toLocaleString()), el('td', t.delta.toLocaleString()), el('td', t.compaction ? 'yes' : ''), spills);
     table.append(tr);
   }
   details.append(table);
@@ -128,6 +135,7 @@ function drawOverlay(u: uPlot): void {
   const barW = Math.max(1, Math.min(slot * 0.6, 40 * devicePixelRatio));
   const y0 = u.valToPos(0, 'y', true);
   let bars = 0;
+  let marks = 0;
   ctx.save();
   ctx.beginPath();
   ctx.rect(left, top, width, height);
@@ -165,6 +173,7 @@ function drawOverlay(u: uPlot): void {
       ctx.lineTo(x - r, py);
       ctx.closePath();
       ctx.fill();
+      marks++;
     }
   }
   if (threshold > 0) {
@@ -179,12 +188,15 @@ function drawOverlay(u: uPlot): void {
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.fillStyle = t.over;
-    ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-    ctx.fillText(`budget delta ${fmtTokens(threshold)}`, left + 4 * devicePixelRatio, ty - 4 * devicePixelRatio);
+    ctx.font = `${Math.round(11 * devicePixelRatio)}px ${cssVar('--vscode-font-family', 'sans-serif')}`;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(`budget delta ${fmtTokens(threshold)}`, left + width - 4 * devicePixelRatio, ty - 3 * devicePixelRatio);
   }
   ctx.restore();
   // What was actually painted, for tests and for anyone inspecting the page.
   $('chart').dataset.bars = String(bars);
+  $('chart').dataset.spillMarks = String(marks);
 }
 
 function render(d: ChartData): void {

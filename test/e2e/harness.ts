@@ -152,7 +152,7 @@ export class Workbench {
   }
 
   /** The visible rows of the Spills tree: label, description, depth, expanded state. */
-  async treeRows(): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null }>> {
+  async treeRows(): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null; selected: boolean }>> {
     return this.spillsView()
       .locator('.monaco-list-row')
       .evaluateAll((rows) =>
@@ -162,6 +162,7 @@ export class Workbench {
           aria: r.getAttribute('aria-label') ?? '',
           level: Number(r.getAttribute('aria-level') ?? 0),
           expanded: r.getAttribute('aria-expanded'),
+          selected: r.getAttribute('aria-selected') === 'true',
         })),
       );
   }

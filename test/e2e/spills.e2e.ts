@@ -12,7 +12,7 @@ import { Catalog } from '../../src/catalog/catalog';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
 import { formatBytes } from '../../src/extension/format';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
-import { buildFixtureHome } from './tmp-fixture';
+import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
@@ -26,7 +26,13 @@ interface Env {
 }
 
 let tmp: string;
+let fixture: FixtureHome;
 let fixtureEnv: NodeJS.ProcessEnv;
+/** The session charted (most turns with spills) and the one deleted (another, plain files only). */
+let chartSession: SessionInfo;
+let chartTurns = 0;
+let chartSpillTurns = 0;
+let victim: SessionInfo;
 let catalog: Catalog;
 let server: CodeServer;
 let browser: Browser;
@@ -51,17 +57,28 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-e2e-'));
   const home = path.join(tmp, 'home');
   fs.mkdirSync(home);
-  const fixture = await buildFixtureHome(home);
+  fixture = await buildFixtureHome(home, { bigBlob: true });
   // Only the fixture home: no real agent folders, no inherited agent variables.
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY)/.test(k)),
+    Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY|TMPDIR$|TMP$|TEMP$)/.test(k)),
   );
-  const tmpdir = path.join(tmp, 'tmp');
-  fs.mkdirSync(tmpdir);
-  fixtureEnv = { ...clean, HOME: home, TMPDIR: tmpdir, ...fixture.env };
-  catalog = new Catalog({ env: fixtureEnv });
+  fixtureEnv = { ...clean, ...fixture.env };
+  catalog = new Catalog({ env: fixtureEnv, roots: fixture.userRoots });
   await catalog.scan();
-  expect(sessionsWithBlobs().length).toBeGreaterThanOrEqual(2);
+  expect(sessionsWithBlobs().length).toBeGreaterThanOrEqual(3);
+  for (const s of sessionsWithBlobs().filter((x) => x.transcript)) {
+    const series = await catalog.turnsFor(s.key);
+    const spillTurns = series?.points.filter((p) => p.blobs.length > 0).length ?? 0;
+    if (series && (spillTurns > chartSpillTurns || (spillTurns === chartSpillTurns && series.points.length > chartTurns))) {
+      chartSession = s;
+      chartTurns = series.points.length;
+      chartSpillTurns = spillTurns;
+    }
+  }
+  expect(chartSpillTurns, 'a fixture session whose turns spilled').toBeGreaterThan(0);
+  const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile());
+  victim = sessionsWithBlobs().find((s) => s.key !== chartSession.key && s.dir !== fixture.claude.sessionDir && plainFiles(s))!;
+  expect(victim).toBeDefined();
 
   // Package exactly what users install, and install it the way they do.
   const t0 = Date.now();
@@ -90,10 +107,12 @@ beforeAll(async () => {
       'update.mode': 'none',
       // code-server has no OS trash: delete directly (the trash path is unit-covered).
       'spillway.useTrash': false,
+      // dsh and orgrt layouts live outside the default roots, as users configure them.
+      'spillway.extraRoots': fixture.userRoots,
     },
   });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   wb = new Workbench(page, shots);
   await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
@@ -133,21 +152,25 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
       expect(row?.description).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
     }
-    // Expand every session and check each blob's tool label and on-disk size.
+    // Expand each session in turn (the tree is virtualized: only shown rows exist)
+    // and check every blob's label, tool and on-disk size.
     for (const s of sessions) {
       const r = wb.rowByAria(`session ${s.id}`);
-      if ((await r.getAttribute('aria-expanded')) === 'false') await r.click();
+      await r.click();
+      await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'true', 'the session to expand');
+      for (const b of s.blobs) {
+        const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`)), `row of ${b.name}`);
+        expect(row.label).toBe(blobLabel(b));
+        if (b.tool) expect(row.label.startsWith(b.tool)).toBe(true);
+        expect(row.description.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
+      }
+      if (s.key === fixture.claude.sessionDir || s.dir === fixture.claude.sessionDir) await wb.screenshot('claude-session');
+      await r.click();
+      await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
     }
     const blobs = sessions.flatMap((s) => s.blobs);
-    await waitFor(async () => (await wb.treeRows()).filter((r) => r.level === 3).length >= blobs.length, 'blob rows');
-    const blobRows = (await wb.treeRows()).filter((r) => r.level === 3);
-    for (const b of blobs) {
-      const row = blobRows.find((r) => r.aria.endsWith(`file ${b.name}`));
-      expect(row, b.name).toBeDefined();
-      expect(row?.label).toBe(blobLabel(b));
-      expect(row?.description.startsWith(formatBytes(fs.statSync(b.path).size))).toBe(true);
-      if (b.tool) expect(row?.label.startsWith(b.tool)).toBe(true);
-    }
+    const tools = new Set(blobs.map((b) => b.tool).filter(Boolean));
+    expect(tools.size).toBeGreaterThanOrEqual(3);
     const badge = await page.locator('.activitybar [aria-label^="Spillway"] .badge-content').first().textContent();
     expect(Number(badge)).toBe(blobs.length);
     await wb.screenshot('tree');
@@ -157,8 +180,9 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   let plantedPath: string;
 
   it('shows a blob written during the test without a refresh', async () => {
-    const target = sessionsWithBlobs().find((s) => s.source === 'claude-code') ?? sessionsWithBlobs()[0]!;
-    plantedPath = path.join(path.dirname(target.blobs[0]!.path), 'toolu_e2e_live_01.txt');
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    plantedPath = path.join(fixture.claude.toolResults, 'toolu_e2e_live_01.txt');
     const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
     fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
     const label = 'toolu_e2e_live_01';
@@ -212,7 +236,6 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
 
   it("deletes a session's blobs: files and tree node go", async () => {
     await wb.openSpillway();
-    const victim = sessionsWithBlobs().filter((s) => !s.transcript || s.blobs.every((b) => b.path !== plantedPath)).at(-1)!;
     const files = victim.blobs.map((b) => b.path);
     const row = wb.rowByAria(`session ${victim.id}`);
     await row.hover();
@@ -229,28 +252,46 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.screenshot('deleted');
   });
 
-  it('charts one bar per turn in the context chart', async () => {
-    await catalog.scan();
-    const candidates = sessionsWithBlobs().filter((s) => s.transcript);
-    let chosen: SessionInfo | undefined;
-    let turns = 0;
-    for (const s of candidates) {
-      const series = await catalog.turnsFor(s.key);
-      if (series && series.points.length > turns) {
-        chosen = s;
-        turns = series.points.length;
-      }
-    }
-    expect(chosen, 'a fixture session with a transcript').toBeDefined();
-    const row = wb.rowByAria(`session ${chosen!.id}`);
+  it('charts one bar per turn in the context chart, and a spill mark reveals its blob', async () => {
+    await wb.openSpillway();
+    const row = wb.rowByAria(`session ${chartSession.id}`);
     await row.hover();
     await row.locator('.action-label[aria-label="Show Context Chart"]').click();
     const frame = wb.chartFrame();
     const chart = frame.locator('#chart[data-bars]');
     await chart.waitFor({ state: 'attached', timeout: 30_000 });
-    expect(Number(await chart.getAttribute('data-bars'))).toBe(turns);
-    expect(await frame.locator('#turns tr').count()).toBe(turns + 1);
-    expect(await frame.locator('#summary').textContent()).toContain(`${turns} turns`);
+    expect(Number(await chart.getAttribute('data-bars'))).toBe(chartTurns);
+    expect(Number(await chart.getAttribute('data-spill-marks'))).toBe(chartSpillTurns);
+    expect(await frame.locator('#turns tr').count()).toBe(chartTurns + 1);
+    expect(await frame.locator('#summary').textContent()).toContain(`${chartTurns} turns`);
     await wb.screenshot('chart');
+    // Reveal a spilled blob from the chart: its row is selected in the tree.
+    await frame.locator('#turns summary').click();
+    const reveal = frame.locator('#turns button.reveal').first();
+    const label = (await reveal.textContent()) ?? '';
+    await reveal.click();
+    const selected = await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3), 'a selected blob row');
+    expect(label.startsWith(selected.label)).toBe(true);
+    await wb.screenshot('chart-revealed');
+  });
+
+  it('opens a blob too big for an editor as a read-only slice', async () => {
+    const big = fixture.claude.big!;
+    await wb.openSpillway();
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    const row = wb.rowByAria(`file ${path.basename(big)}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await wb.answerInput('1000-1010');
+    await page.locator('.tabs-container .tab', { hasText: '(lines 1000-1010)' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await expect.poll(() => page.locator('.view-line', { hasText: '# Spillway: lines 1000-1010' }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.view-line', { hasText: 'line 1000 of the big blob' }).count()).toBeGreaterThan(0);
+    const status = await waitFor(async () => {
+      const s = await wb.selectionStatus();
+      return /selected/.test(s) ? s : undefined;
+    }, 'the slice selected');
+    expect(status).toMatch(/^Ln 14, /);
+    await wb.screenshot('big-slice');
   });
 });
