@@ -19,6 +19,8 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' },
+  // The Claude Code hook alone (what `spillway hook install claude-code` wires in): no catalog, fast start.
+  { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: 'dist/hook.js' },
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
   // loader takes the default export of an ES module; pi's packages stay external.
   { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: 'dist/pi-extension.mjs', external: ['@earendil-works/*'] },

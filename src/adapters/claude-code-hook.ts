@@ -49,6 +49,23 @@ export interface PostToolUseReplacement {
 }
 
 /**
+ * The whole command hook behind both entry points (`spillway hook claude-code`
+ * and dist/hook.js): never throws, the caller exits 0.
+ */
+export async function runClaudeCodeHook(
+  stdin: string,
+  env: NodeJS.ProcessEnv,
+  out: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<void> {
+  try {
+    const line = await handleClaudeCodeHookInput(stdin, { env, logger: { warn: (m) => out.stderr(`spillway: ${m}\n`) } });
+    if (line !== undefined) out.stdout(line);
+  } catch (err) {
+    out.stderr(`spillway: hook failed, tool output left unchanged: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+/**
  * The command hook: stdin text in, the line to print out (or undefined: print
  * nothing, Claude Code keeps the tool's own output).
  */

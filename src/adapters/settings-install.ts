@@ -11,8 +11,11 @@ export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|BashOutput|Grep|Glob|WebFetch|WebS
 /** Claude Code waits for a command hook at most this many seconds. */
 const HOOK_TIMEOUT_SECONDS = 30;
 
-/** Every command Spillway installs ends with this, which is how it finds its own entries again. */
-const COMMAND_SUFFIX = 'hook claude-code';
+/**
+ * How Spillway finds its own entries again: the command ends with
+ * `hook claude-code` (the CLI) or `hook.js claude-code` (the lean entry).
+ */
+const OUR_COMMAND = /(?:^|[\s/'"])hook(?:\.js)?['"]?\s+claude-code\s*$/;
 
 export type SettingsScope = { kind: 'user' } | { kind: 'project'; dir: string };
 
@@ -49,19 +52,21 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * The command Claude Code runs: this Node binary and this CLI by absolute path,
- * so it works without `spillway` on PATH and without npx's registry lookup.
+ * The command Claude Code runs: this Node binary and the hook script by
+ * absolute path, so it works without `spillway` on PATH and without npx's
+ * registry lookup. `script` is dist/hook.js (lean) or dist/cli.js.
  */
-export function defaultHookCommand(cliPath: string, nodePath: string = process.execPath): string {
-  return `${shellQuote(nodePath)} ${shellQuote(path.resolve(cliPath))} ${COMMAND_SUFFIX}`;
+export function defaultHookCommand(script: string, nodePath: string = process.execPath): string {
+  const lean = path.basename(script) === 'hook.js';
+  return `${shellQuote(nodePath)} ${shellQuote(path.resolve(script))} ${lean ? 'claude-code' : 'hook claude-code'}`;
 }
 
 export function isSpillwayHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && command.trim().endsWith(COMMAND_SUFFIX);
+  return typeof command === 'string' && OUR_COMMAND.test(command);
 }
 
 export async function installClaudeCodeHook(settingsPath: string, command: string): Promise<InstallResult> {
-  if (!isSpillwayHookCommand(command)) throw new Error(`the hook command must end with '${COMMAND_SUFFIX}'`);
+  if (!isSpillwayHookCommand(command)) throw new Error(`the hook command must end with 'hook claude-code' or 'hook.js claude-code'`);
   const { settings, existed } = await readSettings(settingsPath);
   const groups = postToolUseGroups(settings);
   const changes: string[] = [];

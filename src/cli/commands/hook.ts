@@ -1,6 +1,8 @@
 // `spillway hook claude-code`: the PostToolUse command hook itself (stdin ->
 // stdout), plus `hook install|uninstall claude-code` to wire it into settings.
-import { handleClaudeCodeHookInput } from '../../adapters/claude-code-hook';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runClaudeCodeHook } from '../../adapters/claude-code-hook';
 import {
   claudeSettingsPath,
   defaultHookCommand,
@@ -17,7 +19,7 @@ const HELP = `usage:
   spillway hook install claude-code [--user | --project DIR] [--command CMD]
       Add the hook to ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected)
       or to DIR/.claude/settings.json. Idempotent; keeps settings.json.spillway-backup.
-      --command replaces the default "<node> <this cli> hook claude-code".
+      --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove Spillway's hook entries again.
 `;
@@ -28,22 +30,14 @@ export const hookCommand: CliCommand = async (argv, io) => {
     io.stdout(HELP);
     return first === undefined ? 2 : 0;
   }
-  if (first === 'claude-code') return runClaudeCodeHook(io);
+  if (first === 'claude-code') return runHook(io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
 };
 
 /** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
-async function runClaudeCodeHook(io: CliIO): Promise<number> {
-  try {
-    const out = await handleClaudeCodeHookInput(await io.readStdin(), {
-      env: io.env,
-      logger: { warn: (m) => io.stderr(`spillway: ${m}\n`) },
-    });
-    if (out !== undefined) io.stdout(out);
-  } catch (err) {
-    io.stderr(`spillway: hook failed, tool output left unchanged: ${err instanceof Error ? err.message : String(err)}\n`);
-  }
+async function runHook(io: CliIO): Promise<number> {
+  await runClaudeCodeHook(await io.readStdin(), io.env, io);
   return 0;
 }
 
@@ -67,7 +61,7 @@ async function runInstall(action: 'install' | 'uninstall', argv: string[], io: C
   const settingsPath = claudeSettingsPath(scope, io.env);
   const result =
     action === 'install'
-      ? await installClaudeCodeHook(settingsPath, command ?? defaultHookCommand(currentCliPath()))
+      ? await installClaudeCodeHook(settingsPath, command ?? defaultHookCommand(hookScriptPath()))
       : await uninstallClaudeCodeHook(settingsPath);
   for (const line of result.changes) io.stdout(`${line}\n`);
   if (result.changed) {
@@ -77,9 +71,13 @@ async function runInstall(action: 'install' | 'uninstall', argv: string[], io: C
   return 0;
 }
 
-/** The script Node is running: dist/cli.js of the installed package. */
-function currentCliPath(): string {
-  const script = require.main?.filename ?? process.argv[1];
-  if (!script) throw new Error('cannot tell where the spillway CLI is; pass --command');
-  return script;
+/**
+ * dist/hook.js beside the running dist/cli.js (the lean hook entry); the CLI
+ * itself when that file is missing (a custom build).
+ */
+function hookScriptPath(): string {
+  const cli = require.main?.filename ?? process.argv[1];
+  if (!cli) throw new Error('cannot tell where the spillway CLI is; pass --command');
+  const lean = path.join(path.dirname(cli), 'hook.js');
+  return fs.existsSync(lean) ? lean : cli;
 }

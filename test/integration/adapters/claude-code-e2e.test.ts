@@ -46,6 +46,7 @@ beforeAll(async () => {
   });
   expect(install.status, install.stderr).toBe(0);
   expect(install.stdout).toContain('added PostToolUse hook');
+  expect(install.stdout).toContain(path.join(repoRoot, 'dist', 'hook.js'));
 
   mock = await startMockAnthropic((req) => {
     // Side requests (titles, summaries) carry no tools: answer briefly.

@@ -114,6 +114,14 @@ describe('spillway hook claude-code: output Claude Code already persisted', () =
     expect((rec.args as { command: string }).command).toBe('seq 1 60000');
   });
 
+  it('gives the same answer through the lean dist/hook.js entry that `hook install` wires in', () => {
+    const input = JSON.stringify(fixtureInput('hookstdin-1.json'));
+    const lean = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'hook.js'), 'claude-code'], { input, encoding: 'utf8' });
+    expect(lean.status).toBe(0);
+    expect(lean.stdout).not.toBe('');
+    expect(lean.stdout).toBe(runHook(input).stdout);
+  });
+
   it('keeps the last lines of a failing command that the head-only preview loses', () => {
     const input = fixtureInput('hookstdin-2.json');
     const out = replacementOf(runHook(JSON.stringify(input))) as Record<string, unknown>;

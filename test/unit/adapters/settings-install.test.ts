@@ -37,7 +37,11 @@ describe('defaultHookCommand', () => {
   it('runs this node on this CLI by absolute path, shell-quoted', () => {
     expect(defaultHookCommand('/opt/my tools/cli.js', '/usr/bin/node')).toBe("/usr/bin/node '/opt/my tools/cli.js' hook claude-code");
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(defaultHookCommand('/pkg/dist/hook.js', '/usr/bin/node')).toBe('/usr/bin/node /pkg/dist/hook.js claude-code');
     expect(isSpillwayHookCommand(defaultHookCommand('/x/cli.js'))).toBe(true);
+    expect(isSpillwayHookCommand(defaultHookCommand('/x y/dist/hook.js'))).toBe(true);
+    expect(isSpillwayHookCommand('npx spillway hook claude-code')).toBe(true);
+    expect(isSpillwayHookCommand('node notahook.js claude-code')).toBe(false);
     expect(isSpillwayHookCommand('node other-hook.js')).toBe(false);
   });
 });

@@ -1,0 +1,24 @@
+// dist/hook.js: the Claude Code command hook on its own, the same code as
+// `spillway hook claude-code` without the rest of the CLI (catalog, watcher),
+// so the agent waits only for Node start-up plus the hook's own work.
+// Usage (what `spillway hook install claude-code` writes): node dist/hook.js claude-code
+import { runClaudeCodeHook } from './claude-code-hook';
+
+async function main(): Promise<void> {
+  const agent = process.argv[2];
+  if (agent !== 'claude-code') {
+    process.stderr.write(`usage: node hook.js claude-code (got ${agent ?? 'nothing'})\n`);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  if (!process.stdin.isTTY) for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  await runClaudeCodeHook(Buffer.concat(chunks).toString('utf8'), process.env, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+}
+
+// Exit 0 whatever happens: a failing hook must never fail the tool call.
+main().finally(() => {
+  process.exitCode = 0;
+});
