@@ -61,7 +61,16 @@ interface Candidate {
   lineNo: number;
   start: number;
   text: string;
+  /** The line with its numbers masked: repeated progress noise shares one shape. */
+  shape: string;
+  /** How many scanned failure lines had this shape. */
+  repeats: number;
 }
+
+/** Distinct failure-line shapes remembered (bounded memory); later new shapes go to a small ring. */
+const SHAPES_KEPT = 256;
+/** Stored text of a candidate (it is shown up to SALIENT_LINE_MAX anyway). */
+const CANDIDATE_TEXT_MAX = 512;
 
 // A line can only be a failure line if it holds one of these stems; finding
 // them across a whole chunk first keeps the scan near memchr speed.
@@ -73,8 +82,10 @@ const FAILURE_STEM = /err|fail|fatal|panic|exception|traceback|assert/gi;
  * however the bytes arrive (one Buffer or many file chunks): same result.
  */
 class LineScanner {
-  private readonly first: Candidate[] = [];
-  private readonly last: Candidate[] = [];
+  // Per shape: its first two and last two occurrences, so one of them is still
+  // in the middle after the final cut moves the head and tail a little.
+  private readonly shapes = new Map<string, { early: Candidate[]; late: Candidate[]; count: number }>();
+  private readonly overflow: Candidate[] = [];
   /** Newlines fed so far. */
   newlines = 0;
   private lineNo: number;
@@ -137,8 +148,13 @@ class LineScanner {
     }
   }
 
+  /** In line order: a few occurrences of each shape (with the shape's count), plus the overflow ring. */
   candidates(): Candidate[] {
-    return [...this.first, ...this.last];
+    const out: Candidate[] = [...this.overflow];
+    for (const { early, late, count } of this.shapes.values()) {
+      for (const c of [...early, ...late]) out.push({ ...c, repeats: count });
+    }
+    return out.sort((a, b) => a.lineNo - b.lineNo);
   }
 
   private keep(part: Buffer): void {
@@ -160,11 +176,21 @@ class LineScanner {
   private consider(raw: Buffer, lineNo: number, start: number): void {
     const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
     if (!isFailureLine(text)) return;
-    const c = { lineNo, start, text };
-    if (this.first.length < CANDIDATES_KEPT) this.first.push(c);
-    else {
-      this.last.push(c);
-      if (this.last.length > CANDIDATES_KEPT) this.last.shift();
+    const shape = text.replace(/\d+/g, '#').slice(0, 160);
+    const known = this.shapes.get(shape);
+    const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1 };
+    if (known) {
+      known.count++;
+      if (known.early.length < 2) known.early.push(c);
+      else {
+        known.late.push(c);
+        if (known.late.length > 2) known.late.shift();
+      }
+    } else if (this.shapes.size < SHAPES_KEPT) {
+      this.shapes.set(shape, { early: [c], late: [], count: 1 });
+    } else {
+      this.overflow.push(c);
+      if (this.overflow.length > CANDIDATES_KEPT) this.overflow.shift();
     }
   }
 }
@@ -200,18 +226,32 @@ function cutTail(tailBuf: Buffer, tailBufStart: number, size: number, limit: num
 }
 
 function renderSalient(c: Candidate): string {
-  const prefix = `[line ${c.lineNo}] `;
+  const prefix = c.repeats > 1 ? `[line ${c.lineNo}, ${c.repeats} alike] ` : `[line ${c.lineNo}] `;
   const full = prefix + c.text;
   if (utf8Bytes(full) + 1 <= SALIENT_LINE_MAX) return full + '\n';
   const buf = Buffer.from(full, 'utf8');
   return buf.subarray(0, utf8FloorBoundary(buf, SALIENT_LINE_MAX - 4)).toString('utf8') + '…\n';
 }
 
-/** First and last failure lines first (root cause, final verdict), then the rest in order; shown in line order. */
+/**
+ * Which failure lines to show: one per shape; lines whose shape occurs once
+ * come first (a root cause is rarely repeated, progress noise is), among them
+ * the first and the last (root cause, final verdict), then the others in
+ * order; repeated shapes follow, rarest first. Shown in line order.
+ */
 function selectSalient(cands: Candidate[], budget: number): string {
   const headerBytes = utf8Bytes(SALIENT_HEADER);
   if (cands.length === 0 || budget <= headerBytes) return '';
-  const order = cands.length > 1 ? [cands[0]!, cands[cands.length - 1]!, ...cands.slice(1, -1)] : [cands[0]!];
+  const seen = new Set<string>();
+  const unique: Candidate[] = [];
+  const repeated: Candidate[] = [];
+  for (const c of cands) {
+    if (seen.has(c.shape)) continue;
+    seen.add(c.shape);
+    (c.repeats > 1 ? repeated : unique).push(c);
+  }
+  const ends = unique.length > 1 ? [unique[0]!, unique[unique.length - 1]!, ...unique.slice(1, -1)] : unique;
+  const order = [...ends, ...repeated.sort((a, b) => a.repeats - b.repeats || a.lineNo - b.lineNo)];
   let left = budget - headerBytes;
   const chosen: Candidate[] = [];
   for (const c of order) {
@@ -426,9 +466,9 @@ export function digestValue(value: unknown, opts: DigestOptions): unknown {
 }
 
 /** Failure lines (line number and text) found by streaming `chunks`; exposed for tests and benchmarks. */
-export function scanFailureLines(chunks: Buffer[], startLineNo = 1): { lineNo: number; text: string }[] {
+export function scanFailureLines(chunks: Buffer[], startLineNo = 1): { lineNo: number; text: string; repeats: number }[] {
   const scanner = new LineScanner(0, startLineNo);
   for (const c of chunks) scanner.feed(c);
   scanner.finish();
-  return scanner.candidates().map(({ lineNo, text }) => ({ lineNo, text }));
+  return scanner.candidates().map(({ lineNo, text, repeats }) => ({ lineNo, text, repeats }));
 }

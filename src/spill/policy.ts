@@ -16,9 +16,9 @@ import { classifyOutput, planValueDigest, renderValueBlob } from './value';
  * Results above this many UTF-8 bytes are spilled. From bench/spill-recovery
  * (seed 003's size distribution): see docs/engine.md, "Choosing the defaults".
  */
-export const DEFAULT_MAX_INLINE_BYTES = 8192;
+export const DEFAULT_MAX_INLINE_BYTES = 4096;
 /** What a spilled result keeps in context, notice included (see docs/engine.md). */
-export const DEFAULT_DIGEST_BYTES = 3072;
+export const DEFAULT_DIGEST_BYTES = 2048;
 /** A digest needs room for its notice and a few lines around it. */
 export const MIN_DIGEST_BYTES = 256;
 

@@ -45,6 +45,9 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\bERR!/g;
 // "0 errors", "no failures", "without errors", "errors: 0" report success.
 const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;
+// Part of a path or file name: `src/errors/index.ts`, `error-boundary.tsx`, `failures.log`.
+const PATH_BEFORE = /[/\\][\w.-]*$/;
+const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
 
 /** True when the line carries a failure word that is not negated ("0 failed"). */
 export function isFailureLine(line: string): boolean {
@@ -55,7 +58,9 @@ export function isFailureLine(line: string): boolean {
     while ((m = re.exec(text)) !== null) {
       const before = text.slice(Math.max(0, m.index - 12), m.index);
       const after = text.slice(m.index + m[0].length, m.index + m[0].length + 8);
-      if (!NEGATED_BEFORE.test(before) && !NEGATED_AFTER.test(after)) return true;
+      if (NEGATED_BEFORE.test(before) || NEGATED_AFTER.test(after)) continue;
+      if (PATH_BEFORE.test(before) || PATH_AFTER.test(after)) continue;
+      return true;
     }
   }
   return false;

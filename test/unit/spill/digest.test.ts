@@ -107,15 +107,27 @@ describe('digestText', () => {
   });
 
   it('keeps the first and the last failure when many do not fit', () => {
-    const t = numbered(4000, (i) => (i > 100 && i < 3900 && i % 10 === 0 ? `error: case ${i} failed with a long explanation ${'.'.repeat(60)}` : `step ${i}`));
+    const code = (i: number) => (i * 7919).toString(36).replace(/\d/g, 'q'); // distinct letters per line
+    const t = numbered(4000, (i) => (i > 100 && i < 3900 && i % 10 === 0 ? `error: case ${code(i)} failed with a long explanation ${'.'.repeat(60)}` : `step ${i}`));
     const d = digestText(t, opts(2048));
-    const { salient, head } = parts(d);
+    const { salient, head, tail } = parts(d);
     const shown = [...salient.matchAll(/\[line (\d+)\]/g)].map((m) => Number(m[1]));
     expect(shown.length).toBeGreaterThanOrEqual(2);
-    const firstInMiddle = Array.from({ length: 4000 }, (_, i) => i).find((i) => i > 100 && i % 10 === 0 && !head.includes(`case ${i} `))!;
-    expect(shown[0]).toBe(firstInMiddle + 1);
+    const failing = Array.from({ length: 4000 }, (_, i) => i).filter((i) => i > 100 && i < 3900 && i % 10 === 0);
+    const inMiddle = failing.filter((i) => !head.includes(`case ${code(i)} `) && !tail.includes(`case ${code(i)} `));
+    expect(shown[0]).toBe(inMiddle[0]! + 1);
+    expect(shown[shown.length - 1]).toBe(inMiddle[inMiddle.length - 1]! + 1);
     expect(shown).toEqual([...shown].sort((a, b) => a - b));
     expect(utf8Bytes(d)).toBeLessThanOrEqual(2048);
+  });
+
+  it('prefers a one-off root cause over repeated failure-word noise', () => {
+    const t = numbered(6000, (i) =>
+      i === 3777 ? 'src/pay.test.ts:88 AssertionError: expected 500 to equal 200' : i % 9 === 0 ? `retrying request ${i}: error ECONNRESET` : `tick ${i}`,
+    );
+    const d = digestText(t, opts(2048));
+    expect(parts(d).salient).toContain('[line 3778] src/pay.test.ts:88 AssertionError: expected 500 to equal 200');
+    expect(parts(d).salient).toMatch(/\[line \d+, \d+ alike\] retrying request \d+: error ECONNRESET/);
   });
 });
 
@@ -132,9 +144,10 @@ describe('isFailureLine', () => {
     'Tests: 3 failed, 10 passed',
     '\x1b[31mFAIL\x1b[39m src/x.test.ts',
     'fatal: not a git repository',
+    'Build failed.',
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
@@ -146,9 +159,9 @@ describe('failure-line scan over chunks', () => {
     const buf = Buffer.from(text);
     const whole = scanFailureLines([buf]);
     expect(whole).toEqual([
-      { lineNo: 2, text: 'TypeError: x' },
-      { lineNo: 4, text: 'y'.repeat(50) + ' failed here' },
-      { lineNo: 5, text: 'last Error line' },
+      { lineNo: 2, text: 'TypeError: x', repeats: 1 },
+      { lineNo: 4, text: 'y'.repeat(50) + ' failed here', repeats: 1 },
+      { lineNo: 5, text: 'last Error line', repeats: 1 },
     ]);
     for (let a = 0; a <= buf.length; a++) {
       for (let b = a; b <= buf.length; b += 7) {
