@@ -32,6 +32,7 @@ export function toChartData(
     budgetDelta: options.budgetDelta,
     tokensSaved: series.tokensSaved.tokens,
     spilledBytes: session.bytes,
+    blobCount: session.blobs.length,
     turns,
   };
 }

@@ -255,9 +255,9 @@ class Commands {
     for (const [file, list] of byBlob) {
       const blob = catalog.blob(file);
       items.push({ label: blob ? blobLabel(blob) : path.basename(file), kind: vscode.QuickPickItemKind.Separator });
-      for (const m of list) items.push({ label: `${m.line}: ${m.text.trim()}`, description: path.basename(file), alwaysShow: true, match: m });
+      for (const m of list) items.push({ label: `${m.line}: ${m.text.trim()}`, alwaysShow: true, match: m });
     }
-    const pick = await vscode.window.showQuickPick(items, { title: message, placeHolder: 'Choose a match to open the blob at its line', matchOnDescription: true });
+    const pick = await vscode.window.showQuickPick(items, { title: message, placeHolder: 'Choose a match to open the blob at its line' });
     if (!pick?.match) return;
     const blob = catalog.blob(pick.match.path);
     if (!blob) throw new Error('the blob is gone');

@@ -2,6 +2,7 @@
 // big for an editor. The URI carries everything the provider needs, so a
 // reload of the window reopens the same slice. Pure (strings only).
 
+import { formatBytes, formatCount } from './format';
 import type { LineRange } from './lineRange';
 
 export const SLICE_SCHEME = 'spillway-slice';
@@ -31,10 +32,10 @@ export function parseSliceQuery(query: string): SliceRequest | undefined {
 /** The header lines above the slice text; the text itself starts right after. */
 export function sliceHeader(req: SliceRequest, totalBytes: number, totalLines: number | undefined, shownLines: number): string[] {
   const last = req.range.start + shownLines - 1;
-  const of = totalLines === undefined ? '' : ` of ${totalLines}`;
+  const of = totalLines === undefined ? '' : ` of ${formatCount(totalLines)}`;
   return [
     `# Spillway: lines ${req.range.start}-${last}${of} of ${req.file}`,
-    `# The file (${totalBytes} bytes) is too big for an editor; this read-only view holds only these lines.`,
+    `# The file (${formatBytes(totalBytes)}) is too big for an editor; this read-only view holds only these lines.`,
     '',
   ];
 }

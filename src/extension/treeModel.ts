@@ -84,8 +84,8 @@ export function blobLabel(blob: BlobInfo): string {
 
 export function blobDescription(blob: BlobInfo): string {
   const parts = [formatBytes(blob.bytes)];
-  if (blob.lines !== undefined) parts.push(`${formatCount(blob.lines)} lines`);
   if (blob.binary) parts.push('binary');
+  else if (blob.lines !== undefined) parts.push(`${formatCount(blob.lines)} lines`);
   return parts.join(' · ');
 }
 

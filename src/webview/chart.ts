@@ -64,7 +64,8 @@ function showHeader(d: ChartData): void {
   const compactions = d.turns.filter((t) => t.compaction).length;
   const threshold = Math.round(d.budgetDelta * d.contextWindow);
   $('summary').textContent =
-    `${d.turns.length} turns · ${spills} spills (${fmtBytes(d.spilledBytes)}) · ${compactions} compactions · ` +
+    `${d.turns.length} turns · ${d.blobCount} blobs (${fmtBytes(d.spilledBytes)}), ${spills} tied to a turn · ` +
+    `${compactions} compaction${compactions === 1 ? '' : 's'} · ` +
     `≈${fmtTokens(d.tokensSaved)} prompt tokens saved by spilling · budget-delta line at ${fmtTokens(threshold)} ` +
     `(${Math.round(d.budgetDelta * 100)}% of ${fmtTokens(d.contextWindow)})`;
   $('key').textContent = '◆ turn whose tool calls spilled · green dashes: compaction · red dashes: budget delta · bars: tokens added by the turn';

@@ -33,6 +33,8 @@ export interface ChartData {
   /** Estimated prompt tokens the spills kept out of context. */
   tokensSaved: number;
   spilledBytes: number;
+  /** Blobs of the session (some may not be tied to a turn). */
+  blobCount: number;
   turns: ChartTurn[];
 }
 
@@ -75,6 +77,7 @@ export function isChartData(v: unknown): v is ChartData {
     isFiniteNumber(v.budgetDelta) &&
     isFiniteNumber(v.tokensSaved) &&
     isFiniteNumber(v.spilledBytes) &&
+    isFiniteNumber(v.blobCount) &&
     Array.isArray(v.turns) &&
     v.turns.every(isChartTurn)
   );

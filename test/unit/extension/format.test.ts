@@ -3,7 +3,7 @@ import { compactArgs, formatAge, formatBytes, formatCount, truncate } from '../.
 import { toolIcon, toolKind } from '../../../src/extension/toolKind';
 import { findRipgrep, ripgrepCandidates } from '../../../src/extension/ripgrep';
 import { readSettings } from '../../../src/extension/settings';
-import { parseSliceQuery, sliceUriParts } from '../../../src/extension/sliceUri';
+import { parseSliceQuery, sliceHeader, sliceUriParts } from '../../../src/extension/sliceUri';
 
 describe('formatters', () => {
   it('formats bytes and counts', () => {
@@ -84,5 +84,14 @@ describe('slice URIs', () => {
     expect(parseSliceQuery(parts.query)).toEqual({ file: '/tmp/a b/#big?.txt', range: { start: 5, end: 9 } });
     expect(parseSliceQuery('file=/a&start=9&end=5')).toBeUndefined();
     expect(parseSliceQuery('start=1&end=5')).toBeUndefined();
+  });
+});
+
+describe('slice header', () => {
+  it('names the range, the total and the size', () => {
+    const h = sliceHeader({ file: '/r/big.txt', range: { start: 1000, end: 1010 } }, 60 * 1024 * 1024, 1_940_000, 11);
+    expect(h[0]).toBe('# Spillway: lines 1000-1010 of 1,940,000 of /r/big.txt');
+    expect(h[1]).toContain('(60 MB) is too big for an editor');
+    expect(h).toHaveLength(3);
   });
 });

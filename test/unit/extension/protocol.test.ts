@@ -9,6 +9,7 @@ const data: ChartData = {
   budgetDelta: 0.1,
   tokensSaved: 1234,
   spilledBytes: 99,
+  blobCount: 1,
   turns: [
     { turn: 1, time: 1, promptTokens: 1000, delta: 1000, compaction: false, spills: [] },
     { turn: 2, promptTokens: 5000, delta: 4000, compaction: false, spills: [{ blobId: '/x/a.txt', label: 'Bash ls', bytes: 99 }] },
@@ -29,6 +30,7 @@ describe('message protocol guards', () => {
       { ...data, turns: [{ ...data.turns[1], spills: [{ blobId: 1, label: 'x', bytes: 1 }] }] },
       { ...data, turns: [{ ...data.turns[0], compaction: 'no' }] },
       { ...data, title: undefined },
+      { ...data, blobCount: '1' },
     ];
     for (const d of bad) expect(isChartData(d)).toBe(false);
     expect(isHostToPage({ type: 'chartData' })).toBe(false);
