@@ -258,16 +258,22 @@ export class Catalog {
       this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
       described = undefined;
     }
+    // Lazily read facts (preview, binary, lines) survive a refresh while the file is unchanged.
+    const previous = new Map((this.records.get(key)?.info.blobs ?? []).map((b) => [b.key, b]));
     this.drop(key);
     if (!described) return key;
-    const previous = new Map<string, BlobInfo>();
     const blobs: BlobInfo[] = [];
     for (const raw of described.blobs) {
       const other = this.blobOwner.get(raw.path);
       if (other && other !== key) continue; // one blob, one session (forked pi sessions share logs)
       const blob: BlobInfo = { ...raw, key: raw.path, sessionKey: key };
+      const old = previous.get(blob.key);
+      if (old && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
+        if (old.preview !== undefined) blob.preview = old.preview;
+        if (old.binary !== undefined) blob.binary = old.binary;
+        if (old.lines !== undefined) blob.lines = old.lines;
+      }
       blobs.push(blob);
-      previous.set(blob.key, blob);
     }
     if (blobs.length === 0) return key;
     blobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
@@ -338,10 +344,13 @@ export class Catalog {
       }
     }
     for (const [key, claim] of refresh) {
-      const existed = this.records.has(key);
+      const before = this.records.get(key);
+      const print = before && fingerprint(before.info);
       await this.describe(claim);
-      if (this.records.has(key)) this.pending.changed.add(key);
-      else if (existed) this.pending.removed.add(key);
+      const after = this.records.get(key);
+      // Only real changes are announced (chokidar also reports touches and late adds).
+      if (after && fingerprint(after.info) !== print) this.pending.changed.add(key);
+      else if (!after && before) this.pending.removed.add(key);
     }
     this.flushSoon(0);
   }
@@ -403,6 +412,11 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
   }
   for (const root of options.roots ?? []) add(root, '*', USER_ROOT_DEPTH, 'user');
   return [...byPath.values()];
+}
+
+/** What a listener could see of a session, to tell a real change from a touch. */
+function fingerprint(info: SessionInfo): string {
+  return JSON.stringify([info.title, info.cwd, info.transcript, info.skipped, info.notes, info.blobs.map((b) => [b.path, b.bytes, b.mtimeMs, b.tool, b.toolCallId, b.args, b.turn, b.attribution, b.digestChars])]);
 }
 
 export function isInside(root: string, target: string): boolean {

@@ -1,0 +1,81 @@
+// Deletion never leaves the known roots, never goes through a symlink, and
+// the manifest and catalog follow.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import { refusal } from '../../../src/catalog/clean';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+
+let dir: string;
+let fx: FixtureHome;
+let catalog: Catalog;
+
+beforeEach(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-clean-'));
+  fx = await buildFixtureHome(dir, { realClaude: false });
+  catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
+  await catalog.scan();
+});
+afterEach(async () => {
+  await catalog.dispose();
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+describe('clean safety', () => {
+  it('refuses paths outside the roots, symlinks, and files reached through a symlinked folder', async () => {
+    const roots = catalog.knownRoots().map((r) => r.path);
+    expect(await refusal(fx.claude.outsideTarget, roots)).toBe('outside the known roots');
+    expect(await refusal(fx.claude.symlink, roots)).toBe('is a symlink');
+    const linkedDir = path.join(fx.claude.sessionDir, 'linked');
+    await fsp.symlink(path.join(fx.home, 'outside'), linkedDir);
+    expect(await refusal(path.join(linkedDir, 'secret.txt'), roots)).toBe('reached through a symlink');
+    expect(await refusal(fx.claude.blobs.grep, roots)).toBeUndefined();
+
+    const plan = await catalog.planClean({ kind: 'blobs', paths: [fx.claude.outsideTarget, fx.claude.symlink, fx.claude.blobs.grep] });
+    expect(plan.items.map((i) => i.path)).toEqual([fx.claude.blobs.grep]);
+    expect(plan.refused.map((r) => r.path)).toEqual([fx.claude.outsideTarget, fx.claude.symlink]);
+    await catalog.executeClean(plan);
+    expect(await fsp.readFile(fx.claude.outsideTarget, 'utf8')).toBe('do not touch\n');
+    expect(catalog.blob(fx.claude.blobs.grep)).toBeUndefined();
+  });
+
+  it('re-checks at execution: a blob swapped for a symlink after planning is not deleted', async () => {
+    const plan = await catalog.planClean({ kind: 'blobs', paths: [fx.dsh.blob] });
+    await fsp.rm(fx.dsh.blob);
+    await fsp.symlink(fx.claude.outsideTarget, fx.dsh.blob);
+    const result = await catalog.executeClean(plan);
+    expect(result.failed).toEqual([{ path: fx.dsh.blob, reason: 'is a symlink' }]);
+    expect(await fsp.readFile(fx.claude.outsideTarget, 'utf8')).toBe('do not touch\n');
+  });
+
+  it('drops the manifest record of a deleted Claude Code file recorded as ../tool-results/<file>, keeping other lines', async () => {
+    const manifest = path.join(fx.claude.sessionDir, 'spillway', 'spillway.jsonl');
+    const before = await fsp.readFile(manifest, 'utf8');
+    const trashed: string[] = [];
+    const plan = await catalog.planClean({ kind: 'blobs', paths: [fx.claude.blobs.hookReplaced] });
+    const result = await catalog.executeClean(plan, { trash: async (p) => { trashed.push(p); await fsp.rm(p); } });
+    expect(trashed).toEqual([fx.claude.blobs.hookReplaced]);
+    expect(result.manifestsRewritten).toEqual([manifest]);
+    const after = await fsp.readFile(manifest, 'utf8');
+    expect(after).not.toContain('bq8w3e5r1.txt');
+    expect(after).toBe(before.split('\n').slice(1).join('\n')); // only the torn tail is left, untouched
+    expect((await fsp.stat(manifest)).mode & 0o777).toBe(0o600);
+  });
+
+  it('retention: oldest first until the total is under the size, and the catalog follows', async () => {
+    const all = catalog.sessions().flatMap((s) => s.blobs);
+    const total = all.reduce((s, b) => s + b.bytes, 0);
+    const plan = await catalog.planClean({ kind: 'retention', maxTotalBytes: total - 1 });
+    const oldest = [...all].sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path))[0]!;
+    expect(plan.items.map((i) => i.path)).toEqual([oldest.path]);
+    const old = await catalog.planClean({ kind: 'retention', olderThanMs: 1000, now: Date.now() + 10 * 86_400_000 });
+    expect(old.items).toHaveLength(all.length);
+    expect(old.bytes).toBe(total);
+    const session = catalog.findSessions(fx.pi.sessionId)[0]!;
+    const result = await catalog.executeClean(await catalog.planClean({ kind: 'session', sessionKey: session.key }));
+    expect(result.deleted.map((d) => d.path).sort()).toEqual([fx.pi.bashLog, fx.pi.condenseBlob].sort());
+    expect(catalog.session(session.key)).toBeUndefined();
+  });
+});

@@ -1,0 +1,115 @@
+// Real chokidar over real folders: new, changed and deleted blobs update only
+// their session; bursts are coalesced; appended transcripts are read on.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import type { CatalogEvent } from '../../../src/catalog/types';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+
+let dir: string;
+let fx: FixtureHome;
+let catalog: Catalog;
+let events: CatalogEvent[];
+
+/** Resolves with the first event (after `since`) that satisfies `test`. */
+function waitFor(test: (e: CatalogEvent) => boolean, since = events.length): Promise<CatalogEvent> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      const hit = events.slice(since).find(test);
+      if (hit) resolve(hit);
+      else setTimeout(check, 20);
+    };
+    check();
+  });
+}
+
+beforeEach(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-live-'));
+  fx = await buildFixtureHome(dir, { realClaude: false });
+  catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
+  events = [];
+  catalog.onDidChange((e) => events.push(e));
+  await catalog.scan();
+  await waitFor((e) => e.full, 0);
+  await catalog.watch();
+});
+afterEach(async () => {
+  await catalog.dispose();
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+const claudeKey = (): string => catalog.findSessions(fx.claude.sessionId)[0]!.key;
+
+describe('live catalog', () => {
+  it('a new blob appears in its session only, named from the transcript once it is appended', async () => {
+    const key = claudeKey();
+    const since = events.length;
+    const blob = path.join(fx.claude.toolResults, 'toolu_01NewJJJJJJJJJJJJJJJJJJJJJ.txt');
+    await fsp.writeFile(blob, 'fresh output\n'.repeat(3000));
+    const event = await waitFor((e) => e.changed.includes(key), since);
+    expect(event.changed).toEqual([key]);
+    expect(event.full).toBe(false);
+    expect(catalog.blob(blob)).toMatchObject({ attribution: 'none' });
+
+    const again = events.length;
+    await fsp.appendFile(
+      fx.claude.transcript,
+      '\n' +
+        JSON.stringify({ type: 'assistant', isSidechain: false, sessionId: fx.claude.sessionId, timestamp: '2026-03-01T11:00:00.000Z', message: { id: 'msg_C1', model: 'claude-opus-5-5', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01NewJJJJJJJJJJJJJJJJJJJJJ', name: 'Bash', input: { command: 'make fresh' } }], usage: { input_tokens: 1, cache_creation_input_tokens: 100, cache_read_input_tokens: 8000, output_tokens: 5 } } }) +
+        '\n',
+    );
+    await waitFor((e) => e.changed.includes(key), again);
+    expect(catalog.blob(blob)).toMatchObject({ tool: 'Bash', args: 'make fresh', attribution: 'transcript', turn: 8 });
+  });
+
+  it('a changed blob updates its size; a deleted one disappears; an emptied session is removed', async () => {
+    const key = catalog.findSessions(fx.spillway.sessionId)[0]!.key;
+    let since = events.length;
+    await fsp.appendFile(fx.spillway.blob, 'one more line\n');
+    await waitFor((e) => e.changed.includes(key), since);
+    expect(catalog.blob(fx.spillway.blob)!.bytes).toBe((await fsp.stat(fx.spillway.blob)).size);
+    since = events.length;
+    await fsp.rm(fx.spillway.blob);
+    const removed = await waitFor((e) => e.removed.includes(key), since);
+    expect(removed.changed).not.toContain(key);
+    expect(catalog.session(key)).toBeUndefined();
+    expect(catalog.blob(fx.spillway.blob)).toBeUndefined();
+  });
+
+  it('coalesces a burst of writes into few events naming only the touched session', async () => {
+    const key = catalog.findSessions(fx.dsh.dir.split('session-')[1]!)[0]!.key;
+    const since = events.length;
+    await Promise.all(Array.from({ length: 40 }, (_, i) => fsp.writeFile(path.join(fx.dsh.dir, `${(0xabc000 + i).toString(16)}-burst${i}.txt`), `burst ${i}\n`)));
+    await waitFor(() => catalog.session(key)!.blobs.length === 41, since);
+    const burst = events.slice(since);
+    expect(burst.length).toBeLessThanOrEqual(5);
+    expect(new Set(burst.flatMap((e) => e.changed))).toEqual(new Set([key]));
+    expect(burst.every((e) => !e.full)).toBe(true);
+  });
+
+  it('a new session folder under a root becomes a new session', async () => {
+    const sessionDir = path.join(fx.env.XDG_STATE_HOME!, 'spillway', 'spills', 'session-0123456789ab');
+    const since = events.length;
+    await fsp.mkdir(sessionDir, { recursive: true });
+    await fsp.writeFile(path.join(sessionDir, 'ab12-out.txt'), 'new\n');
+    await fsp.writeFile(path.join(sessionDir, 'spillway.jsonl'), JSON.stringify({ v: 1, file: 'ab12-out.txt', tool: 'Read', toolCallId: 'c1', bytes: 4, lines: 1, sha256: '', createdAt: '2026-03-05T00:00:00.000Z', sessionId: 'brand-new' }) + '\n');
+    await waitFor(() => catalog.findSessions('brand-new').length === 1, since);
+    expect(catalog.findSessions('brand-new')[0]!.blobs[0]).toMatchObject({ tool: 'Read', toolCallId: 'c1' });
+  });
+
+  it('waits for a file being written to settle before reading it', async () => {
+    const key = claudeKey();
+    const blob = path.join(fx.claude.toolResults, 'toolu_01SlowKKKKKKKKKKKKKKKKKKKK.txt');
+    const handle = await fsp.open(blob, 'w');
+    for (let i = 0; i < 5; i++) {
+      await handle.write('chunk of a slow writer\n'.repeat(1000));
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    await handle.close();
+    const size = (await fsp.stat(blob)).size;
+    await waitFor(() => catalog.blob(blob)?.bytes === size);
+    expect(catalog.session(key)!.blobs.some((b) => b.path === blob)).toBe(true);
+  });
+});
