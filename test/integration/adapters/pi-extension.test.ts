@@ -166,6 +166,22 @@ describe('pi extension: eager spill', () => {
     expect(fs.readdirSync(blobDir).filter((f) => f !== 'spillway.jsonl')).toHaveLength(2);
   });
 
+  it('shows the blobs with their tool names in `spillway list --json`', () => {
+    const s = report.sessions[0]!;
+    const res = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--no-default-roots', '--root', s.dir, '--source', 'pi'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: path.dirname(s.dir) },
+    });
+    expect(res.status, res.stderr).toBe(0);
+    const listed = JSON.parse(res.stdout) as { sessions: Array<{ id: string; blobs: Array<{ path: string; tool: string | null; toolCallId: string | null }> }> };
+    const session = listed.sessions.find((x) => x.id === s.id)!;
+    const ours = session.blobs.filter((b) => path.dirname(b.path) === blobDir);
+    expect(ours.map((b) => [b.toolCallId, b.tool]).sort()).toEqual([
+      ['call_bash_1', 'bash'],
+      ['call_big_1', 'big'],
+    ]);
+  });
+
   it('records each spill in the session as a custom index entry, never with the full body', () => {
     const index = sessionEntries(sessionFile).filter((e) => e.type === 'custom' && e.customType === 'spillway-spill');
     expect(index.map((e) => e.data.toolCallId)).toEqual(['call_big_1', 'call_big_2', 'call_bash_1', 'call_big_3']);
