@@ -1,7 +1,6 @@
 // The pi extension's settings: the `spillway` key of pi's settings.json
-// (global ~/.pi/agent/settings.json or project .pi/settings.json), with the
-// defaults of the pi-condense design. Bad values fall back to the default and
-// are reported, never thrown.
+// (global ~/.pi/agent/settings.json or project .pi/settings.json). Bad values
+// fall back to the default and are reported, never thrown.
 
 export interface PiSpillConfig {
   /** A single result of at least this many chars is spilled as it arrives. */
@@ -16,11 +15,20 @@ export interface PiSpillConfig {
   protectedTools: string[];
 }
 
+/**
+ * The engine's measured defaults, not the seed's 65,536-char threshold: the
+ * seed left medium results to pi-condense's summarizer, which Spillway does
+ * not have, and on the measured size distribution a 64 KB threshold touches
+ * under 0.1% of calls and recovers ~0% of the mass, while 4,096 with a
+ * 2,048-byte preview is the knee (8% of calls, 35% of the mass; docs/engine.md).
+ * The delta flush goes one step further down that curve (3,072: 12.7% of
+ * calls, 40% of the mass) only for a turn that ate a large share of the window.
+ */
 export const PI_SPILL_DEFAULTS: Readonly<PiSpillConfig> = Object.freeze({
-  spillThreshold: 65_536,
+  spillThreshold: 4_096,
   spillPreviewBytes: 2_048,
   budgetTurnDelta: null,
-  budgetFlushFloor: 8_192,
+  budgetFlushFloor: 3_072,
   protectedTools: ['read'],
 });
 

@@ -3,8 +3,8 @@ import { PI_SPILL_DEFAULTS, readPiSpillConfig } from '../../../src/adapters/pi-c
 import { renderStub, type PiSpillRecord } from '../../../src/adapters/pi-extension';
 
 describe('readPiSpillConfig', () => {
-  it("uses the seed's defaults when pi's settings say nothing", () => {
-    expect(readPiSpillConfig({})).toEqual({ spillThreshold: 65_536, spillPreviewBytes: 2_048, budgetTurnDelta: null, budgetFlushFloor: 8_192, protectedTools: ['read'] });
+  it("uses the engine's measured defaults when pi's settings say nothing (delta flush off)", () => {
+    expect(readPiSpillConfig({})).toEqual({ spillThreshold: 4_096, spillPreviewBytes: 2_048, budgetTurnDelta: null, budgetFlushFloor: 3_072, protectedTools: ['read'] });
     expect(readPiSpillConfig(undefined)).toEqual(readPiSpillConfig({}));
   });
 
