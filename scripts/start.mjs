@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm start`: a real VS Code with Spillway loaded, on your real agent folders.
+// - The desktop `code` when it is installed: a new window with
+//   --extensionDevelopmentPath pointing at this checkout.
+// - Otherwise code-server (installed by scripts/e2e-setup.mjs into .cache/)
+//   on 127.0.0.1, with the URL printed; open it in any browser.
+// Options: --code-server (skip the desktop check), --port N (default 8417).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureE2eEnvironment } from './e2e-setup.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const forceServer = args.includes('--code-server');
+const portArg = args.indexOf('--port');
+const port = portArg >= 0 ? Number(args[portArg + 1]) : Number(process.env.SPILLWAY_PORT ?? 8417);
+const folder = process.env.INIT_CWD ?? process.cwd();
+
+execFileSync(process.execPath, [path.join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' });
+
+const hasCode = !forceServer && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
+if (hasCode) {
+  console.log('Opening VS Code with Spillway from this checkout (Extension Development Host)…');
+  spawn('code', ['--new-window', `--extensionDevelopmentPath=${root}`, folder], { stdio: 'inherit', detached: true }).unref();
+  process.exit(0);
+}
+
+const env = ensureE2eEnvironment();
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const state = path.join(root, '.cache', 'start');
+const extensionsDir = path.join(state, 'extensions');
+const userDataDir = path.join(state, 'user-data');
+
+// Install this checkout the way the .vsix would lay it out (fresh each start).
+const target = path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
+fs.rmSync(target, { recursive: true, force: true });
+fs.mkdirSync(path.join(target, 'dist'), { recursive: true });
+for (const item of ['package.json', 'README.md', 'LICENSE', 'media']) {
+  if (fs.existsSync(path.join(root, item))) fs.cpSync(path.join(root, item), path.join(target, item), { recursive: true });
+}
+for (const item of ['extension.js', 'extension.js.map', 'webview']) {
+  if (fs.existsSync(path.join(root, 'dist', item))) fs.cpSync(path.join(root, 'dist', item), path.join(target, 'dist', item), { recursive: true });
+}
+
+const settingsFile = path.join(userDataDir, 'User', 'settings.json');
+if (!fs.existsSync(settingsFile)) {
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, null, 2));
+}
+
+const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
+const server = spawn(
+  env.node24,
+  [env.codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--disable-telemetry', '--disable-update-check', folder],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+server.stdout.on('data', (d) => {
+  if (/HTTP server listening/.test(String(d))) {
+    console.log(`\nSpillway is running in VS Code (code-server): ${url}\nOpen the Spillway icon in the activity bar. Ctrl+C stops it.\n`);
+  }
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.kill('SIGTERM'));
+server.on('exit', (code) => process.exit(code ?? 0));
