@@ -7,10 +7,10 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spillHook } from '../../../src/adapters/agent-sdk';
 import { readManifest } from '../../../src/spill/manifest';
-import { startMockAnthropic, toolResults } from './helpers/mock-anthropic';
+import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const claudeBin = path.join(repoRoot, 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+const claudeBin = path.join(repoRoot, ...CLAUDE_BIN_RELATIVE);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-sdk-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -37,17 +37,7 @@ describe('Agent SDK query() with spillHook()', () => {
           allowDangerouslySkipPermissions: true,
           settingSources: [],
           hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [spillHook()] }] },
-          env: {
-            ...process.env,
-            HOME: tmp,
-            ANTHROPIC_BASE_URL: mock.url,
-            ANTHROPIC_API_KEY: 'test-key',
-            CLAUDE_CONFIG_DIR: configDir,
-            DISABLE_TELEMETRY: '1',
-            DISABLE_AUTOUPDATER: '1',
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            IS_SANDBOX: '1',
-          },
+          env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }),
         },
       });
       let result: unknown;

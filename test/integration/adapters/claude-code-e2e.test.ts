@@ -10,11 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/spill/manifest';
-import { startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
+import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
-const claudeBin = path.join(repoRoot, 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+const claudeBin = path.join(repoRoot, ...CLAUDE_BIN_RELATIVE);
 
 // ~10 KB: 300 build lines, a compiler error at line 281, a verdict at the end.
 const CMD_10K = `for i in $(seq 1 300); do echo "step $i: compiling module_$i ok"; if [ $i = 280 ]; then echo "error TS2322: Type 'string' is not assignable to type 'number' (src/m280.ts:12:5)"; fi; done; echo "BUILD FAILED with 1 error"`;
@@ -60,17 +60,7 @@ beforeAll(async () => {
   run = await new Promise((resolve, reject) => {
     const child = spawn(claudeBin, ['-p', 'Build and process the records', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'], {
       cwd: workDir,
-      env: {
-        ...process.env,
-        HOME: tmp,
-        ANTHROPIC_BASE_URL: mock.url,
-        ANTHROPIC_API_KEY: 'test-key',
-        CLAUDE_CONFIG_DIR: configDir,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        IS_SANDBOX: '1',
-      },
+      env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

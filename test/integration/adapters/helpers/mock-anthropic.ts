@@ -110,3 +110,22 @@ export function toolResults(req: MessagesRequest): Array<{ tool_use_id: string; 
   }
   return out;
 }
+
+/** The real `claude` binary shipped in the SDK's platform package (a dev dependency). */
+export const CLAUDE_BIN_RELATIVE = ['node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude'];
+
+/** Environment that keeps the real Claude Code CLI offline, on the mock, in temp folders. */
+export function offlineClaudeEnv(opts: { home: string; configDir: string; baseUrl: string }): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: opts.home,
+    ANTHROPIC_BASE_URL: opts.baseUrl,
+    ANTHROPIC_API_KEY: 'test-key',
+    CLAUDE_CONFIG_DIR: opts.configDir,
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // Claude Code refuses bypassPermissions as root unless it is told it runs in a sandbox.
+    IS_SANDBOX: '1',
+  };
+}
