@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp, constants as C } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { appendManifest, MANIFEST_VERSION, readManifest, type ManifestRecord } from './manifest';
+import { appendManifest, MANIFEST_VERSION, readManifestFrom, type ManifestRecord } from './manifest';
 import { countLines, countNewlines, lineCountFrom, sha256Hex } from './text';
 import {
   SpillError,
@@ -159,9 +159,7 @@ export class LocalSpillStore implements SpillStore {
     if (!owner?.sessionId) return undefined;
     const dir = await this.existingSessionDir(owner);
     if (!dir) return undefined;
-    const { records } = await readManifest(dir);
-    for (const r of records) {
-      if (r.sha256 !== sha256) continue;
+    for (const r of await this.recordsWithSha(dir, sha256)) {
       const file = path.resolve(dir, r.aliasOf ?? r.file);
       if (!this.isInside(file, this.realRootSync ?? this.root)) continue;
       const st = await fsp.lstat(file).catch(() => undefined);
@@ -169,6 +167,29 @@ export class LocalSpillStore implements SpillStore {
       return { locator: file as SpillLocator, bytes: r.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines: r.lines };
     }
     return undefined;
+  }
+
+  /** Per session folder: records by sha256, read incrementally (the manifest only grows). */
+  private readonly shaIndex = new Map<string, { ino: number; offset: number; bySha: Map<string, ManifestRecord[]> }>();
+
+  private async recordsWithSha(dir: string, sha256: string): Promise<ManifestRecord[]> {
+    let entry = this.shaIndex.get(dir);
+    let tail = await readManifestFrom(dir, entry?.offset ?? 0);
+    if (entry && (tail.ino !== entry.ino || tail.offset < entry.offset)) {
+      entry = undefined; // replaced or truncated: start over
+      tail = await readManifestFrom(dir, 0);
+    }
+    if (!entry) {
+      entry = { ino: tail.ino, offset: 0, bySha: new Map() };
+      this.shaIndex.set(dir, entry);
+    }
+    entry.offset = tail.offset;
+    for (const r of tail.records) {
+      const list = entry.bySha.get(r.sha256);
+      if (list) list.push(r);
+      else entry.bySha.set(r.sha256, [r]);
+    }
+    return entry.bySha.get(sha256) ?? [];
   }
 
   /** Record that a later identical result reuses `original` (no second write). */
@@ -263,7 +284,7 @@ export class LocalSpillStore implements SpillStore {
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
       throw new SpillError('EPERM', `spill folder belongs to another user: ${cur}`);
     }
-    if ((st.mode & 0o022) !== 0) throw new SpillError('EPERM', `spill folder is writable by others: ${cur}`);
+    if (process.platform !== 'win32' && (st.mode & 0o022) !== 0) throw new SpillError('EPERM', `spill folder is writable by others: ${cur}`);
     return cur;
   }
 

@@ -93,3 +93,40 @@ function toRecord(raw: string): ManifestRecord | undefined {
     ...(typeof r.aliasOf === 'string' ? { aliasOf: r.aliasOf } : {}),
   };
 }
+
+export interface ManifestTail extends ManifestReadResult {
+  /** Offset just after the last complete line read; pass it back next time. */
+  offset: number;
+  /** Identity of the file read, so a caller can tell a replaced manifest. */
+  ino: number;
+}
+
+/**
+ * Records appended since `offset` (complete lines only; a line still being
+ * written is left for the next call). A manifest shorter than `offset` was
+ * replaced: it is read again from the start. Missing -> empty.
+ */
+export async function readManifestFrom(dir: string, offset: number): Promise<ManifestTail> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0, offset: 0, ino: 0 };
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    const from = st.size < offset ? 0 : offset;
+    const buf = Buffer.alloc(st.size - from);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await handle.read(buf, got, buf.length - got, from + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
+    return { ...parseManifest(buf.subarray(0, end).toString('utf8')), offset: from + end, ino: st.ino };
+  } finally {
+    await handle.close();
+  }
+}

@@ -51,7 +51,7 @@ export interface SpillPolicy {
   apply(req: SpillRequest): Promise<SpillDecision>;
 }
 
-/** In-process dedup memory, for stores without a manifest lookup (bounded). */
+/** In-process dedup memory, for stores without a lookup of their own (bounded). */
 const MEMO_LIMIT = 1024;
 
 export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
@@ -92,7 +92,9 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     const sha256 = sha256Hex(content);
     const memoKey = `${req.sessionId}\0${sha256}`;
 
-    let ref = memo.get(memoKey) ?? (await findEarlier(owner, sha256));
+    // A store that can look blobs up is asked every time (it sees deletions and
+    // other processes); the in-process memory serves stores that cannot.
+    let ref = store.findBySha256 ? await findEarlier(owner, sha256) : memo.get(memoKey);
     const aliased = ref !== undefined;
     if (ref) {
       const original = { ...ref, sha256 };

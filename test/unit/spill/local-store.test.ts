@@ -175,6 +175,16 @@ describe('dedup lookup, aliases and external files', () => {
     expect(await b.findBySha256({ sessionId: 'sess-1' }, 'f'.repeat(64))).toBeUndefined();
   });
 
+  it('a long-lived store sees records appended by another process after its first lookup', async () => {
+    const root = tmp();
+    const a = new LocalSpillStore({ root });
+    const b = new LocalSpillStore({ root });
+    const first = await a.saveText(save('first\n'));
+    expect((await a.findBySha256({ sessionId: 'sess-1' }, first.sha256!))?.locator).toBe(first.locator);
+    const second = await b.saveText(save('second\n'));
+    expect((await a.findBySha256({ sessionId: 'sess-1' }, second.sha256!))?.locator).toBe(second.locator);
+  });
+
   it('ignores a recorded blob that was deleted or changed size', async () => {
     const root = tmp();
     const store = new LocalSpillStore({ root });

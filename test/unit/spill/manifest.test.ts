@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendManifest, MANIFEST_NAME, parseManifest, readManifest, type ManifestRecord } from '../../../src/spill/manifest';
+import { appendFileSync } from 'node:fs';
+import { appendManifest, MANIFEST_NAME, parseManifest, readManifest, readManifestFrom, type ManifestRecord } from '../../../src/spill/manifest';
 
 const record = (file: string): ManifestRecord => ({
   v: 1, file, tool: 'Bash', toolCallId: 'toolu_1', args: { command: 'ls' }, bytes: 10, lines: 2,
@@ -34,5 +35,24 @@ describe('manifest', () => {
     expect(await readManifest(dir)).toEqual({ records: [], skipped: 0 });
     writeFileSync(path.join(dir, MANIFEST_NAME), '');
     expect((await readManifest(dir)).records).toEqual([]);
+  });
+
+  it('reads only what was appended since an offset, leaving a half-written line for later', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    await appendManifest(dir, record('a.txt'));
+    const first = await readManifestFrom(dir, 0);
+    expect(first.records.map((r) => r.file)).toEqual(['a.txt']);
+    await appendManifest(dir, record('b.txt'));
+    const line = JSON.stringify(record('c.txt'));
+    appendFileSync(path.join(dir, MANIFEST_NAME), line.slice(0, 30));
+    const second = await readManifestFrom(dir, first.offset);
+    expect(second.records.map((r) => r.file)).toEqual(['b.txt']);
+    appendFileSync(path.join(dir, MANIFEST_NAME), line.slice(30) + '\n');
+    const third = await readManifestFrom(dir, second.offset);
+    expect(third.records.map((r) => r.file)).toEqual(['c.txt']);
+    expect(third.ino).toBe(first.ino);
+    // a replaced, shorter manifest is read from the start
+    writeFileSync(path.join(dir, MANIFEST_NAME), JSON.stringify(record('d.txt')) + '\n');
+    expect((await readManifestFrom(dir, third.offset)).records.map((r) => r.file)).toEqual(['d.txt']);
   });
 });

@@ -149,6 +149,18 @@ describe('dedup', () => {
     expect(blobsIn(root)).toHaveLength(1);
   });
 
+  it('a deleted blob is written again instead of aliased', async () => {
+    const root = tmp();
+    const policy = createSpillPolicy({ store: new LocalSpillStore({ root }), maxInlineBytes: 100 });
+    const a = await policy.apply(req(big(300)));
+    if (!a.spilled) throw new Error('expected a spill');
+    const { unlinkSync } = await import('node:fs');
+    unlinkSync(a.ref.locator);
+    const b = await policy.apply(req(big(300), { toolCallId: 'toolu_b' }));
+    expect(b).toMatchObject({ spilled: true, aliased: false });
+    if (b.spilled) expect(readFileSync(b.ref.locator, 'utf8')).toBe(big(300));
+  });
+
   it('is per session: another session writes its own blob', async () => {
     const root = tmp();
     const policy = createSpillPolicy({ store: new LocalSpillStore({ root }), maxInlineBytes: 100 });
