@@ -15,5 +15,6 @@ export function compactArgs(input: unknown): string | undefined {
   } else text = JSON.stringify(input);
   text = text.replace(/\s+/g, ' ').trim();
   if (text === '' || text === '{}') return undefined;
-  return text.length > MAX_ARGS ? text.slice(0, MAX_ARGS - 1) + '…' : text;
+  // A copy, so the (possibly huge) tool input string is not kept alive by a slice of it.
+  return text.length > MAX_ARGS ? text.slice(0, MAX_ARGS - 1) + '…' : (' ' + text).slice(1);
 }

@@ -56,3 +56,12 @@ export function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content.map((block) => (obj(block) && typeof obj(block)!.text === 'string' ? (obj(block)!.text as string) : '')).join('\n');
 }
+
+/**
+ * A copy of `text` that does not keep its parent alive: V8 slices and regexp
+ * captures point into the whole source string (a transcript line's content),
+ * which a long-lived cache must not retain.
+ */
+export function own(text: string): string {
+  return (' ' + text).slice(1);
+}

@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, contentText, num, obj, recordCall, str, type ApiCall } from '../calls';
+import { contentChars, contentText, num, obj, own, recordCall, str, type ApiCall } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
@@ -23,7 +23,8 @@ const QUIET_TYPES = new Set([
 
 interface ToolUse {
   name: string;
-  input: unknown;
+  /** Compact args, computed while parsing so the raw input is not kept. */
+  args?: string;
   timestamp: string;
   messageId?: string;
   sidechain: boolean;
@@ -100,7 +101,7 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
     for (const block of message.content) {
       const b = obj(block);
       if (b?.type === 'tool_use' && typeof b.id === 'string') {
-        state.toolUses.set(b.id, { name: str(b.name) ?? 'unknown', input: b.input, timestamp, messageId, sidechain });
+        state.toolUses.set(b.id, { name: str(b.name) ?? 'unknown', args: compactArgs(b.input), timestamp, messageId, sidechain });
       }
     }
   }
@@ -125,7 +126,7 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
   if (!message) return false;
   if (typeof message.content === 'string') {
     const text = message.content.trim();
-    if (!sidechain && !state.firstPrompt && text && !text.startsWith('<')) state.firstPrompt = text.slice(0, 120);
+    if (!sidechain && !state.firstPrompt && text && !text.startsWith('<')) state.firstPrompt = own(text.slice(0, 120));
     return true;
   }
   if (!Array.isArray(message.content)) return true;
@@ -136,11 +137,11 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
     firstToolUseId ??= b.tool_use_id;
     state.digestChars.set(b.tool_use_id, contentChars(b.content));
     for (const match of contentText(b.content).matchAll(SAVED_TO)) {
-      state.fileToToolUse.set(path.basename(match[1]!), b.tool_use_id);
+      state.fileToToolUse.set(own(path.basename(match[1]!)), b.tool_use_id);
     }
   }
   const persisted = str(obj(line.toolUseResult)?.persistedOutputPath);
-  if (persisted && firstToolUseId) state.fileToToolUse.set(path.basename(persisted), firstToolUseId);
+  if (persisted && firstToolUseId) state.fileToToolUse.set(own(path.basename(persisted)), firstToolUseId);
   return true;
 }
 
@@ -155,7 +156,7 @@ function readReplacement(state: ClaudeState, line: Record<string, unknown>): voi
     const replacement = o.replacement ?? o.content ?? o.text;
     if (id && replacement !== undefined) {
       state.digestChars.set(id, typeof replacement === 'string' ? replacement.length : contentChars(replacement));
-      for (const match of contentText(replacement).matchAll(SAVED_TO)) state.fileToToolUse.set(path.basename(match[1]!), id);
+      for (const match of contentText(replacement).matchAll(SAVED_TO)) state.fileToToolUse.set(own(path.basename(match[1]!)), id);
     }
     for (const v of Object.values(o)) if (typeof v === 'object') visit(v, depth + 1);
   };
@@ -259,7 +260,7 @@ export const claudeCode: Source = {
       if (use) {
         attribution = 'transcript';
         tool = use.name;
-        args = compactArgs(use.input);
+        args = use.args;
         if (use.timestamp) createdAt = use.timestamp;
         const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
         if (!use.sidechain && use.messageId !== undefined) {

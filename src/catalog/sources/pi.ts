@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, num, obj, recordCall, str, type ApiCall } from '../calls';
+import { contentChars, num, obj, own, recordCall, str, type ApiCall } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, Source } from '../source';
 import { describeManifestFolder } from './common';
@@ -17,7 +17,8 @@ const QUIET_TYPES = new Set(['model_change', 'thinking_level_change', 'label', '
 
 interface ToolCall {
   name: string;
-  args: unknown;
+  /** Compact args (the raw arguments are not kept). */
+  args?: string;
   timestamp: string;
   entryId?: string;
 }
@@ -106,7 +107,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         for (const block of message.content) {
           const b = obj(block);
           if (b?.type === 'toolCall' && typeof b.id === 'string') {
-            state.toolCalls.set(b.id, { name: str(b.name) ?? 'unknown', args: b.arguments, timestamp, entryId });
+            state.toolCalls.set(b.id, { name: str(b.name) ?? 'unknown', args: compactArgs(b.arguments), timestamp, entryId });
           }
         }
       }
@@ -131,13 +132,13 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       const full = str(obj(message.details)?.fullOutputPath);
       if (full) state.fullOutputs.set(full, callId);
       if (!state.toolCalls.has(callId) && str(message.toolName)) {
-        state.toolCalls.set(callId, { name: str(message.toolName)!, args: undefined, timestamp });
+        state.toolCalls.set(callId, { name: str(message.toolName)!, timestamp });
       }
       return true;
     }
     case 'user': {
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? str(obj(message.content[0])?.text) : undefined;
-      if (!state.firstPrompt && text) state.firstPrompt = text.trim().slice(0, 120);
+      if (!state.firstPrompt && text) state.firstPrompt = own(text.trim().slice(0, 120));
       return true;
     }
     default:
@@ -153,7 +154,7 @@ function readIndex(state: PiState, data: unknown): void {
     const spillPath = str(r?.spillPath);
     const toolCallId = str(r?.toolCallId);
     if (!r || !spillPath || !toolCallId) continue;
-    state.index.set(path.basename(spillPath), { toolCallId, toolName: str(r.toolName), args: r.args });
+    state.index.set(own(path.basename(spillPath)), { toolCallId, toolName: str(r.toolName), args: r.args });
   }
 }
 
@@ -211,7 +212,7 @@ export const pi: Source = {
           Object.assign(blob, {
             toolCallId: callId,
             tool: indexed?.toolName ?? call?.name,
-            args: compactArgs(indexed?.args ?? call?.args),
+            args: indexed?.args !== undefined ? compactArgs(indexed.args) : call?.args,
             attribution: indexed ? 'index' : 'transcript',
             createdAt: call?.timestamp || blob.createdAt,
           });
@@ -237,7 +238,7 @@ export const pi: Source = {
         kind: 'shell-output',
         tool: call?.name ?? 'bash',
         toolCallId: callId,
-        args: compactArgs(call?.args),
+        args: call?.args,
         bytes: stat.size,
         createdAt: call?.timestamp || new Date(stat.mtimeMs).toISOString(),
         mtimeMs: stat.mtimeMs,
