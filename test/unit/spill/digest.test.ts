@@ -57,6 +57,13 @@ describe('digestText', () => {
     }
   });
 
+  it('with a budget smaller than its notice, gives the notice alone (still naming the file)', () => {
+    const d = digestText(numbered(1000), opts(100));
+    expect(d.startsWith('[... spillway:')).toBe(true);
+    expect(d).toContain(LOC);
+    expect(d.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('is UTF-8 safe: no split characters, even for one long multibyte line', () => {
     const t = '日本語のテキスト🙂'.repeat(3000);
     for (const budget of [500, 777, 1001, 2049]) {
