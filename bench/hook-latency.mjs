@@ -40,11 +40,19 @@ const inputs = {
 };
 const floor = ['-e', 'process.stdin.resume(); process.stdin.on("end", () => {})'];
 
-function time(args, input) {
+// CPU time (user + sys, from GNU time) is reported beside wall time: on a
+// loaded machine it is the steadier measure of the work the hook itself does.
+const gnuTime = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const cpu = {};
+function time(args, input, name) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { input, encoding: 'utf8' });
+  const r = gnuTime
+    ? spawnSync(gnuTime, ['-f', 'SPILLWAY-CPU %U %S', process.execPath, ...args], { input, encoding: 'utf8' })
+    : spawnSync(process.execPath, args, { input, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr}`);
+  const m = /SPILLWAY-CPU ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  if (m && name) (cpu[name] ??= []).push((Number(m[1]) + Number(m[2])) * 1000);
   return ms;
 }
 const stats = (xs) => {
@@ -59,18 +67,21 @@ const results = { floor: [] };
 for (let i = 0; i < RUNS; i++) {
   for (const [name, make] of Object.entries(inputs)) {
     const input = make();
-    results.floor.push(time(floor, input));
-    (results[`cli ${name}`] ??= []).push(time([cli, 'hook', 'claude-code'], input));
-    (results[`hook.js ${name}`] ??= []).push(time([lean, 'claude-code'], make()));
+    results.floor.push(time(floor, input, 'floor'));
+    (results[`cli ${name}`] ??= []).push(time([cli, 'hook', 'claude-code'], input, `cli ${name}`));
+    (results[`hook.js ${name}`] ??= []).push(time([lean, 'claude-code'], make(), `hook.js ${name}`));
   }
 }
 const base = stats(results.floor).median;
-console.log(`hook latency, ${RUNS} runs each (ms; node ${process.version}, ${os.cpus().length} cpus)`);
-console.log(`${'variant'.padEnd(34)}${'median'.padStart(8)}${'p90'.padStart(8)}${'over floor'.padStart(12)}`);
+const cpuBase = cpu.floor ? stats(cpu.floor).median : 0;
+console.log(`hook latency, ${RUNS} runs each (ms; node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)})`);
+console.log(`${'variant'.padEnd(34)}${'wall med'.padStart(9)}${'p90'.padStart(8)}${'over floor'.padStart(12)}${'cpu med'.padStart(9)}${'over floor'.padStart(12)}`);
 for (const [name, xs] of Object.entries(results)) {
   const { median, p90 } = stats(xs);
+  const c = cpu[name] ? stats(cpu[name]).median : NaN;
   const label = name === 'floor' ? 'floor: node reads stdin, exits' : name;
-  console.log(`${label.padEnd(34)}${median.toFixed(1).padStart(8)}${p90.toFixed(1).padStart(8)}${(name === 'floor' ? '' : `+${(median - base).toFixed(1)}`).padStart(12)}`);
+  const over = (v, b) => (name === 'floor' ? '' : `${v - b >= 0 ? '+' : ''}${(v - b).toFixed(0)}`);
+  console.log(`${label.padEnd(34)}${median.toFixed(0).padStart(9)}${p90.toFixed(0).padStart(8)}${over(median, base).padStart(12)}${c.toFixed(0).padStart(9)}${over(c, cpuBase).padStart(12)}`);
 }
 
 // Streaming digest of the persisted file vs the obvious alternative (read it whole, cut head + tail).
