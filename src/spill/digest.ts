@@ -42,7 +42,7 @@ const SALIENCE_SHARE = 1 / 4;
 const SALIENT_LINE_MAX = 240;
 /** Only the first bytes of a line are matched (a 50 MB line is not a log line). */
 const MATCH_WINDOW = 4096;
-/** Bounded memory for candidates: the first and last ones of the middle. */
+/** Size of the ring that keeps the latest candidates once SHAPES_KEPT shapes are known. */
 const CANDIDATES_KEPT = 16;
 const SALIENT_HEADER = '[spillway: failure-like lines from the elided part]\n';
 const READ_CHUNK = 1 << 20;

@@ -19,8 +19,8 @@ import { classifyOutput, planValueDigest, renderValueBlob } from './value';
 export const DEFAULT_MAX_INLINE_BYTES = 4096;
 /** What a spilled result keeps in context, notice included (see docs/engine.md). */
 export const DEFAULT_DIGEST_BYTES = 2048;
-/** A digest needs room for its notice (~300-450 bytes with a long path) and a few lines. */
-export const MIN_DIGEST_BYTES = 512;
+/** Floor for a configured digest size. The notice alone takes ~300-450 bytes with a long path; below that the digest is the notice alone. */
+export const MIN_DIGEST_BYTES = 256;
 
 export interface SpillRequest {
   sessionId: string;
