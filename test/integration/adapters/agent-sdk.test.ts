@@ -1,6 +1,7 @@
 // The Claude Agent SDK's own query() with spillHook() in options.hooks: the SDK
 // starts the real Claude Code CLI, which calls back into this process for the
 // hook; the CLI talks to a mock Messages API on 127.0.0.1.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -58,6 +59,14 @@ describe('Agent SDK query() with spillHook()', () => {
       expect(records).toHaveLength(1);
       expect(records[0]!.tool).toBe('Bash');
       expect(fs.readFileSync(path.join(spillDir, records[0]!.file), 'utf8')).toContain('test 200 passed\ntest 201 passed');
+
+      const listed = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--no-default-roots', '--root', configDir, '--source', 'claude-code'], {
+        encoding: 'utf8',
+        env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: configDir },
+      });
+      expect(listed.status, listed.stderr).toBe(0);
+      const blobs = (JSON.parse(listed.stdout) as { sessions: Array<{ blobs: Array<{ path: string; tool: string | null }> }> }).sessions.flatMap((x) => x.blobs);
+      expect(blobs.find((b) => b.path === path.join(spillDir, records[0]!.file))?.tool).toBe('Bash');
     } finally {
       await mock.close();
     }
