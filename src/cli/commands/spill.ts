@@ -26,9 +26,11 @@ options:
   --json              print {"spilled", "text", "ref"?, "reason"?} instead
 `;
 
-function positiveInt(name: string, raw: string | undefined): number | undefined {
+function integerFlag(name: string, raw: string | undefined, min: number): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) <= 0) throw new UsageError(`--${name} must be a positive integer, got '${raw}'`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) {
+    throw new UsageError(`--${name} must be ${min > 0 ? 'a positive' : 'a non-negative'} integer, got '${raw}'`);
+  }
   return Number(raw);
 }
 
@@ -63,9 +65,9 @@ export const spillCommand: CliCommand = async (argv, io) => {
   }
   if (!v.session) throw new UsageError('--session ID is required');
   if (!v.tool) throw new UsageError('--tool NAME is required');
-  const maxInlineBytes = positiveInt('max-inline', v['max-inline']);
-  const digestBytes = positiveInt('digest-bytes', v['digest-bytes']);
-  const turn = positiveInt('turn', v.turn);
+  const maxInlineBytes = integerFlag('max-inline', v['max-inline'], 1);
+  const digestBytes = integerFlag('digest-bytes', v['digest-bytes'], 1);
+  const turn = integerFlag('turn', v.turn, 0);
   const callId = v['call-id'] || `cli-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
   const stdin = await io.readStdin();
