@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
+import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
 import { claudeSessionDir, claudeSpillDir, parseHookInput, type PostToolUseEvent } from './claude-code-event';
 
@@ -119,7 +120,13 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   };
   const persisted = persistedOutput(event.tool_response);
   if (persisted) {
-    if (isReadLikeTool(event.tool_name) || options.protectedTools?.includes(event.tool_name)) return undefined;
+    if (isReadLikeTool(event.tool_name) || isProtected(event.tool_name, options.protectedTools)) return undefined;
+    // Claude Code writes these under the session's tool-results/; anything
+    // else is not a file this hook should read or point the model at.
+    if (!isInside(persisted.filePath, sessionDir)) {
+      options.logger?.warn(`persisted output ${persisted.filePath} is outside the session folder; left unchanged`);
+      return undefined;
+    }
     return digestPersisted(event, persisted, store, spillDir, options);
   }
   const decision = await createSpillPolicy(policyOptions).apply({
@@ -130,6 +137,16 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
     output: event.tool_response,
   });
   return decision.spilled ? decision.output : undefined;
+}
+
+function isProtected(toolName: string, protectedTools: string[] | undefined): boolean {
+  const name = normalizeToolName(toolName);
+  return (protectedTools ?? []).some((t) => normalizeToolName(t) === name);
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = path.relative(dir, path.resolve(file));
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 interface PersistedOutput {

@@ -139,6 +139,28 @@ describe('spillway hook claude-code: output Claude Code already persisted', () =
   });
 });
 
+describe('spillway hook claude-code: persisted paths it must not follow', () => {
+  it('refuses a persisted path outside the session folder (exit 0, no output, a note)', () => {
+    const input = fixtureInput('hookstdin-2.json');
+    const outside = path.join(config, 'elsewhere.txt');
+    fs.writeFileSync(outside, 'secret\n'.repeat(10_000));
+    input.tool_response.persistedOutputPath = outside;
+    const run = runHook(JSON.stringify(input));
+    expect(run).toMatchObject({ status: 0, stdout: '' });
+    expect(run.stderr).toMatch(/outside the session folder/);
+  });
+
+  it('refuses a symlink planted in tool-results/', () => {
+    const input = fixtureInput('hookstdin-2.json');
+    const link = path.join(sessionDir, 'tool-results', 'blinked000.txt');
+    fs.symlinkSync(path.join(sessionDir, 'tool-results', 'b39a78xbx.txt'), link);
+    input.tool_response.persistedOutputPath = link;
+    const run = runHook(JSON.stringify(input));
+    expect(run).toMatchObject({ status: 0, stdout: '' });
+    expect(run.stderr).toMatch(/not a regular file/);
+  });
+});
+
 describe('spillway hook claude-code: the band Claude Code leaves inline', () => {
   it('spills a 20 KB Bash output beside tool-results/ and returns the digest with the failure and tail', async () => {
     const stdout = lines(600, (i) => (i === 590 ? 'FAIL src/app.test.ts > adds numbers' : `ok ${i} - step ${i} passed`)) + '\nTests: 1 failed, 599 passed\n';
