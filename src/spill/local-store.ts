@@ -161,7 +161,7 @@ export class LocalSpillStore implements SpillStore {
     if (!dir) return undefined;
     for (const r of await this.recordsWithSha(dir, sha256)) {
       const file = path.resolve(dir, r.aliasOf ?? r.file);
-      if (!this.isInside(file, this.realRootSync ?? this.root)) continue;
+      if (!this.isInside(file, this.resolvedRoot ?? this.root)) continue;
       const st = await fsp.lstat(file).catch(() => undefined);
       if (!st?.isFile() || st.size !== r.bytes) continue;
       return { locator: file as SpillLocator, bytes: r.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines: r.lines };
@@ -243,12 +243,12 @@ export class LocalSpillStore implements SpillStore {
     return { locator: abs as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
   }
 
-  private realRootSync: string | undefined;
+  private resolvedRoot: string | undefined;
 
   private async realRoot(): Promise<string | undefined> {
     try {
-      this.realRootSync = await fsp.realpath(this.root);
-      return this.realRootSync;
+      this.resolvedRoot = await fsp.realpath(this.root);
+      return this.resolvedRoot;
     } catch {
       return undefined;
     }
@@ -267,7 +267,7 @@ export class LocalSpillStore implements SpillStore {
     const segments = this.segmentsFor(owner);
     await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
     const realRoot = await fsp.realpath(this.root);
-    this.realRootSync = realRoot;
+    this.resolvedRoot = realRoot;
     let cur = realRoot;
     for (const seg of segments) {
       cur = path.join(cur, seg);

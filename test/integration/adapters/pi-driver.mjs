@@ -160,7 +160,7 @@ try {
   } else if (scenario === 'delta' || scenario === 'null-token') {
     const settings = { spillway: { spillThreshold: 1_000_000, budgetTurnDelta: 0.2, budgetFlushFloor: 1_000 } };
     const nullToken = scenario === 'null-token';
-    await runSession({
+    const file = await runSession({
       settings,
       sessionManager: SessionManager.create(cwd, sessionDir),
       contextWindow: 50_000,
@@ -174,6 +174,16 @@ try {
           : [seeing(call('big', { n: 4_000, tag: 't1' }, 'call_t1')), seeing(call('big', { n: 60_000, tag: 't2' }, 'call_t2')), seeing(fauxAssistantMessage('ok 1'))],
       ],
     });
+    if (!nullToken) {
+      // Reopened: session_start resets the previous fraction, so the first
+      // turn cannot fire however much it adds (the seed accepts this gap).
+      await runSession({
+        settings,
+        sessionManager: SessionManager.open(file, sessionDir),
+        contextWindow: 50_000,
+        steps: [[seeing(call('big', { n: 60_000, tag: 't3' }, 'call_t3')), seeing(fauxAssistantMessage('ok 3'))]],
+      });
+    }
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }

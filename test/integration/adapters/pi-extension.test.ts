@@ -211,6 +211,11 @@ describe('pi extension: budget-delta flush', () => {
     const body = fs.readFileSync(index[0]!.data.spillPath, 'utf8');
     expect(body.length).toBeGreaterThanOrEqual(60_000);
     expect(body).toContain('FATAL: t2 exploded near the end');
+    // After reopening, the first turn has no previous fraction: +60k chars stays.
+    expect(report.sessions[1]!.file).toBe(s.file);
+    expect(lastSeen(report, 'call_t3')).toMatch(/^t3 line 1 /);
+    const after = sessionEntries(s.file).filter((e) => e.type === 'context_edit');
+    expect(after).toHaveLength(1);
   });
 
   it('neither fires nor forgets the previous fraction on a null-token turn', () => {

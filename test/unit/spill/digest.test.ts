@@ -138,6 +138,42 @@ describe('digestText', () => {
   });
 });
 
+describe('digest invariants on random inputs', () => {
+  // Deterministic pseudo-random texts: mixed line lengths, multibyte
+  // characters, CRLF, failure words, no trailing newline sometimes.
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const pieces = ['ok', 'Error: x', 'é', '🙂', ' ', 'step', '\r', 'panic', 'data', '0 failed'];
+  const randomText = () => {
+    const lines = Array.from({ length: 1 + Math.floor(rand() * 3000) }, () =>
+      Array.from({ length: Math.floor(rand() * 30) }, () => pieces[Math.floor(rand() * pieces.length)]).join(''),
+    );
+    return lines.join('\n') + (rand() < 0.5 ? '\n' : '');
+  };
+
+  it('stays within budget, keeps a true prefix and suffix, and matches digestFile', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-digest-rand-'));
+    for (let k = 0; k < 40; k++) {
+      const text = randomText();
+      const budget = 300 + Math.floor(rand() * 4000);
+      const o = opts(budget, rand() < 0.5 ? 'Bash' : 'Read');
+      const d = digestText(text, o);
+      if (utf8Bytes(text) <= budget) {
+        expect(d).toBe(text);
+        continue;
+      }
+      expect(utf8Bytes(d)).toBeLessThanOrEqual(budget);
+      expect(d).not.toContain('\uFFFD');
+      const { head, tail } = parts(d);
+      expect(text.startsWith(head) || text.startsWith(head.slice(0, -1))).toBe(true);
+      expect(text.endsWith(tail)).toBe(true);
+      const file = path.join(dir, `t${k}`);
+      writeFileSync(file, text);
+      expect(await digestFile(file, o)).toBe(d);
+    }
+  });
+});
+
 describe('isFailureLine', () => {
   it.each([
     'Error: Cannot find module x',
