@@ -1,5 +1,6 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
+import { isAscii } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -100,20 +101,123 @@ async function runNode(
   signal: AbortSignal | undefined,
   onProgress: ((p: GrepProgress) => void) | undefined,
 ): Promise<void> {
-  // Case-sensitive literals are found on raw bytes; everything else on decoded text.
-  const needle = !options.regex && !options.ignoreCase ? Buffer.from(options.pattern, 'utf8') : undefined;
+  // Case-sensitive literals are found on raw bytes; case-insensitive ASCII
+  // literals on an ASCII-lowered copy of ASCII chunks; everything else on text.
+  // A regex is prefiltered by a literal every match must contain (as ripgrep
+  // does); the per-line regex test keeps the verdict exact.
+  const literal = options.regex ? requiredLiteral(options.pattern) : options.pattern;
+  const needle = literal !== undefined && !options.ignoreCase ? Buffer.from(literal, 'utf8') : undefined;
+  const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? Buffer.from(literal.toLowerCase(), 'latin1') : undefined;
   const scanRegex = new RegExp(lineRegex.source, lineRegex.flags + 'gm');
-  for (let f = 0; f < options.paths.length; f++) {
-    if (signal?.aborted || summary.truncated) return;
-    const file = options.paths[f]!;
-    try {
-      await searchFile(file, needle, scanRegex, lineRegex, options.maxLineChars, emit, signal);
-    } catch (err) {
-      summary.errors.push({ path: file, message: (err as Error).message });
+  const matcher: Matcher = { needle, folded, scanRegex, lineRegex, maxLineChars: options.maxLineChars };
+  // Two files at a time: one is read (thread pool) while the other is searched.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < options.paths.length) {
+      if (signal?.aborted || summary.truncated) return;
+      const f = next++;
+      const file = options.paths[f]!;
+      try {
+        await searchFile(file, matcher, emit, signal);
+      } catch (err) {
+        summary.errors.push({ path: file, message: (err as Error).message });
+      }
+      progress.filesDone++;
+      progress.bytesDone += sizes[f] ?? 0;
+      onProgress?.({ ...progress });
     }
-    progress.filesDone++;
-    progress.bytesDone += sizes[f] ?? 0;
-    onProgress?.({ ...progress });
+  };
+  await Promise.all([worker(), worker()]);
+}
+
+interface Matcher {
+  needle?: Buffer;
+  folded?: Buffer;
+  scanRegex: RegExp;
+  lineRegex: RegExp;
+  maxLineChars: number;
+}
+
+const META = new Set([...'\\^$.|?*+()[]{}']);
+
+/**
+ * The longest run of plain characters every match of `source` must contain,
+ * or undefined (alternation, or no run of 3+). Groups, classes, escapes like
+ * \d and anything a quantifier may drop end a run.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  let best = '';
+  let run = '';
+  let depth = 0;
+  const end = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') {
+      const next = source[i + 1];
+      i++;
+      if (depth === 0 && next !== undefined && META.has(next) && !/[?*{]/.test(source[i + 1] ?? '')) run += next;
+      else end();
+      continue;
+    }
+    if (c === '[') {
+      end();
+      // Skip the class (a ']' first in it, or escaped, is literal).
+      i++;
+      if (source[i] === '^') i++;
+      if (source[i] === ']') i++;
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+      continue;
+    }
+    if (c === '(') {
+      end();
+      depth++;
+      continue;
+    }
+    if (c === ')') {
+      depth--;
+      continue;
+    }
+    if (c === '|') return undefined; // (at any depth: keep it simple and safe)
+    if (c === '?' || c === '*' || c === '{') {
+      run = run.slice(0, -1); // the previous char may be absent (or repeated)
+      end();
+      if (c === '{') while (i < source.length && source[i] !== '}') i++;
+      continue;
+    }
+    if (c === '+') {
+      end();
+      continue;
+    }
+    if (depth > 0 || META.has(c)) {
+      end();
+      continue;
+    }
+    run += c;
+  }
+  end();
+  return best.length >= 3 ? best : undefined;
+}
+
+/** Copy `src` to `dst` with A-Z lowered, four bytes at a time (bytes >= 0x80 untouched). */
+export function lowerAscii(src: Buffer, dst: Buffer): void {
+  src.copy(dst, 0, 0, src.length);
+  const words = (dst.byteOffset % 4 === 0 ? src.length : 0) >> 2;
+  if (words > 0) {
+    const view = new Uint32Array(dst.buffer, dst.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const w = view[i]!;
+      const low7 = w & 0x7f7f7f7f;
+      // High bit per byte: >= 'A' and not >= '[' and an ASCII byte to begin with.
+      const upper = (low7 + 0x3f3f3f3f) & ~(low7 + 0x25252525) & ~w & 0x80808080;
+      if (upper !== 0) view[i] = w | (upper >>> 2);
+    }
+  }
+  for (let i = words << 2; i < src.length; i++) {
+    const c = dst[i]!;
+    if (c >= 0x41 && c <= 0x5a) dst[i] = c | 0x20;
   }
 }
 
@@ -121,6 +225,15 @@ async function runNode(
 class LineCounter {
   private offset = 0;
   private line = 1;
+  /** Set once a match needed a line number: later chunks are counted while in memory (no re-read). */
+  eager = false;
+
+  /** Count the rest of an in-memory chunk (called after it was searched). */
+  advance(chunk: Buffer, chunkStart: number): void {
+    if (!this.eager || this.offset < chunkStart) return;
+    this.line += countNewlines(chunk, this.offset - chunkStart, chunk.length);
+    this.offset = chunkStart + chunk.length;
+  }
   constructor(private readonly handle: fsp.FileHandle) {}
 
   /** Line number of the byte at `target`; `chunk` holds file bytes from `chunkStart`. */
@@ -137,42 +250,44 @@ class LineCounter {
     }
     this.line += countNewlines(chunk, this.offset - chunkStart, target - chunkStart);
     this.offset = target;
+    this.eager = true;
     return this.line;
   }
 }
 
-/** Count '\n' bytes in buffer[start, end): four bytes at a time (SWAR), the ends bytewise. */
+/**
+ * Count '\n' bytes in buffer[start, end): SWAR over 32-bit words, two per
+ * step, per-byte counts summed in one accumulator every 127 steps (each byte
+ * lane stays below 256); the unaligned ends bytewise.
+ */
 export function countNewlines(buffer: Buffer, start: number, end: number): number {
   let count = 0;
   let i = start;
   while (i < end && (buffer.byteOffset + i) % 4 !== 0) if (buffer[i++] === 0x0a) count++;
-  const words = Math.max(0, (end - i) >> 2);
+  const words = Math.max(0, (end - i) >> 3) * 2;
   if (words > 0) {
-    const view = new Uint32Array(buffer.buffer, buffer.byteOffset + i, words);
-    for (let w = 0; w < words; w++) {
-      const x = view[w]! ^ 0x0a0a0a0a;
-      // High bit set in each byte of x that is zero (exact, no carries across bytes).
-      let t = ~((((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x)) & 0x80808080;
-      if (t !== 0) {
-        t >>>= 7;
-        count += (Math.imul(t, 0x01010101) >>> 24);
+    const view = new Int32Array(buffer.buffer, buffer.byteOffset + i, words);
+    let w = 0;
+    while (w < words) {
+      const stop = Math.min(words, w + 254);
+      let acc = 0;
+      for (; w < stop; w += 2) {
+        const x = view[w]! ^ 0x0a0a0a0a;
+        const y = view[w + 1]! ^ 0x0a0a0a0a;
+        // High bit of each byte that was '\n' (exact: no carry crosses a byte).
+        acc += ((~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) & 0x80808080) >>> 7) + ((~(((y & 0x7f7f7f7f) + 0x7f7f7f7f) | y) & 0x80808080) >>> 7);
       }
+      count += (acc & 0xff) + ((acc >>> 8) & 0xff) + ((acc >>> 16) & 0xff) + (acc >>> 24);
     }
-    i += words << 2;
+    i += words * 4;
   }
   while (i < end) if (buffer[i++] === 0x0a) count++;
   return count;
 }
 
-async function searchFile(
-  file: string,
-  needle: Buffer | undefined,
-  scanRegex: RegExp,
-  lineRegex: RegExp,
-  maxLineChars: number,
-  emit: (m: GrepMatch) => boolean,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) => boolean, signal: AbortSignal | undefined): Promise<void> {
+  const { needle, folded, scanRegex, lineRegex, maxLineChars } = matcher;
+  let scratch: Buffer | undefined;
   const handle = await fsp.open(file, 'r');
   try {
     const counter = new LineCounter(handle);
@@ -199,10 +314,16 @@ async function searchFile(
       if (end === 0 && length > MAX_LINE_BYTES) end = length;
       if (end > 0) {
         const lines = buffer.subarray(0, end);
-        const goOn = needle
-          ? await searchBytes(lines, regionStart, needle, lineRegex, maxLineChars, counter, file, emit)
-          : await searchText(lines, regionStart, scanRegex, lineRegex, maxLineChars, counter, file, emit);
+        let goOn: boolean;
+        if (needle) goOn = await searchBytes(lines, lines, regionStart, needle, lineRegex, maxLineChars, counter, file, emit);
+        else if (folded && isAscii(lines)) {
+          if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
+          const lowered = scratch.subarray(0, end);
+          lowerAscii(lines, lowered);
+          goOn = await searchBytes(lowered, lines, regionStart, folded, lineRegex, maxLineChars, counter, file, emit);
+        } else goOn = await searchText(lines, regionStart, scanRegex, lineRegex, maxLineChars, counter, file, emit);
         if (!goOn) return;
+        counter.advance(lines, regionStart);
       }
       if (eof) return;
       buffer.copyWithin(0, end, length);
@@ -218,7 +339,9 @@ function lineText(lines: Buffer, start: number, end: number): string {
   return lines.toString('utf8', start, end);
 }
 
+/** Find `needle` in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
 async function searchBytes(
+  haystack: Buffer,
   lines: Buffer,
   base: number,
   needle: Buffer,
@@ -230,7 +353,7 @@ async function searchBytes(
 ): Promise<boolean> {
   let from = 0;
   for (;;) {
-    const hit = lines.indexOf(needle, from);
+    const hit = haystack.indexOf(needle, from);
     if (hit === -1) return true;
     const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
     let end = lines.indexOf(0x0a, hit);

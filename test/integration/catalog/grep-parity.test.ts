@@ -51,6 +51,9 @@ describe('grep parity (ripgrep vs Node)', () => {
     ['a regex', { pattern: 'step 39[0-9]{2} ok$', regex: true }],
     ['an anchored case-insensitive regex', { pattern: '^(über|naïve)', regex: true, ignoreCase: true }],
     ['a regex over the big blob', { pattern: 'line 12345[0-9] of', regex: true }],
+    ['a case-insensitive regex with a literal prefilter', { pattern: 'STEP 39\\d\\d ok$', regex: true, ignoreCase: true }],
+    ['a case-insensitive literal over non-ASCII text', { pattern: 'ÜBER', ignoreCase: true }],
+    ['a regex with alternation', { pattern: 'naïve|build failed', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {

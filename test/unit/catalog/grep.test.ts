@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clipLine, compilePattern, countNewlines } from '../../../src/catalog/grep';
+import { clipLine, compilePattern, countNewlines, lowerAscii, requiredLiteral } from '../../../src/catalog/grep';
 
 describe('countNewlines', () => {
   it('agrees with a byte-by-byte count at every alignment and length', () => {
@@ -37,5 +37,34 @@ describe('patterns', () => {
   it('clips by characters with an ellipsis', () => {
     expect(clipLine('abcdef', 3)).toBe('abc…');
     expect(clipLine('abc', 3)).toBe('abc');
+  });
+});
+
+describe('lowerAscii', () => {
+  it('lowers exactly A-Z, at any alignment, and leaves every other byte alone', () => {
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    for (let offset = 0; offset < 4; offset++) {
+      const src = Buffer.concat([Buffer.alloc(offset), all]).subarray(offset);
+      const dst = Buffer.alloc(260).subarray(offset, offset + 256);
+      lowerAscii(src, dst);
+      for (let i = 0; i < 256; i++) expect(dst[i]).toBe(i >= 65 && i <= 90 ? i + 32 : i);
+    }
+  });
+});
+
+describe('requiredLiteral', () => {
+  it('finds the longest run every match must contain', () => {
+    expect(requiredLiteral('request \\d+ in 99[0-9] ms status=200 ERROR')).toBe(' ms status=200 ERROR');
+    expect(requiredLiteral('npm ERR!')).toBe('npm ERR!');
+    expect(requiredLiteral('file\\.txt')).toBe('file.txt');
+  });
+  it('drops what a quantifier may remove, and gives up on alternation', () => {
+    expect(requiredLiteral('colou?r')).toBe('colo');
+    expect(requiredLiteral('abcd{2}efg')).toBe('abc');
+    expect(requiredLiteral('ab*cdef')).toBe('cdef');
+    expect(requiredLiteral('(foo|bar)baz')).toBeUndefined();
+    expect(requiredLiteral('foo|barbaz')).toBeUndefined();
+    expect(requiredLiteral('(?:optional)?xy')).toBeUndefined();
+    expect(requiredLiteral('[abc]+\\w')).toBeUndefined();
   });
 });
