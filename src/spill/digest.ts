@@ -32,8 +32,6 @@ export interface DigestOptions {
   label?: string;
   /** Keep failure-looking lines from the elided middle (default true). */
   salience?: boolean;
-  /** Extra sentence appended to the notice. */
-  note?: string;
 }
 
 /** Largest share of the digest that failure lines may take. */
@@ -281,11 +279,10 @@ function renderNotice(opts: DigestOptions, f: NoticeFacts): string {
       ? `lines ${formatCount(f.firstElidedLine)}-${formatCount(f.lastElidedLine)}`
       : `line ${formatCount(f.firstElidedLine)}`;
   const hint = opts.retrievalHint ?? 'Read it with offset/limit, or grep it.';
-  const note = opts.note ? ` ${opts.note}` : '';
   return (
     `[... spillway: ${what} ${formatCount(f.totalBytes)} bytes, ${formatCount(f.totalLines)} lines; ` +
     `${lines} (${formatCount(f.elidedBytes)} bytes) are not shown, the cut starts at line ${formatCount(f.firstElidedLine)}. ` +
-    `Full text: ${opts.locator} — ${hint}${note}]\n`
+    `Full text: ${opts.locator} — ${hint}]\n`
   );
 }
 
@@ -447,21 +444,26 @@ export function digestValue(value: unknown, opts: DigestOptions): unknown {
   const { lineOffsets } = sectionLayout(plan);
   const shares = new Map(plan.digested.map((d) => [d.leaf.index, d.share]));
   const largest = plan.digested.reduce((a, b) => (b.leaf.bytes > a.leaf.bytes ? b : a)).leaf;
+  // Emptied leaves must be announced even when the leaf that carries the
+  // announcement fits whole, so it is a line of its own inside that leaf's share.
   const emptiedBytes = plan.emptied.reduce((n, l) => n + l.bytes, 0);
-  const emptiedNote = plan.emptied.length
-    ? `${plan.emptied.length} more string fields (${formatCount(emptiedBytes)} bytes) are empty here; their text is in the same file.`
-    : undefined;
-  const { totalBytes: _b, totalLines: _l, note: _n, ...leafOpts } = opts;
+  const emptiedLine = plan.emptied.length
+    ? `\n[... spillway: ${plan.emptied.length} more string fields (${formatCount(emptiedBytes)} bytes) are empty here; ` +
+      `the full value, their text included, is in ${opts.locator} — ${opts.retrievalHint ?? 'Read it with offset/limit, or grep it.'}]\n`
+    : '';
+  const { totalBytes: _b, totalLines: _l, ...leafOpts } = opts;
   return replaceLeaves(value, [...plan.digested.map((d) => d.leaf), ...plan.emptied], (leaf) => {
     const share = shares.get(leaf.index);
     if (share === undefined) return '';
-    return digestText(leaf.value, {
-      ...leafOpts,
-      budgetBytes: share,
-      label: formatJsonPath(leaf.path),
-      lineOffset: lineOffsets.get(leaf.index) ?? 0,
-      ...(leaf === largest && emptiedNote ? { note: emptiedNote } : {}),
-    });
+    const extra = leaf === largest ? emptiedLine : '';
+    return (
+      digestText(leaf.value, {
+        ...leafOpts,
+        budgetBytes: share - utf8Bytes(extra),
+        label: formatJsonPath(leaf.path),
+        lineOffset: lineOffsets.get(leaf.index) ?? 0,
+      }) + extra
+    );
   });
 }
 
