@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
   turns: { run: turnsCommand, summary: 'Per-turn context growth of a session and the tokens spills saved' },
   clean: { run: cleanCommand, summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
   hook: { run: hookCommand, summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
-  spill: { run: spillCommand, summary: 'spill a tool output read on stdin; print what the model should see' },
+  spill: { run: spillCommand, summary: 'Spill a tool output read on stdin; print what the model should see' },
 };
 
 function usage(): string {
