@@ -169,10 +169,10 @@ function persistedOutput(response: unknown): PersistedOutput | undefined {
  * file so the catalog can name its tool and command.
  *
  * persistedOutputPath/persistedOutputSize are left out of the replacement on
- * purpose: with them Claude Code wraps the replacement in its own
- * `<persisted-output>` block with a head-only "Preview (first 2KB)", which is
- * the behaviour this replaces. Without them the model sees the digest, whose
- * notice names the same file, its size and how to read it.
+ * purpose: with them Claude Code shows the replacement's stdout inside its own
+ * `<persisted-output>` block cut to a 2 KB "Preview (first 2KB)", so a larger
+ * digest loses its tail again (docs/adapters.md). Without them the model sees
+ * the digest, whose notice names the same file, its size and how to read it.
  */
 async function digestPersisted(
   event: PostToolUseEvent,

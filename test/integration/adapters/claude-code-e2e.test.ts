@@ -4,13 +4,13 @@
 // `spillway hook install claude-code` into a temp CLAUDE_CONFIG_DIR. The mock
 // asks for two Bash commands (about 10 KB and 300 KB of output, each with a
 // failure line) and records what Claude Code sends next.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/spill/manifest';
-import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
+import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
@@ -57,19 +57,7 @@ beforeAll(async () => {
     return { kind: 'text', text: 'The build failed; see above.' };
   });
 
-  run = await new Promise((resolve, reject) => {
-    const child = spawn(claudeBin, ['-p', 'Build and process the records', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'], {
-      cwd: workDir,
-      env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  run = await runClaude({ bin: claudeBin, prompt: 'Build and process the records', cwd: workDir, env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
 }, 180_000);
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // Claude Code CLI: streaming (SSE) and plain `POST /v1/messages`, plus
 // `POST /v1/messages/count_tokens`. Each request body is kept for assertions;
 // a script decides the reply from the conversation so far.
+import { spawn } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -128,4 +129,21 @@ export function offlineClaudeEnv(opts: { home: string; configDir: string; baseUr
     // Claude Code refuses bypassPermissions as root unless it is told it runs in a sandbox.
     IS_SANDBOX: '1',
   };
+}
+
+/** Runs `claude -p <prompt>` (stream-json, bypassPermissions) offline against the mock; resolves when it exits. */
+export function runClaude(opts: { bin: string; prompt: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(opts.bin, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
