@@ -10,6 +10,9 @@ export { countLines, utf8Bytes } from './spill/text';
 // The catalog (reader side): sessions -> blobs, slice, grep, clean, turns.
 export * from './catalog/types';
 export { Catalog } from './catalog/catalog';
+export { readSlice, countLines as countFileLines } from './catalog/slice';
+export { findRipgrep } from './catalog/grep';
+export { CHARS_PER_TOKEN } from './catalog/turns';
 // Agent adapters: Claude Code command hook + settings installer, Agent SDK hook, pi extension.
 export { spillHook, type SpillHookOptions } from './adapters/agent-sdk';
 export { handleClaudeCodeHookInput, replacementFor, type ClaudeCodeSpillOptions, type PostToolUseReplacement } from './adapters/claude-code-hook';

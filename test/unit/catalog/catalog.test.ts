@@ -36,6 +36,8 @@ describe('sources', () => {
     expect(blobAt(fx.claude.blobs.hook)).toMatchObject({ kind: 'hook', tool: 'hook' });
     expect(blobAt(fx.claude.blobs.subagent)).toMatchObject({ tool: 'Glob', attribution: 'transcript', turn: undefined });
     expect(blobAt(fx.claude.blobs.request)).toMatchObject({ tool: 'Bash', turn: 6 });
+    // The content-replacement line says what the model saw instead of the full result.
+    expect(blobAt(fx.claude.blobs.request)!.digestChars).toBeLessThan(blobAt(fx.claude.blobs.request)!.bytes / 4);
   });
 
   it('attributes a hook-replaced b<id>.txt through the manifest, and lists an unnamed one unattributed', () => {
