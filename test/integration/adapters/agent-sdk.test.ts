@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spillHook } from '../../../src/adapters/agent-sdk';
 import { readManifest } from '../../../src/spill/manifest';
-import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
+import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const claudeBin = path.join(repoRoot, ...CLAUDE_BIN_RELATIVE);
@@ -19,14 +19,8 @@ const COMMAND = `for i in $(seq 1 1000); do echo "test $i passed"; done; echo "F
 
 describe('Agent SDK query() with spillHook()', () => {
   it('hands the model the digest and keeps the full output in the session spill folder', async () => {
-    const configDir = path.join(tmp, 'claude');
-    const workDir = path.join(tmp, 'work');
-    fs.mkdirSync(configDir);
-    fs.mkdirSync(workDir);
-    const mock = await startMockAnthropic((req) => {
-      if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
-      return toolResults(req).length === 0 ? { kind: 'tool_use', name: 'Bash', input: { command: COMMAND } } : { kind: 'text', text: 'done' };
-    });
+    const { configDir, workDir } = claudeDirs(tmp);
+    const mock = await startMockAnthropic(bashScript([COMMAND]));
     try {
       const { query } = await import('@anthropic-ai/claude-agent-sdk');
       const messages = query({

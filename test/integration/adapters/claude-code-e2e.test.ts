@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/spill/manifest';
-import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
+import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
@@ -35,10 +35,7 @@ beforeAll(async () => {
   if (!fs.existsSync(cli)) throw new Error('run `npm run build` first: dist/cli.js is missing');
   if (!fs.existsSync(claudeBin)) throw new Error(`the Claude Code binary is missing: ${claudeBin} (npm ci installs it)`);
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-cc-e2e-'));
-  configDir = path.join(tmp, 'claude');
-  workDir = path.join(tmp, 'work');
-  fs.mkdirSync(configDir);
-  fs.mkdirSync(workDir);
+  ({ configDir, workDir } = claudeDirs(tmp));
 
   const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], {
     encoding: 'utf8',
@@ -48,14 +45,7 @@ beforeAll(async () => {
   expect(install.stdout).toContain('added PostToolUse hook');
   expect(install.stdout).toContain(path.join(repoRoot, 'dist', 'hook.js'));
 
-  mock = await startMockAnthropic((req) => {
-    // Side requests (titles, summaries) carry no tools: answer briefly.
-    if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
-    const done = toolResults(req).length;
-    if (done === 0) return { kind: 'tool_use', name: 'Bash', input: { command: CMD_10K, description: 'Build the project' } };
-    if (done === 1) return { kind: 'tool_use', name: 'Bash', input: { command: CMD_300K, description: 'Process the records' } };
-    return { kind: 'text', text: 'The build failed; see above.' };
-  });
+  mock = await startMockAnthropic(bashScript([CMD_10K, CMD_300K], 'The build failed; see above.'));
 
   run = await runClaude({ bin: claudeBin, prompt: 'Build and process the records', cwd: workDir, env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
 }, 180_000);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN_RELATIVE, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
+import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-cc-fields-'));
@@ -19,10 +19,7 @@ const COMMAND = `seq 1 20000 | sed 's/$/ processed record ok/'; echo "exit summa
 
 describe('Claude Code 2.1.332 and a replacement that keeps persistedOutputPath', () => {
   it('shows a head-only 2 KB preview of a larger digest, losing the tail the digest had', async () => {
-    const configDir = path.join(tmp, 'claude');
-    const workDir = path.join(tmp, 'work');
-    fs.mkdirSync(configDir);
-    fs.mkdirSync(workDir);
+    const { configDir, workDir } = claudeDirs(tmp);
     const wrapper = path.join(tmp, 'keep-fields.js');
     fs.writeFileSync(
       wrapper,
@@ -46,10 +43,7 @@ const fs = require('node:fs');
       path.join(configDir, 'settings.json'),
       JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `${process.execPath} ${wrapper}` }] }] } }),
     );
-    const mock = await startMockAnthropic((req) => {
-      if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
-      return toolResults(req).length === 0 ? { kind: 'tool_use', name: 'Bash', input: { command: COMMAND } } : { kind: 'text', text: 'done' };
-    });
+    const mock = await startMockAnthropic(bashScript([COMMAND]));
     try {
       const run = await runClaude({ bin: path.join(repoRoot, ...CLAUDE_BIN_RELATIVE), prompt: 'process', cwd: workDir, env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
       expect(run.code, run.stderr.slice(-2000)).toBe(0);

@@ -3,8 +3,10 @@
 // `POST /v1/messages/count_tokens`. Each request body is kept for assertions;
 // a script decides the reply from the conversation so far.
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 
 export type MockReply = { kind: 'tool_use'; name: string; input: Record<string, unknown> } | { kind: 'text'; text: string };
 
@@ -146,4 +148,25 @@ export function runClaude(opts: { bin: string; prompt: string; cwd: string; env:
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The usual script: ask for these Bash commands one after the other, then
+ * answer with `finalText`. Side requests without tools (titles) get "ok".
+ */
+export function bashScript(commands: string[], finalText = 'done'): (req: MessagesRequest) => MockReply {
+  return (req) => {
+    if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
+    const next = commands[toolResults(req).length];
+    return next === undefined ? { kind: 'text', text: finalText } : { kind: 'tool_use', name: 'Bash', input: { command: next } };
+  };
+}
+
+/** A Claude config dir and a work dir inside `tmp`. */
+export function claudeDirs(tmp: string): { configDir: string; workDir: string } {
+  const configDir = path.join(tmp, 'claude');
+  const workDir = path.join(tmp, 'work');
+  fs.mkdirSync(configDir, { recursive: true });
+  fs.mkdirSync(workDir, { recursive: true });
+  return { configDir, workDir };
 }
