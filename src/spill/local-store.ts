@@ -220,9 +220,12 @@ export class LocalSpillStore implements SpillStore {
     if (path.isAbsolute(input.file)) throw new SpillError('EINVAL', `external file must be relative to the manifest folder: ${input.file}`);
     const dir = await this.ensureSessionDir(input.owner);
     const abs = path.resolve(dir, input.file);
-    this.assertInside(abs, (await this.realRoot()) ?? this.root);
+    const root = (await this.realRoot()) ?? this.root;
+    this.assertInside(abs, root);
     const st = await fsp.lstat(abs);
     if (!st.isFile()) throw new SpillError('EINVAL', `not a regular file: ${abs}`);
+    // A symlinked folder on the way must not lead out of the root either.
+    this.assertInside(await fsp.realpath(abs), root);
     const facts =
       input.sha256 !== undefined && input.lines !== undefined && input.bytes !== undefined
         ? { sha256: input.sha256, lines: input.lines, bytes: input.bytes }

@@ -1,13 +1,13 @@
 // `spillway spill` as a real child process: the built artifact (dist/cli.js).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../unit/spill/temp-dirs';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'spillway-cli-'));
+const tmp = () => tempDir('spillway-cli-');
 const big = Array.from({ length: 4000 }, (_, i) => (i === 2000 ? 'FAIL src/deep.test.ts > adds' : `ok ${i} ${'.'.repeat(i % 30)}`)).join('\n') + '\n';
 
 function spill(args: string[], input: string, env: NodeJS.ProcessEnv = {}) {

@@ -1,16 +1,16 @@
 // Several real processes append to one manifest (and save blobs into one
 // session folder) at the same moment; every line must come out whole.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME, parseManifest } from '../../../src/spill/manifest';
+import { tempDir } from '../../unit/spill/temp-dirs';
 
 const run = promisify(execFile);
-const work = mkdtempSync(path.join(tmpdir(), 'spillway-concurrency-'));
+const work = tempDir('spillway-concurrency-');
 const bundle = path.join(work, 'engine.cjs');
 const child = path.join(work, 'child.cjs');
 
@@ -42,7 +42,7 @@ const [mode, dir, id, count] = process.argv.slice(2);
 
 describe('manifest under concurrent appends from several processes', () => {
   it('keeps every line intact (8 processes x 50 records of ~3 KB)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    const dir = tempDir('spillway-manifest-');
     await Promise.all(Array.from({ length: 8 }, (_, id) => run(process.execPath, [child, 'append', dir, String(id), '50'])));
     const text = readFileSync(path.join(dir, MANIFEST_NAME), 'utf8');
     const { records, skipped } = parseManifest(text);
@@ -53,7 +53,7 @@ describe('manifest under concurrent appends from several processes', () => {
   });
 
   it('LocalSpillStore saves from 4 processes into one session: every blob recorded, no name clash', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'spillway-root-'));
+    const root = tempDir('spillway-root-');
     await Promise.all(Array.from({ length: 4 }, (_, id) => run(process.execPath, [child, 'save', root, String(id), '25'])));
     const { readdirSync } = await import('node:fs');
     const [sessionDir] = readdirSync(root);

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { digestFile, digestText, digestValue, isFailureLine, scanFailureLines, toolKind, type DigestOptions } from '../../../src/spill/digest';
 import { countLines, utf8Bytes } from '../../../src/spill/text';
 import { classifyOutput, parseValueBlob, planValueDigest, renderValueBlob } from '../../../src/spill/value';
+import { tempDir } from './temp-dirs';
 
 const LOC = '/state/spillway/spills/session-0123456789ab/abcdef012345-Bash-toolu_1.txt';
 const opts = (budgetBytes: number, toolName = 'Bash', extra: Partial<DigestOptions> = {}): DigestOptions => ({
@@ -152,7 +152,7 @@ describe('digest invariants on random inputs', () => {
   };
 
   it('stays within budget, keeps a true prefix and suffix, and matches digestFile', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-digest-rand-'));
+    const dir = tempDir('spillway-digest-rand-');
     for (let k = 0; k < 40; k++) {
       const text = randomText();
       const budget = 300 + Math.floor(rand() * 4000);
@@ -220,7 +220,7 @@ describe('failure-line scan over chunks', () => {
 });
 
 describe('digestFile', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'spillway-digest-'));
+  const dir = tempDir('spillway-digest-');
   const cases: Record<string, string> = {
     'numbered lines': numbered(20000),
     'no trailing newline': numbered(3000).trimEnd(),

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultSpillRoot, LocalSpillStore, MAX_NAME_BYTES, sanitizeSegment, sessionHashLayout } from '../../../src/spill/local-store';
 import { readManifest } from '../../../src/spill/manifest';
 import type { SaveTextSpill } from '../../../src/spill/types';
+import { tempDir } from './temp-dirs';
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'spillway-store-'));
+const tmp = () => tempDir('spillway-store-');
 const save = (content: string, over: Partial<SaveTextSpill> = {}): SaveTextSpill => ({
   owner: { sessionId: 'sess-1' },
   source: { toolName: 'Bash', callId: 'toolu_01', label: 'npm test' },
@@ -216,6 +217,13 @@ describe('dedup lookup, aliases and external files', () => {
     expect(records[0]).toMatchObject({ file: '../tool-results/b123.txt', bytes: 4, lines: 2, sha256: ref.sha256 });
     expect((await store.findBySha256(owner, ref.sha256!))?.locator).toBe(ref.locator);
     await expect(store.recordExternal({ owner, source: { toolName: 'Bash', callId: 'x', label: '' }, file: '../../../etc/passwd' })).rejects.toMatchObject({
+      code: 'EOUTSIDE',
+    });
+    // a symlinked folder inside the root that leads out of it
+    const outside = tmp();
+    writeFileSync(path.join(outside, 'secret.txt'), 'x');
+    symlinkSync(outside, path.join(session, 'linked'));
+    await expect(store.recordExternal({ owner, source: { toolName: 'Bash', callId: 'y', label: '' }, file: '../linked/secret.txt' })).rejects.toMatchObject({
       code: 'EOUTSIDE',
     });
   });

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendFileSync } from 'node:fs';
 import { appendManifest, MANIFEST_NAME, parseManifest, readManifest, readManifestFrom, type ManifestRecord } from '../../../src/spill/manifest';
+import { tempDir } from './temp-dirs';
 
 const record = (file: string): ManifestRecord => ({
   v: 1, file, tool: 'Bash', toolCallId: 'toolu_1', args: { command: 'ls' }, bytes: 10, lines: 2,
@@ -12,7 +12,7 @@ const record = (file: string): ManifestRecord => ({
 
 describe('manifest', () => {
   it('round-trips appended records', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    const dir = tempDir('spillway-manifest-');
     await appendManifest(dir, record('a.txt'));
     await appendManifest(dir, { ...record('b.txt'), turn: 3, aliasOf: 'a.txt' });
     const { records, skipped } = await readManifest(dir);
@@ -31,14 +31,14 @@ describe('manifest', () => {
   });
 
   it('reads a missing manifest as empty', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    const dir = tempDir('spillway-manifest-');
     expect(await readManifest(dir)).toEqual({ records: [], skipped: 0 });
     writeFileSync(path.join(dir, MANIFEST_NAME), '');
     expect((await readManifest(dir)).records).toEqual([]);
   });
 
   it('reads only what was appended since an offset, leaving a half-written line for later', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'spillway-manifest-'));
+    const dir = tempDir('spillway-manifest-');
     await appendManifest(dir, record('a.txt'));
     const first = await readManifestFrom(dir, 0);
     expect(first.records.map((r) => r.file)).toEqual(['a.txt']);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalSpillStore } from '../../../src/spill/local-store';
@@ -8,8 +7,9 @@ import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type
 import { utf8Bytes } from '../../../src/spill/text';
 import { SpillError, type SaveTextSpill, type SpillRef, type SpillStore } from '../../../src/spill/types';
 import { parseValueBlob } from '../../../src/spill/value';
+import { tempDir } from './temp-dirs';
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'spillway-policy-'));
+const tmp = () => tempDir('spillway-policy-');
 const big = (n: number) => Array.from({ length: n }, (_, i) => `row ${i} ${'='.repeat(i % 40)}`).join('\n') + '\n';
 const req = (output: unknown, over: Partial<SpillRequest> = {}): SpillRequest => ({
   sessionId: 'sess',
