@@ -18,6 +18,8 @@ export interface ScanTiming {
 export class CatalogService extends Disposable {
   private catalog: Catalog | undefined;
   private loading: Promise<Catalog | undefined> | undefined;
+  /** Bumped by every reload: a scan started before it must not win (settings can change mid-scan). */
+  private generation = 0;
   private catalogListener: { dispose(): void } | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<CatalogEvent | undefined>());
   readonly onDidChange = this.changed.event;
@@ -29,7 +31,7 @@ export class CatalogService extends Disposable {
     private readonly activatedAt: number,
   ) {
     super();
-    this.register({ dispose: () => void this.drop() });
+    this.register({ dispose: () => void this.detach() });
   }
 
   /** The catalog once scanned; starts the scan on first call. */
@@ -45,13 +47,15 @@ export class CatalogService extends Disposable {
 
   /** Re-scan everything (Refresh) or rebuild with new settings. */
   async reload(): Promise<void> {
-    await this.drop();
-    this.loading = this.load();
-    await this.loading;
+    const old = this.detach();
+    const loading = (this.loading = this.load());
+    await old;
+    await loading;
     this.changed.fire(undefined);
   }
 
   private async load(): Promise<Catalog | undefined> {
+    const generation = this.generation;
     const s = this.settings();
     const sources = SOURCE_NAMES.filter((n: SourceName) => sourceEnabled(s, n));
     const catalog = new Catalog({
@@ -59,6 +63,7 @@ export class CatalogService extends Disposable {
       sources,
       logger: { warn: (m) => this.log.warn(m), debug: (m) => this.log.debug(m) },
     });
+    this.log.info(`Scanning (extra roots: ${s.extraRoots.length ? s.extraRoots.join(', ') : 'none'}; sources: ${sources.join(', ')})`);
     const t0 = Date.now();
     try {
       await catalog.scan();
@@ -66,6 +71,10 @@ export class CatalogService extends Disposable {
       this.log.error(`Scan failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       void vscode.window.showErrorMessage(`Spillway could not scan for spills: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
+    }
+    if (generation !== this.generation || this.isDisposed) {
+      await catalog.dispose();
+      return this.isDisposed ? undefined : this.ready();
     }
     const scanMs = Date.now() - t0;
     this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: scanMs };
@@ -77,12 +86,14 @@ export class CatalogService extends Disposable {
     return catalog;
   }
 
-  private async drop(): Promise<void> {
+  /** Forgets the current catalog at once (synchronously) and returns its disposal. */
+  private detach(): Promise<void> {
+    this.generation++;
     this.catalogListener?.dispose();
     this.catalogListener = undefined;
     const old = this.catalog;
     this.catalog = undefined;
     this.loading = undefined;
-    await old?.dispose();
+    return old?.dispose() ?? Promise.resolve();
   }
 }

@@ -64,6 +64,7 @@ export class Container extends Disposable {
         const before = this.settingsCache;
         this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
         if (JSON.stringify(before.extraRoots) !== JSON.stringify(this.settingsCache.extraRoots) || JSON.stringify(before.sources) !== JSON.stringify(this.settingsCache.sources)) {
+          this.log.info('Roots or sources changed: scanning again');
           void this.service.reload();
         }
         charts.refreshAll();

@@ -46,6 +46,10 @@ export abstract class Disposable implements DisposableLike {
     return this.store.add(item);
   }
 
+  protected get isDisposed(): boolean {
+    return this.store.isDisposed;
+  }
+
   dispose(): void {
     this.store.dispose();
   }
