@@ -1,6 +1,6 @@
 // JSONL transcripts parsed streaming, cached by (size, mtime); a file that
 // only grew is read from where the last read stopped, not from the start.
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 
 /** Folds the JSON values of a transcript's lines into a state. */
 export interface LineReducer<S> {
@@ -68,14 +68,9 @@ export class TranscriptCache {
   }
 
   private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>): Promise<void> {
-    const stream = createReadStream(path, { start: entry.offset, highWaterMark: 256 * 1024 });
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let offset = entry.offset;
-    const handleLine = (bytes: Buffer): void => {
+    const handleLine = (text: string): void => {
       entry.lines++;
-      const text = bytes.toString('utf8').trim();
-      if (text === '') return;
+      if (text.trim() === '') return;
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -85,25 +80,43 @@ export class TranscriptCache {
       }
       if (!reducer.line(entry.state, value)) entry.skipped++;
     };
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let offset = entry.offset;
+    const feed = (chunk: Buffer): void => {
+      this.bytesRead += chunk.length;
+      let start = 0;
+      let nl = chunk.indexOf(0x0a, start);
+      while (nl !== -1) {
+        // Decode straight from the chunk: no Buffer object per line.
+        const text = pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(start, nl)]).toString('utf8') : chunk.toString('utf8', start, nl);
+        offset += pendingBytes + (nl - start) + 1;
+        pending = [];
+        pendingBytes = 0;
+        handleLine(text);
+        start = nl + 1;
+        nl = chunk.indexOf(0x0a, start);
+      }
+      if (start < chunk.length) {
+        // A copy: the read buffer is reused for the next chunk.
+        pending.push(Buffer.from(chunk.subarray(start)));
+        pendingBytes += chunk.length - start;
+      }
+    };
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        this.bytesRead += chunk.length;
-        let start = 0;
-        let nl = chunk.indexOf(0x0a, start);
-        while (nl !== -1) {
-          const piece = chunk.subarray(start, nl);
-          const line = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
-          offset += pendingBytes + piece.length + 1;
-          pending = [];
-          pendingBytes = 0;
-          handleLine(line);
-          start = nl + 1;
-          nl = chunk.indexOf(0x0a, start);
+      const handle = await fsp.open(path, 'r');
+      try {
+        // Streamed in 256 KB reads: a huge transcript is never held whole.
+        const buffer = Buffer.allocUnsafe(256 * 1024);
+        let position = entry.offset;
+        for (;;) {
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+          if (bytesRead === 0) break;
+          position += bytesRead;
+          feed(buffer.subarray(0, bytesRead));
         }
-        if (start < chunk.length) {
-          pending.push(chunk.subarray(start));
-          pendingBytes += chunk.length - start;
-        }
+      } finally {
+        await handle.close();
       }
     } catch (err) {
       // Vanished or unreadable mid-read: keep what was parsed.

@@ -51,3 +51,15 @@ describe('TranscriptCache', () => {
     expect(await cache.read(file, counter)).toBeUndefined();
   });
 });
+
+describe('TranscriptCache with long lines', () => {
+  it('parses lines longer than one read, split across reads', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const file = path.join(dir, 'long.jsonl');
+    const big = 'y'.repeat(700 * 1024);
+    await fsp.writeFile(file, `{"id":1,"pad":"${big}"}\n{"id":2}\n{"id":3,"pad":"${big}"}\n`);
+    const read = (await new TranscriptCache().read(file, counter))!;
+    expect(read.state.ids).toEqual([1, 2, 3]);
+    expect(read.skipped).toBe(0);
+  });
+});
