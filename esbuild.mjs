@@ -4,6 +4,8 @@ import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+// --outdir=DIR builds into DIR instead of dist/ (packaging stages a clean copy there).
+const out = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length) ?? 'dist';
 
 const node = {
   bundle: true,
@@ -16,14 +18,14 @@ const node = {
 };
 
 const builds = [
-  { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  { ...node, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' },
+  { ...node, entryPoints: ['src/extension/extension.ts'], outfile: `${out}/extension.js`, external: ['vscode'] },
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['src/index.ts'], outfile: `${out}/index.js` },
   // The Claude Code hook alone (what `spillway hook install claude-code` wires in): no catalog, fast start.
-  { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: 'dist/hook.js' },
+  { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: `${out}/hook.js` },
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
   // loader takes the default export of an ES module; pi's packages stay external.
-  { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: 'dist/pi-extension.mjs', external: ['@earendil-works/*'] },
+  { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: `${out}/pi-extension.mjs`, external: ['@earendil-works/*'] },
   // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
   {
     bundle: true,
@@ -34,7 +36,7 @@ const builds = [
     minify: production,
     logLevel: 'info',
     entryPoints: ['src/webview/chart.ts'],
-    outdir: 'dist/webview',
+    outdir: `${out}/webview`,
   },
 ];
 

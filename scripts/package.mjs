@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm run package`: builds the extension for production into a staging copy
+// (.cache/package/, so a concurrent dev build of dist/ cannot leak into it),
+// packages it with vsce (--no-dependencies: esbuild bundles everything) and
+// writes spillway.vsix at the repository root. Prints the sizes.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const stage = path.join(root, '.cache', 'package');
+const vsix = path.join(root, 'spillway.vsix');
+
+fs.rmSync(stage, { recursive: true, force: true });
+fs.mkdirSync(stage, { recursive: true });
+execFileSync(process.execPath, [path.join(root, 'esbuild.mjs'), '--production', `--outdir=${path.join(stage, 'dist')}`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+for (const item of ['package.json', 'README.md', 'LICENSE', '.vscodeignore', 'media']) {
+  if (fs.existsSync(path.join(root, item))) fs.cpSync(path.join(root, item), path.join(stage, item), { recursive: true });
+}
+const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] });
+
+const size = (p) => fs.statSync(p).size;
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+console.log(
+  `extension.js ${kb(size(path.join(stage, 'dist', 'extension.js')))} · webview/chart.js ${kb(size(path.join(stage, 'dist', 'webview', 'chart.js')))} · ` +
+    `webview/chart.css ${kb(size(path.join(stage, 'dist', 'webview', 'chart.css')))} · spillway.vsix ${kb(size(vsix))}`,
+);
