@@ -118,6 +118,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
     ...(options.protectedTools ? { protectedTools: options.protectedTools } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   };
+  if (isImageResponse(event.tool_response)) return undefined;
   const persisted = persistedOutput(event.tool_response);
   if (persisted) {
     if (isReadLikeTool(event.tool_name) || isProtected(event.tool_name, options.protectedTools)) return undefined;
@@ -137,6 +138,11 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
     output: event.tool_response,
   });
   return decision.spilled ? decision.output : undefined;
+}
+
+/** Bash reports image output (base64 in stdout) with `isImage: true`: cutting it would corrupt it. */
+function isImageResponse(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && (response as { isImage?: unknown }).isImage === true;
 }
 
 function isProtected(toolName: string, protectedTools: string[] | undefined): boolean {

@@ -240,6 +240,11 @@ describe('spillway hook claude-code: leaves the tool output alone', () => {
     expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
+  it('leaves Bash image output (isImage) alone', () => {
+    const response = { stdout: 'iVBORw0KGgo' + 'A'.repeat(40_000), stderr: '', interrupted: false, isImage: true };
+    expect(runHook(event('Bash', { command: 'cat chart.png' }, response, 'toolu_image_1'))).toMatchObject({ status: 0, stdout: '' });
+  });
+
   it('never spills Read (no read -> spill -> read loop)', () => {
     const file = { type: 'text', file: { filePath: '/home/dev/work/big.ts', content: lines(3000, (i) => `const a${i} = ${i};`), numLines: 3000, startLine: 1, totalLines: 3000 } };
     const run = runHook(event('Read', { file_path: '/home/dev/work/big.ts' }, file, 'toolu_read_1'));
