@@ -82,8 +82,9 @@ export async function grep(
     onMatch(match);
     return true;
   };
-  if (rg) await runRipgrep(rg, resolved, sizes, emit, summary, progress, signal, onProgress);
-  else await runNode(resolved, lineRegex, sizes, emit, summary, progress, signal, onProgress);
+  const run: GrepRun = { options: resolved, sizes, emit, summary, progress, signal, onProgress };
+  if (rg) await runRipgrep(rg, run);
+  else await runNode(run, lineRegex);
   if (signal?.aborted) summary.cancelled = true;
   onProgress?.({ ...progress });
   return summary;
@@ -91,16 +92,20 @@ export async function grep(
 
 // ---- Node engine ------------------------------------------------------
 
-async function runNode(
-  options: Resolved,
-  lineRegex: RegExp,
-  sizes: number[],
-  emit: (m: GrepMatch) => boolean,
-  summary: GrepSummary,
-  progress: GrepProgress,
-  signal: AbortSignal | undefined,
-  onProgress: ((p: GrepProgress) => void) | undefined,
-): Promise<void> {
+/** One search in progress, shared by both engines. */
+interface GrepRun {
+  options: Resolved;
+  sizes: number[];
+  /** Reports a match; false once the cap is reached. */
+  emit: (m: GrepMatch) => boolean;
+  summary: GrepSummary;
+  progress: GrepProgress;
+  signal: AbortSignal | undefined;
+  onProgress: ((p: GrepProgress) => void) | undefined;
+}
+
+async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
+  const { options, sizes, emit, summary, progress, signal, onProgress } = run;
   // Case-sensitive literals are found on raw bytes; case-insensitive ASCII
   // literals on an ASCII-lowered copy of ASCII chunks; everything else on text.
   // A regex is prefiltered by a literal every match must contain (as ripgrep
@@ -403,16 +408,8 @@ async function searchText(
 
 // ---- ripgrep engine ---------------------------------------------------
 
-async function runRipgrep(
-  rg: string,
-  options: Resolved,
-  sizes: number[],
-  emit: (m: GrepMatch) => boolean,
-  summary: GrepSummary,
-  progress: GrepProgress,
-  signal: AbortSignal | undefined,
-  onProgress: ((p: GrepProgress) => void) | undefined,
-): Promise<void> {
+async function runRipgrep(rg: string, run: GrepRun): Promise<void> {
+  const { options, sizes, emit, summary, progress, signal, onProgress } = run;
   const sizeOf = new Map(options.paths.map((p, i) => [p, sizes[i] ?? 0]));
   const base = ['--json', '--no-config', '--text', '--no-ignore', '--hidden', '--line-number'];
   if (!options.regex) base.push('--fixed-strings');

@@ -32,7 +32,8 @@ export class CatalogWatcher {
         ignoreInitial: true,
         persistent: true,
         followSymlinks: false,
-        depth: root.depth + EXTRA_DEPTH,
+        // A listing-only root (TMPDIR for pi's bash logs) is watched one level deep, never its whole tree.
+        depth: root.depth === 0 ? 0 : root.depth + EXTRA_DEPTH,
         ignored: (p: string) => IGNORED_NAMES.has(path.basename(p)),
         awaitWriteFinish: { stabilityThreshold: options.settleMs, pollInterval: Math.max(10, Math.floor(options.settleMs / 4)) },
       });
