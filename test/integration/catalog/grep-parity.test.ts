@@ -117,3 +117,20 @@ describe('grep behaviour', () => {
     expect(fallback.engine).toBe('node');
   });
 });
+
+describe('the 60 MB blob', () => {
+  it('slices deep lines without loading it, reusing the sparse index, and previews only its head', async () => {
+    const { readSlice, countLines, indexedCheckpoints } = await import('../../../src/catalog/slice');
+    const big = fx.claude.big!;
+    const total = await countLines(big);
+    expect(total).toBeGreaterThan(1_500_000);
+    expect(indexedCheckpoints(big)).toBe(Math.floor(total / 1024) + 1);
+    const deep = await readSlice(big, 1_500_000, 1_500_002);
+    expect(deep.text.split('\n')).toEqual([1_500_000, 1_500_001, 1_500_002].map((n) => `line ${n} of the big blob ${n % 97 === 0 ? 'NEEDLE' : 'hay'}`));
+    const last = await readSlice(big, total, total + 5);
+    expect(last).toMatchObject({ startLine: total, endLine: total, eof: true });
+    const head = await catalog.preview(big);
+    expect(head.preview.length).toBeLessThanOrEqual(2048);
+    expect(head.preview.startsWith('line 1 of the big blob hay\n')).toBe(true);
+  });
+});
