@@ -55,8 +55,12 @@ export function installVsix(opts: Pick<CodeServerOptions, 'node' | 'entry' | 'ex
 }
 
 export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {
-  fs.mkdirSync(path.join(opts.userDataDir, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(opts.userDataDir, 'User', 'settings.json'), JSON.stringify(opts.settings, null, 2));
+  // code-server windows are remote windows: machine-scoped settings (roots are
+  // paths on that machine) are read from the Machine settings, the rest from User.
+  for (const scope of ['User', 'Machine']) {
+    fs.mkdirSync(path.join(opts.userDataDir, scope), { recursive: true });
+    fs.writeFileSync(path.join(opts.userDataDir, scope, 'settings.json'), JSON.stringify(opts.settings, null, 2));
+  }
   const port = await freePort();
   let out = '';
   const child: ChildProcess = spawn(

@@ -125,6 +125,7 @@ afterAll(async () => {
   await catalog?.dispose();
   if (userDataDir) {
     const log = extensionLog(userDataDir);
+    fs.writeFileSync(path.join(shots, 'spillway.log'), log);
     const activate = /Activated in (\d+) ms/.exec(log)?.[1];
     const populated = /First populated tree (\d+) ms after activation \(scan (\d+) ms\)/.exec(log);
     const figures = { ...timings, activateMs: activate ? Number(activate) : undefined, firstPopulatedTreeMs: populated ? Number(populated[1]) : undefined, scanMs: populated ? Number(populated[2]) : undefined };
