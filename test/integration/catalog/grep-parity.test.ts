@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { findRipgrep, grep } from '../../../src/catalog/grep';
+import { countLines, indexedCheckpoints, readSlice } from '../../../src/catalog/slice';
 import type { GrepMatch, GrepOptions, GrepProgress } from '../../../src/catalog/types';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
 
@@ -120,7 +121,6 @@ describe('grep behaviour', () => {
 
 describe('the 60 MB blob', () => {
   it('slices deep lines without loading it, reusing the sparse index, and previews only its head', async () => {
-    const { readSlice, countLines, indexedCheckpoints } = await import('../../../src/catalog/slice');
     const big = fx.claude.big!;
     const total = await countLines(big);
     expect(total).toBeGreaterThan(1_500_000);
