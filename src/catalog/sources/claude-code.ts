@@ -288,8 +288,6 @@ export const claudeCode: Source = {
       } else if (kind === 'mcp') {
         attribution = 'name';
         tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
-      } else {
-        toolUseId = kind === 'shell-output' ? undefined : toolUseId;
       }
       blobs.push({
         path: file.path,

@@ -141,3 +141,23 @@ describe('turns', () => {
     expect(series.points.map((p) => [p.promptTokens, p.delta, p.compaction])).toEqual([[2000, 2000, false], [2500, 500, false], [900, 900, true]]);
   });
 });
+
+describe('options', () => {
+  it('previewOnScan reads every head during the scan', async () => {
+    const eager = new Catalog({ env: fx.env, roots: fx.userRoots, previewOnScan: true });
+    await eager.scan();
+    const blobs = eager.sessions().flatMap((s) => s.blobs);
+    expect(blobs.every((b) => typeof b.preview === 'string' && typeof b.binary === 'boolean')).toBe(true);
+    expect(eager.blob(fx.claude.blobs.binary)!.binary).toBe(true);
+  });
+
+  it('fires one full event per scan, and names no session twice', async () => {
+    const c = new Catalog({ env: fx.env, roots: fx.userRoots });
+    const events: Array<{ full: boolean }> = [];
+    c.onDidChange((e) => events.push(e));
+    await c.scan();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual([{ changed: [], removed: [], full: true }]);
+    await c.dispose();
+  });
+});
