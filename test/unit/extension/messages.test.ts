@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CleanPlan } from '../../../src/catalog/types';
 import { coalesce, DisposableStore } from '../../../src/extension/lifecycle';
 import { cleanResultMessage, confirmCleanMessage, grepSummaryMessage, parseGrepInput, parseRetention } from '../../../src/extension/messages';
@@ -74,15 +74,20 @@ describe('lifecycle', () => {
     expect(order).toEqual(['a']);
   });
 
-  it('coalesces a burst into one call', async () => {
-    let calls = 0;
-    const c = coalesce(() => calls++, 5);
-    for (let i = 0; i < 50; i++) c.schedule();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(calls).toBe(1);
-    c.schedule();
-    c.dispose();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(calls).toBe(1);
+  it('coalesces a burst into one call', () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const c = coalesce(() => calls++, 5);
+      for (let i = 0; i < 50; i++) c.schedule();
+      vi.advanceTimersByTime(10);
+      expect(calls).toBe(1);
+      c.schedule();
+      c.dispose();
+      vi.advanceTimersByTime(10);
+      expect(calls).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
