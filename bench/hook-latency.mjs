@@ -84,8 +84,26 @@ for (const [name, xs] of Object.entries(results)) {
   console.log(`${label.padEnd(34)}${median.toFixed(0).padStart(9)}${p90.toFixed(0).padStart(8)}${over(median, base).padStart(12)}${c.toFixed(0).padStart(9)}${over(c, cpuBase).padStart(12)}`);
 }
 
+// The hook's own work without process start-up, in this process (steadier on
+// a loaded machine): handleClaudeCodeHookInput on the same inputs.
+const lib = await import(path.join(root, 'dist', 'index.js'));
+const inProcess = {};
+for (let i = 0; i < RUNS; i++) {
+  for (const [name, make] of Object.entries(inputs)) {
+    const input = make();
+    const t0 = performance.now();
+    await lib.handleClaudeCodeHookInput(input, { env: {} });
+    (inProcess[name] ??= []).push(performance.now() - t0);
+  }
+}
+console.log(`\nin-process handling (no Node start-up), median / p90 ms:`);
+for (const [name, xs] of Object.entries(inProcess)) {
+  const { median, p90 } = stats(xs);
+  console.log(`  ${name.padEnd(16)}${median.toFixed(2).padStart(9)}${p90.toFixed(2).padStart(9)}`);
+}
+
 // Streaming digest of the persisted file vs the obvious alternative (read it whole, cut head + tail).
-const { digestFile, digestText } = await import(path.join(root, 'dist', 'index.js'));
+const { digestFile, digestText } = lib;
 const hugePath = path.join(tmp, 'huge.txt');
 const line = 'x'.repeat(79) + '\n';
 fs.writeFileSync(hugePath, line.repeat(64 * 1024 * 1024 / line.length)); // 64 MiB, Claude Code's cap for b<id>.txt
