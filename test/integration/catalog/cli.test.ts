@@ -1,11 +1,12 @@
 // The CLI as a child process over a fixture home (every layout).
+import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalSpillStore } from '../../../src/spill/local-store';
-import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
-import { ensureBuilt, runCli } from './helpers';
+import { buildFixtureHome, REAL_CLAUDE_FIXTURES, type FixtureHome } from '../../fixtures/build-home';
+import { CLI, ensureBuilt, runCli } from './helpers';
 
 let dir: string;
 let fx: FixtureHome;
@@ -52,6 +53,19 @@ describe('spillway list', () => {
     const blob = out.sessions.flatMap((s) => s.blobs).find((b) => b.path === ref.locator);
     expect(blob).toMatchObject({ tool: 'Bash', toolCallId: 'call-e1', args: 'make' });
     expect(out.sessions.find((s) => s.blobs.includes(blob!))!.id).toBe('engine-session');
+  });
+
+  it("attributes Claude Code's own b<id>.txt once Spillway's hook recorded it (real 2.1.332 hook input)", async () => {
+    const realSession = 'a8596db4-f8da-40c2-9db5-c17f7cb847a8';
+    const stdin = (await fsp.readFile(path.join(REAL_CLAUDE_FIXTURES, 'run2', 'hook-stdin', 'hookstdin-1.json'), 'utf8')).split('/home/dev/.claude').join(path.join(fx.home, '.claude'));
+    const before = JSON.parse((await runCli(['list', '--json'], fx.env)).stdout) as ListJson;
+    const blobs = () => before.sessions.find((s) => s.id === realSession)!.blobs;
+    expect(blobs().every((b) => b.tool === null)).toBe(true);
+    const hook = spawnSync(process.execPath, [CLI, 'hook', 'claude-code'], { input: stdin, env: fx.env, encoding: 'utf8' });
+    expect(hook.status).toBe(0);
+    const after = JSON.parse((await runCli(['list', '--json'], fx.env)).stdout) as ListJson;
+    const named = after.sessions.find((s) => s.id === realSession)!.blobs.find((b) => b.path.endsWith('bc7uj3z4s.txt'))!;
+    expect(named).toMatchObject({ tool: 'Bash', args: 'seq 1 60000', toolCallId: 'toolu_01PKQRdTmsuIH90t8PKxHq6Pfq', turn: 1 });
   });
 
   it('prints a readable table', async () => {
