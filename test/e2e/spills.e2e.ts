@@ -265,6 +265,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(Number(await chart.getAttribute('data-spill-marks'))).toBe(chartSpillTurns);
     expect(await frame.locator('#turns tr').count()).toBe(chartTurns + 1);
     expect(await frame.locator('#summary').textContent()).toContain(`${chartTurns} turns`);
+    // Hovering the plot shows that turn's numbers (as text, never HTML).
+    const over = frame.locator('.u-over');
+    const box = await over.boundingBox();
+    expect(box).not.toBeNull();
+    await over.hover({ position: { x: box!.width / 2, y: box!.height / 2 } });
+    await expect.poll(async () => (await frame.locator('#details').textContent()) ?? '').toMatch(/Turn \d+ · prompt [\d,]+ tokens/);
     await wb.screenshot('chart');
     // Reveal a spilled blob from the chart: its row is selected in the tree.
     await frame.locator('#turns summary').click();
@@ -294,5 +300,35 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     }, 'the slice selected');
     expect(status).toMatch(/^Ln 14, /);
     await wb.screenshot('big-slice');
+  });
+
+  it('shows a blob card with an escaped preview on hover', async () => {
+    await wb.openSpillway();
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    const grepBlob = catalog.blob(fixture.claude.blobs.grep)!;
+    const row = wb.rowByAria(`file ${grepBlob.name}`);
+    await row.locator('.label-name').hover();
+    const hover = page.locator('.monaco-hover', { hasText: grepBlob.name }).first();
+    await hover.waitFor({ state: 'visible', timeout: 15_000 });
+    const text = (await hover.textContent()) ?? '';
+    expect(text).toContain(blobLabel(grepBlob));
+    const head = fs.readFileSync(grepBlob.path, 'utf8').split('\n')[0]!.trim();
+    expect(text).toContain(head.slice(0, 20));
+    await wb.screenshot('blob-tooltip');
+    await page.mouse.move(900, 700);
+  });
+
+  it('filters the tree by tool and clears the filter', async () => {
+    await wb.runCommand('Spillway: Filter Spills...');
+    await wb.answerInput('tool:Grep');
+    await waitFor(async () => {
+      const blobs = (await wb.treeRows()).filter((r) => r.level === 3);
+      return blobs.length > 0 && blobs.every((r) => r.label.startsWith('Grep'));
+    }, 'only Grep blobs');
+    expect(await wb.spillsView().textContent()).toContain('filter: tool:Grep');
+    await wb.screenshot('filtered');
+    await wb.runCommand('Spillway: Clear Filter');
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
   });
 });
