@@ -65,13 +65,21 @@ export default function spillwayPiExtension(pi: ExtensionAPI): void {
 
 export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (pi: ExtensionAPI) => void {
   return (pi) => {
-    const logger: SpillLogger = options.logger ?? { warn: (m) => console.error(`[spillway] ${m}`) };
+    // Warnings go to pi's UI when there is one (stderr would garble the TUI).
+    let uiCtx: ExtensionContext | undefined;
+    const logger: SpillLogger = options.logger ?? {
+      warn: (m) => {
+        if (uiCtx?.hasUI) uiCtx.ui.notify(`spillway: ${m}`, 'warning');
+        else process.stderr.write(`spillway: ${m}\n`);
+      },
+    };
     let config: PiSpillConfig = { ...PI_SPILL_DEFAULTS, ...options.config };
     const tracker = { current: new BudgetTracker({ delta: config.budgetTurnDelta }) };
     /** toolCallId -> record, rebuilt from the session's index entries on every session start. */
     const index = new Map<string, PiSpillRecord>();
 
     pi.on('session_start', (_event, ctx) => {
+      uiCtx = ctx;
       config = { ...readPiSpillConfig(pi.getSettings(), logger.warn), ...options.config };
       // A new tracker per session start: the first turn after it cannot fire.
       tracker.current = new BudgetTracker({ delta: config.budgetTurnDelta });
