@@ -66,6 +66,7 @@ export class Catalog {
   private pending = { changed: new Set<string>(), removed: new Set<string>(), full: false };
   private flushTimer: NodeJS.Timeout | undefined;
   private watcher: CatalogWatcher | undefined;
+  private rootPoll: NodeJS.Timeout | undefined;
   private disposed = false;
 
   constructor(private readonly options: CatalogOptions = {}) {
@@ -156,12 +157,35 @@ export class Catalog {
       onError: (message) => this.reportOnce(message),
     });
     await this.watcher.ready();
+    // chokidar does not notice a root created later: look for missing roots now and then.
+    if (this.roots.some((r) => !r.exists)) {
+      this.rootPoll = setInterval(() => void this.adoptNewRoots(), this.options.rootPollMs ?? 5000);
+      this.rootPoll.unref();
+    }
+  }
+
+  /** Walk and watch the roots that appeared since the last scan. */
+  private async adoptNewRoots(): Promise<void> {
+    for (const root of this.roots) {
+      if (root.exists || this.disposed || !(await isDir(root.path))) continue;
+      root.exists = true;
+      const result = await walk(root.path, root.depth, this.sourcesFor(root));
+      for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
+      for (const claim of result.claims) {
+        const key = await this.describe(claim);
+        if (this.records.has(key)) this.pending.changed.add(key);
+      }
+      await this.watcher?.add(root);
+      this.flushSoon(0);
+    }
+    if (this.rootPoll && this.roots.every((r) => r.exists)) clearInterval(this.rootPoll);
   }
 
   /** Stop watching and drop listeners. */
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.rootPoll) clearInterval(this.rootPoll);
     this.listeners.clear();
     await this.watcher?.close();
     this.watcher = undefined;

@@ -272,6 +272,8 @@ export interface CatalogOptions {
   coalesceMs?: number;
   /** How long a written file must stay unchanged before it is read, ms (default 150). */
   settleMs?: number;
+  /** While watching, how often missing roots are checked for having appeared, ms (default 5000). */
+  rootPollMs?: number;
 }
 
 /** A root the catalog scans, and for which sources. */

@@ -26,23 +26,24 @@ export class CatalogWatcher {
   private closed = false;
 
   constructor(roots: KnownRoot[], private readonly options: WatcherOptions) {
-    const ready: Promise<void>[] = [];
-    for (const root of roots) {
-      const watcher = watch(root.path, {
-        ignoreInitial: true,
-        persistent: true,
-        followSymlinks: false,
-        // A listing-only root (TMPDIR for pi's bash logs) is watched one level deep, never its whole tree.
-        depth: root.depth === 0 ? 0 : root.depth + EXTRA_DEPTH,
-        ignored: (p: string) => IGNORED_NAMES.has(path.basename(p)),
-        awaitWriteFinish: { stabilityThreshold: options.settleMs, pollInterval: Math.max(10, Math.floor(options.settleMs / 4)) },
-      });
-      watcher.on('all', (_event, changed) => this.push(changed));
-      watcher.on('error', (err) => options.onError(`watch ${root.path}: ${(err as Error).message ?? String(err)}`));
-      ready.push(new Promise((resolve) => watcher.once('ready', () => resolve())));
-      this.watchers.push(watcher);
-    }
-    this.readyPromise = Promise.all(ready).then(() => undefined);
+    this.readyPromise = Promise.all(roots.map((root) => this.add(root))).then(() => undefined);
+  }
+
+  /** Watch one more root (one that appeared after watching started); resolves when ready. */
+  add(root: KnownRoot): Promise<void> {
+    const watcher = watch(root.path, {
+      ignoreInitial: true,
+      persistent: true,
+      followSymlinks: false,
+      // A listing-only root (TMPDIR for pi's bash logs) is watched one level deep, never its whole tree.
+      depth: root.depth === 0 ? 0 : root.depth + EXTRA_DEPTH,
+      ignored: (p: string) => IGNORED_NAMES.has(path.basename(p)),
+      awaitWriteFinish: { stabilityThreshold: this.options.settleMs, pollInterval: Math.max(10, Math.floor(this.options.settleMs / 4)) },
+    });
+    watcher.on('all', (_event, changed) => this.push(changed));
+    watcher.on('error', (err) => this.options.onError(`watch ${root.path}: ${(err as Error).message ?? String(err)}`));
+    this.watchers.push(watcher);
+    return new Promise((resolve) => watcher.once('ready', () => resolve()));
   }
 
   ready(): Promise<void> {

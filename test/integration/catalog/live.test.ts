@@ -113,3 +113,26 @@ describe('live catalog', () => {
     expect(catalog.session(key)!.blobs.some((b) => b.path === blob)).toBe(true);
   });
 });
+
+describe('a root that appears later', () => {
+  it('is walked and watched once it exists', async () => {
+    const later = path.join(dir, 'later-root');
+    const c = new Catalog({ env: fx.env, useDefaultRoots: false, roots: [later], rootPollMs: 50 });
+    const seen: CatalogEvent[] = [];
+    c.onDidChange((e) => seen.push(e));
+    await c.scan();
+    await c.watch();
+    expect(c.knownRoots()[0]!.exists).toBe(false);
+    const session = path.join(later, 'session-aaaaaaaaaaaa');
+    await fsp.mkdir(session, { recursive: true });
+    await fsp.writeFile(path.join(session, 'bb01-first.txt'), 'first\n');
+    await fsp.writeFile(path.join(session, 'spillway.jsonl'), JSON.stringify({ v: 1, file: 'bb01-first.txt', tool: 'Grep', toolCallId: 'g1', bytes: 6, lines: 1, sha256: '', createdAt: '2026-03-05T00:00:00.000Z', sessionId: 'late' }) + '\n');
+    while (c.findSessions('late').length === 0) await new Promise((r) => setTimeout(r, 25));
+    expect(c.findSessions('late')[0]!.blobs.map((b) => b.tool)).toEqual(['Grep']);
+    // And it is live from then on.
+    await fsp.writeFile(path.join(session, 'bb02-second.txt'), 'second\n');
+    while (c.findSessions('late')[0]!.blobs.length < 2) await new Promise((r) => setTimeout(r, 25));
+    expect(seen.some((e) => e.changed.length > 0)).toBe(true);
+    await c.dispose();
+  });
+});
