@@ -121,7 +121,8 @@ class Commands {
     if ('error' in parsed) return;
     this.d.tree.filter = parsed.filter;
     const active = isFilterActive(parsed.filter);
-    this.d.view.description = active ? `filter: ${describeFilter(parsed.filter)}` : undefined;
+    // A message spans the view's width; a description would be cut by the title buttons.
+    this.d.view.message = active ? `Filter: ${describeFilter(parsed.filter)} (Clear Filter to show all)` : undefined;
     await this.d.setContext('spillway.filtered', active);
     this.d.tree.refresh();
   }

@@ -67,7 +67,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     switch (node.kind) {
       case 'agent': {
         const item = new vscode.TreeItem(sourceLabel(node.source), vscode.TreeItemCollapsibleState.Expanded);
-        item.description = agentDescription(node.sessions);
+        item.description = agentDescription(node.sessions.map((x) => ({ blobs: sessionChildren(x, this.filter, this.sort) })));
         item.iconPath = new vscode.ThemeIcon('hubot');
         return this.finish(item, node);
       }

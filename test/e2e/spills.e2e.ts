@@ -326,7 +326,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       const blobs = (await wb.treeRows()).filter((r) => r.level === 3);
       return blobs.length > 0 && blobs.every((r) => r.label.startsWith('Grep'));
     }, 'only Grep blobs');
-    expect(await wb.spillsView().textContent()).toContain('filter: tool:Grep');
+    expect(await wb.spillsView().textContent()).toContain('Filter: tool:Grep');
     await wb.screenshot('filtered');
     await wb.runCommand('Spillway: Clear Filter');
     await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
