@@ -1,9 +1,9 @@
 // What a CLI command may touch, so tests can run commands in-process too.
 export interface CliIO {
-  stdout: (text: string) => void;
+  stdout: (text: string | Uint8Array) => void;
   stderr: (text: string) => void;
-  /** Reads all of standard input (empty when there is none). */
-  readStdin: () => Promise<string>;
+  /** Reads all of standard input as bytes (empty when there is none). */
+  readStdin: () => Promise<Buffer>;
   env: NodeJS.ProcessEnv;
 }
 
@@ -17,10 +17,10 @@ export function processIO(): CliIO {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: async () => {
-      if (process.stdin.isTTY) return '';
+      if (process.stdin.isTTY) return Buffer.alloc(0);
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      return Buffer.concat(chunks);
     },
     env: process.env,
   };

@@ -37,7 +37,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
 
 /** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
 async function runHook(io: CliIO): Promise<number> {
-  await runClaudeCodeHook(await io.readStdin(), io.env, io);
+  await runClaudeCodeHook((await io.readStdin()).toString('utf8'), io.env, io);
   return 0;
 }
 

@@ -70,7 +70,14 @@ export const spillCommand: CliCommand = async (argv, io) => {
   const turn = integerFlag('turn', v.turn, 0);
   const callId = v['call-id'] || `cli-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
-  const stdin = await io.readStdin();
+  const bytes = await io.readStdin();
+  const stdin = decodeUtf8(bytes);
+  // Bytes that are not UTF-8 (an image, a binary dump) are non-text: printed back unchanged.
+  if (stdin === undefined) {
+    const reason = 'non-text output (not UTF-8)';
+    io.stdout(v.json ? JSON.stringify({ spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason }) + '\n' : bytes);
+    return 0;
+  }
   let output: unknown = stdin;
   if (v['json-input']) {
     try {
@@ -119,3 +126,12 @@ export const spillCommand: CliCommand = async (argv, io) => {
   }
   return 0;
 };
+
+/** The text when `bytes` is valid UTF-8, else undefined. */
+function decodeUtf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 // `spillway spill` as a real child process: the built artifact (dist/cli.js).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../unit/spill/temp-dirs';
@@ -48,6 +48,15 @@ describe('spillway spill (built CLI)', () => {
     expect(b).toMatchObject({ spilled: true, aliased: true, ref: { locator: a.ref.locator } });
     const small = JSON.parse(spill(['--session', 's', '--tool', 'Bash', '--root', root, '--json'], 'tiny').stdout);
     expect(small).toEqual({ spilled: false, text: 'tiny', reason: expect.stringMatching(/at or below/) });
+  });
+
+  it('prints non-UTF-8 input back byte for byte and writes no blob', () => {
+    const root = tmp();
+    const input = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x89]), Buffer.alloc(10_000, 0xc3)]);
+    const r = spawnSync(process.execPath, [cli, 'spill', '--session', 's', '--tool', 'Bash', '--root', root, '--max-inline', '100'], { input });
+    expect(r.status).toBe(0);
+    expect(Buffer.compare(r.stdout, input)).toBe(0);
+    expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
   });
 
   it('keeps a JSON tool result\'s shape with --json-input', () => {
