@@ -105,8 +105,6 @@ beforeAll(async () => {
       'extensions.autoCheckUpdates': false,
       'telemetry.telemetryLevel': 'off',
       'update.mode': 'none',
-      // code-server has no OS trash: delete directly (the trash path is unit-covered).
-      'spillway.useTrash': false,
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
     },
@@ -245,9 +243,24 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await dialog.waitFor({ state: 'visible' });
     const text = (await dialog.textContent()) ?? '';
     const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
-    expect(text).toContain(`Permanently delete ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    // spillway.useTrash is on by default: the question names the count, the bytes and the trash.
+    expect(text).toContain(`Move ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    expect(text).toContain('to the trash?');
     await wb.screenshot('delete-confirm');
-    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    await dialog.locator('.monaco-button', { hasText: 'Move to Trash' }).click();
+    // Either the files went to the trash, or (remote/web windows: no trash) a second modal asks first.
+    const outcome = await waitFor(async () => {
+      if (files.every((f) => !fs.existsSync(f))) return 'trashed';
+      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
+      return second.includes('trash is not available') ? 'asked' : undefined;
+    }, 'the trash or the fallback question');
+    console.log(`trash in code-server: ${outcome}`);
+    if (outcome === 'asked') {
+      expect(files.every((f) => fs.existsSync(f))).toBe(true);
+      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${files.length} blob`);
+      await wb.screenshot('trash-unavailable');
+      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    }
     await waitFor(() => files.every((f) => !fs.existsSync(f)), 'the files to be deleted');
     await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
     await wb.screenshot('deleted');
@@ -272,13 +285,19 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await over.hover({ position: { x: box!.width / 2, y: box!.height / 2 } });
     await expect.poll(async () => (await frame.locator('#details').textContent()) ?? '').toMatch(/Turn \d+ · prompt [\d,]+ tokens/);
     await wb.screenshot('chart');
+    // Clicking a turn that spilled reveals its (first) blob in the tree.
+    const hovered = frame.locator('#details button.reveal').first();
+    if ((await hovered.count()) > 0) {
+      const first = (await hovered.textContent()) ?? '';
+      await over.click({ position: { x: box!.width / 2, y: box!.height / 2 } });
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && first.startsWith(r.label)), `the revealed blob (${first})`);
+    }
     // Reveal a spilled blob from the chart: its row is selected in the tree.
     await frame.locator('#turns summary').click();
     const reveal = frame.locator('#turns button.reveal').first();
     const label = (await reveal.textContent()) ?? '';
     await reveal.click();
-    const selected = await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3), 'a selected blob row');
-    expect(label.startsWith(selected.label)).toBe(true);
+    await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && label.startsWith(r.label)), `the revealed blob (${label})`);
     await wb.screenshot('chart-revealed');
   });
 
@@ -331,4 +350,5 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.runCommand('Spillway: Clear Filter');
     await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
   });
+
 });
