@@ -70,6 +70,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 }
 
 class Commands {
+  /** Set once a trash attempt failed: remote and web windows have no trash, so stop offering it. */
+  private trashUnavailable = false;
+
   constructor(private readonly d: CommandDeps) {}
 
   private async catalog(): Promise<Catalog> {
@@ -312,14 +315,14 @@ class Commands {
       void vscode.window.showInformationMessage(`Nothing to delete${why}.`);
       return;
     }
-    const useTrash = this.d.settings().useTrash;
+    const useTrash = this.d.settings().useTrash && !this.trashUnavailable;
     const m = confirmCleanMessage(plan, what, useTrash);
     const answer = await vscode.window.showWarningMessage(m.message, { modal: true, detail: m.detail }, m.action);
     if (answer !== m.action) return;
-    await this.execute(catalog, plan, useTrash);
+    await this.execute(catalog, plan, useTrash, what);
   }
 
-  private async execute(catalog: Catalog, plan: CleanPlan, useTrash: boolean): Promise<void> {
+  private async execute(catalog: Catalog, plan: CleanPlan, useTrash: boolean, what: string): Promise<void> {
     let trashMissing = false;
     const trash = useTrash
       ? async (p: string) => {
@@ -335,14 +338,12 @@ class Commands {
     this.d.tree.refresh();
     if (trashMissing && result.failed.length) {
       // Remote and web windows have no trash: ask before deleting for good.
-      const left = { ...plan, items: plan.items.filter((i) => result.failed.some((f) => f.path === i.path)) };
-      left.bytes = left.items.reduce((s, i) => s + i.bytes, 0);
-      const again = await vscode.window.showWarningMessage(
-        `The trash is not available here. Permanently delete ${left.items.length} blob(s) (${formatBytes(left.bytes)})?`,
-        { modal: true },
-        'Delete',
-      );
-      if (again === 'Delete') await this.execute(catalog, left, false);
+      this.trashUnavailable = true;
+      const items = plan.items.filter((i) => result.failed.some((f) => f.path === i.path));
+      const left: CleanPlan = { ...plan, items, bytes: items.reduce((n, i) => n + i.bytes, 0), refused: [] };
+      const m = confirmCleanMessage(left, what, false);
+      const again = await vscode.window.showWarningMessage(`The trash is not available here. ${m.message}`, { modal: true, detail: m.detail }, m.action);
+      if (again === m.action) await this.execute(catalog, left, false, what);
       return;
     }
     void vscode.window.showInformationMessage(cleanResultMessage(result, useTrash));
