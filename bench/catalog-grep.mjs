@@ -46,6 +46,7 @@ const cases = [
   ['literal', { pattern: 'ERROR: connection reset' }],
   ['case-insensitive literal', { pattern: 'error: connection reset', ignoreCase: true }],
   ['regex (literal prefilter)', { pattern: 'request \\d+ in 99[0-9] ms status=200 ERROR', regex: true }],
+  ['regex (no literal to prefilter)', { pattern: '\\d{4}0{4}\\s', regex: true }],
   ['regex (many matches)', { pattern: 'worker-1[0-5]\\] processed request \\d+ in 99[0-9]', regex: true }],
 ];
 let allPass = true;

@@ -4,6 +4,7 @@ import { isAscii } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { countNewlines, lowerAsciiSimd } from './newlines';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
 const CHUNK = 1 << 20;
@@ -260,36 +261,6 @@ class LineCounter {
   }
 }
 
-/**
- * Count '\n' bytes in buffer[start, end): SWAR over 32-bit words, two per
- * step, per-byte counts summed in one accumulator every 127 steps (each byte
- * lane stays below 256); the unaligned ends bytewise.
- */
-export function countNewlines(buffer: Buffer, start: number, end: number): number {
-  let count = 0;
-  let i = start;
-  while (i < end && (buffer.byteOffset + i) % 4 !== 0) if (buffer[i++] === 0x0a) count++;
-  const words = Math.max(0, (end - i) >> 3) * 2;
-  if (words > 0) {
-    const view = new Int32Array(buffer.buffer, buffer.byteOffset + i, words);
-    let w = 0;
-    while (w < words) {
-      const stop = Math.min(words, w + 254);
-      let acc = 0;
-      for (; w < stop; w += 2) {
-        const x = view[w]! ^ 0x0a0a0a0a;
-        const y = view[w + 1]! ^ 0x0a0a0a0a;
-        // High bit of each byte that was '\n' (exact: no carry crosses a byte).
-        acc += ((~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x) & 0x80808080) >>> 7) + ((~(((y & 0x7f7f7f7f) + 0x7f7f7f7f) | y) & 0x80808080) >>> 7);
-      }
-      count += (acc & 0xff) + ((acc >>> 8) & 0xff) + ((acc >>> 16) & 0xff) + (acc >>> 24);
-    }
-    i += words * 4;
-  }
-  while (i < end) if (buffer[i++] === 0x0a) count++;
-  return count;
-}
-
 async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) => boolean, signal: AbortSignal | undefined): Promise<void> {
   const { needle, folded, scanRegex, lineRegex, maxLineChars } = matcher;
   let scratch: Buffer | undefined;
@@ -324,7 +295,7 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
         else if (folded && isAscii(lines)) {
           if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
           const lowered = scratch.subarray(0, end);
-          lowerAscii(lines, lowered);
+          if (!lowerAsciiSimd(lines, lowered)) lowerAscii(lines, lowered);
           goOn = await searchBytes(lowered, lines, regionStart, folded, lineRegex, maxLineChars, counter, file, emit);
         } else goOn = await searchText(lines, regionStart, scanRegex, lineRegex, maxLineChars, counter, file, emit);
         if (!goOn) return;

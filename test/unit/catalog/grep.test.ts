@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipLine, compilePattern, countNewlines, lowerAscii, requiredLiteral } from '../../../src/catalog/grep';
+import { clipLine, compilePattern, lowerAscii, requiredLiteral } from '../../../src/catalog/grep';
+import { countNewlines, countNewlinesSwar, lowerAsciiSimd, simdKernel } from '../../../src/catalog/newlines';
 
 describe('countNewlines', () => {
   it('agrees with a byte-by-byte count at every alignment and length', () => {
@@ -16,6 +17,20 @@ describe('countNewlines', () => {
   });
   it('counts bytes next to 0x0a (0x0b, 0x8a, 0x0a0a) correctly', () => {
     expect(countNewlines(Buffer.from([0x0b, 0x8a, 0x0a, 0x0a, 0x09, 0x1a, 0x0a, 0x4a]), 0, 8)).toBe(3);
+  });
+  it('the SIMD kernel and the SWAR loop agree with a byte count on large, unaligned, dense and sparse buffers', () => {
+    expect(simdKernel()).not.toBeNull(); // Node 20 runs wasm SIMD
+    const size = 3 * 1024 * 1024 + 37;
+    const dense = Buffer.alloc(size, 0x0a);
+    const mixed = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) mixed[i] = (i * 2654435761) % 7 === 0 ? 0x0a : (i * 31) & 0xff;
+    for (const buffer of [dense, mixed, Buffer.alloc(size, 0x0b)]) {
+      for (const [start, end] of [[0, size], [5, size - 3], [4097, 2 * 1024 * 1024 + 1]] as const) {
+        const naive = countLinesNaive(buffer, start, end);
+        expect(countNewlines(buffer, start, end)).toBe(naive);
+        expect(countNewlinesSwar(buffer, start, end)).toBe(naive);
+      }
+    }
   });
 });
 
@@ -48,7 +63,16 @@ describe('lowerAscii', () => {
       const dst = Buffer.alloc(260).subarray(offset, offset + 256);
       lowerAscii(src, dst);
       for (let i = 0; i < 256; i++) expect(dst[i]).toBe(i >= 65 && i <= 90 ? i + 32 : i);
+      const viaSimd = Buffer.alloc(256);
+      expect(lowerAsciiSimd(src, viaSimd)).toBe(true);
+      expect(viaSimd).toEqual(dst);
     }
+  });
+  it('the SIMD lowering handles inputs larger than its first memory and odd lengths', () => {
+    const src = Buffer.from('Hello WORLD, Zebra @[`{ '.repeat(150_000) + 'TAIL');
+    const dst = Buffer.alloc(src.length);
+    expect(lowerAsciiSimd(src, dst)).toBe(true);
+    expect(dst.toString('latin1')).toBe(src.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()));
   });
 });
 
