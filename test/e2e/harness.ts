@@ -132,9 +132,11 @@ export class Workbench {
     const input = this.page.locator('.quick-input-widget input[type="text"]');
     await input.waitFor({ state: 'visible' });
     await input.fill(`>${title}`);
-    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    // Click the row whose label is exactly the title: the first match may be another command.
+    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
     await row.waitFor({ state: 'visible' });
-    await input.press('Enter');
+    await row.click();
   }
 
   /** Types into the quick input (input box or quick pick) that is open and presses Enter. */

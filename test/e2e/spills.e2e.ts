@@ -351,4 +351,20 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
   });
 
+  it('redraws the chart in the colours of a dark theme', async () => {
+    await page.locator('.tabs-container .tab', { hasText: 'Context:' }).first().click();
+    const frame = wb.chartFrame();
+    await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
+    const before = await frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
+    await wb.runCommand('Preferences: Color Theme');
+    const input = page.locator('.quick-input-widget input[type="text"]');
+    await input.fill('Dark Modern');
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Dark Modern' }).waitFor({ state: 'visible' });
+    await input.press('Enter');
+    await expect.poll(() => page.locator('.monaco-workbench').evaluate((w) => w.classList.contains('vs-dark')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor), { timeout: 15_000 }).not.toBe(before);
+    await expect.poll(async () => Number(await frame.locator('#chart').getAttribute('data-bars'))).toBe(chartTurns);
+    await wb.screenshot('chart-dark');
+  });
+
 });
