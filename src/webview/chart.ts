@@ -23,6 +23,7 @@ function cssVar(name: string, fallback: string): string {
 function theme() {
   return {
     fg: cssVar('--vscode-foreground', '#ccc'),
+    bg: cssVar('--vscode-editor-background', '#1e1e1e'),
     grid: cssVar('--vscode-editorWidget-border', 'rgba(128,128,128,0.25)'),
     line: cssVar('--vscode-charts-blue', '#3794ff'),
     bar: cssVar('--vscode-charts-purple', '#b180d7'),
@@ -164,7 +165,7 @@ function drawOverlay(u: uPlot): void {
     if (turn.spills.length) {
       // A diamond on the prompt line marks a turn whose tool calls spilled.
       const py = u.valToPos(turn.promptTokens, 'y', true);
-      const r = 5 * devicePixelRatio;
+      const r = 6 * devicePixelRatio;
       ctx.globalAlpha = 1;
       ctx.fillStyle = t.spill;
       ctx.beginPath();
@@ -174,6 +175,10 @@ function drawOverlay(u: uPlot): void {
       ctx.lineTo(x - r, py);
       ctx.closePath();
       ctx.fill();
+      // An outline in the page colour keeps the mark readable over the line in any theme.
+      ctx.strokeStyle = t.bg;
+      ctx.lineWidth = devicePixelRatio;
+      ctx.stroke();
       marks++;
     }
   }
