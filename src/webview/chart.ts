@@ -233,7 +233,7 @@ function render(d: ChartData): void {
     ],
     series: [
       { label: 'turn' },
-      { label: 'prompt tokens', stroke: t.line, width: 2, points: { show: d.turns.length <= 60 }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
+      { label: 'prompt tokens', stroke: t.line, width: 2, points: { show: d.turns.length <= 60, fill: t.bg }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
       // Bars are painted by the draw hook; the series keeps the legend and hover value.
       { label: 'delta', stroke: t.bar, fill: t.bar, paths: () => null, points: { show: false }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
     ],
