@@ -46,8 +46,8 @@ const cases = [
   ['literal', { pattern: 'ERROR: connection reset' }],
   ['case-insensitive literal', { pattern: 'error: connection reset', ignoreCase: true }],
   ['regex (literal prefilter)', { pattern: 'request \\d+ in 99[0-9] ms status=200 ERROR', regex: true }],
-  ['regex (no literal to prefilter)', { pattern: '\\d{4}0{4}\\s', regex: true }],
-  ['regex (many matches)', { pattern: 'worker-1[0-5]\\] processed request \\d+ in 99[0-9]', regex: true }],
+  ['regex (no literal to prefilter)', { pattern: '\\d{4}0{4}\\s', regex: true, runs: 2 }],
+  ['regex (many matches)', { pattern: 'worker-1[0-5]\\] processed request \\d+ in 99[0-9]', regex: true, runs: 2 }],
 ];
 let allPass = true;
 for (const [name, options] of cases) {
@@ -55,14 +55,16 @@ for (const [name, options] of cases) {
   for (const engine of ['rg', 'node']) {
     const times = [];
     let matches = [];
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < (options.runs ?? 5); run++) {
       matches = [];
       const t = now();
-      await catalog.grep({ ...options, paths: files, engine, maxResults: 10_000_000 }, (m) => matches.push(`${m.path}:${m.line}:${m.text}`));
+      await catalog.grep({ pattern: options.pattern, regex: options.regex, ignoreCase: options.ignoreCase, paths: files, engine, maxResults: 10_000_000 }, (m) => matches.push(`${m.path}:${m.line}:${m.text}`));
       times.push(ms(now() - t) / 1000);
     }
-    // Median of three runs: ripgrep's timing in particular varies run to run.
-    results[engine] = { seconds: times.sort((a, b) => a - b)[1], matches: matches.sort() };
+    // Best of several runs for both engines: on a shared 2-core machine other
+    // processes slow single runs down by up to 2x, and the best run is the
+    // steadiest measure of what each engine can do.
+    results[engine] = { seconds: Math.min(...times), matches: matches.sort() };
   }
   const same = results.rg.matches.length === results.node.matches.length && results.rg.matches.every((m, i) => m === results.node.matches[i]);
   const rgRate = total / 1024 ** 2 / results.rg.seconds;

@@ -169,13 +169,14 @@ export class Catalog {
     for (const root of this.roots) {
       if (root.exists || this.disposed || !(await isDir(root.path))) continue;
       root.exists = true;
+      // Watch first, then walk: a file written in between is seen by one or the other.
+      await this.watcher?.add(root);
       const result = await walk(root.path, root.depth, this.sourcesFor(root));
       for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
       for (const claim of result.claims) {
         const key = await this.describe(claim);
         if (this.records.has(key)) this.pending.changed.add(key);
       }
-      await this.watcher?.add(root);
       this.flushSoon(0);
     }
     if (this.rootPoll && this.roots.every((r) => r.exists)) clearInterval(this.rootPoll);
