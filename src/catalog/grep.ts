@@ -269,6 +269,7 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
   const handle = await fsp.open(file, 'r');
   try {
     const counter = new LineCounter(handle);
+    const search: FileSearch = { file, counter, lineRegex, maxLineChars, emit };
     // One buffer: the unsearched tail of the previous read is moved to its
     // front and the next chunk read after it (no per-chunk allocation).
     let buffer = Buffer.allocUnsafe(CHUNK * 2);
@@ -293,13 +294,13 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
       if (end > 0) {
         const lines = buffer.subarray(0, end);
         let goOn: boolean;
-        if (needle) goOn = await searchBytes(lines, lines, regionStart, needle, lineRegex, maxLineChars, counter, file, emit);
+        if (needle) goOn = await searchBytes(lines, lines, regionStart, needle, search);
         else if (folded && isAscii(lines)) {
           if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
           const lowered = scratch.subarray(0, end);
           if (!lowerAsciiSimd(lines, lowered)) lowerAscii(lines, lowered);
-          goOn = await searchBytes(lowered, lines, regionStart, folded, lineRegex, maxLineChars, counter, file, emit);
-        } else goOn = await searchText(lines, regionStart, scanRegex, lineRegex, maxLineChars, counter, file, emit);
+          goOn = await searchBytes(lowered, lines, regionStart, folded, search);
+        } else goOn = await searchText(lines, regionStart, scanRegex, search);
         if (!goOn) return;
         counter.advance(lines, regionStart);
       }
@@ -317,18 +318,18 @@ function lineText(lines: Buffer, start: number, end: number): string {
   return lines.toString('utf8', start, end);
 }
 
+/** One file being searched: where matches go and how their lines are numbered. */
+interface FileSearch {
+  file: string;
+  counter: LineCounter;
+  lineRegex: RegExp;
+  maxLineChars: number;
+  emit: (m: GrepMatch) => boolean;
+}
+
 /** Find `needle` in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
-async function searchBytes(
-  haystack: Buffer,
-  lines: Buffer,
-  base: number,
-  needle: Buffer,
-  lineRegex: RegExp,
-  maxLineChars: number,
-  counter: LineCounter,
-  file: string,
-  emit: (m: GrepMatch) => boolean,
-): Promise<boolean> {
+async function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): Promise<boolean> {
+  const { file, counter, lineRegex, maxLineChars, emit } = search;
   let from = 0;
   for (;;) {
     const hit = haystack.indexOf(needle, from);
@@ -346,16 +347,8 @@ async function searchBytes(
   }
 }
 
-async function searchText(
-  lines: Buffer,
-  base: number,
-  scanRegex: RegExp,
-  lineRegex: RegExp,
-  maxLineChars: number,
-  counter: LineCounter,
-  file: string,
-  emit: (m: GrepMatch) => boolean,
-): Promise<boolean> {
+async function searchText(lines: Buffer, base: number, scanRegex: RegExp, search: FileSearch): Promise<boolean> {
+  const { file, counter, lineRegex, maxLineChars, emit } = search;
   const text = lines.toString('utf8');
   let strPos = 0;
   let bytePos = 0;
