@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The JSON report feeds scripts/test-summary.mjs (CI's closing line).
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/unit.json' },
   },
 });

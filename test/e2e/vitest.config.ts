@@ -8,6 +8,7 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: 'forks',
     fileParallelism: false,
-    reporters: ['verbose'],
+    reporters: ['verbose', 'json'],
+    outputFile: { json: 'test-results/e2e.json' },
   },
 });
