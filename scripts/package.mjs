@@ -18,6 +18,13 @@ execFileSync(process.execPath, [path.join(root, 'esbuild.mjs'), '--production', 
 for (const item of ['package.json', 'README.md', 'LICENSE', '.vscodeignore', 'media']) {
   if (fs.existsSync(path.join(root, item))) fs.cpSync(path.join(root, item), path.join(stage, item), { recursive: true });
 }
+// The README's relative links (docs/*.md) point into the source tree, which the
+// .vsix does not carry and vsce refuses to guess: keep their text and the path.
+const readme = path.join(stage, 'README.md');
+if (fs.existsSync(readme)) {
+  const text = fs.readFileSync(readme, 'utf8');
+  fs.writeFileSync(readme, text.replace(/\[([^\]]+)\]\((?![a-z]+:|#)([^)\s]+)\)/gi, (_, label, href) => (label === href ? `\`${href}\`` : `${label} (\`${href}\`)`)));
+}
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] });
 
