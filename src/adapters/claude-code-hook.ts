@@ -6,9 +6,10 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
-import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
+import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, type SpillPolicyOptions } from '../spill/policy';
 import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
+import { classifyOutput, planValueDigest, type StringLeaf } from '../spill/value';
 import { claudeSessionDir, claudeSpillDir, parseHookInput, type PostToolUseEvent } from './claude-code-event';
 
 /** Claude Code spills a replacement over this many chars again (as toolu_<id>.txt). */
@@ -111,7 +112,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   // Root = the session folder, so both our blobs (spillway/) and Claude Code's
   // own files (tool-results/) lie inside it and nothing can escape it.
   const store = new LocalSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(options.logger ? { logger: options.logger } : {}) });
-  const policyOptions = {
+  const policyOptions: SpillPolicyOptions = {
     store,
     ...(options.maxInlineBytes !== undefined ? { maxInlineBytes: options.maxInlineBytes } : {}),
     ...(options.digestBytes !== undefined ? { digestBytes: options.digestBytes } : {}),
@@ -128,7 +129,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
       options.logger?.warn(`persisted output ${persisted.filePath} is outside the session folder; left unchanged`);
       return undefined;
     }
-    return digestPersisted(event, persisted, store, spillDir, options);
+    return digestPersisted(event, persisted, store, spillDir, policyOptions, options);
   }
   const decision = await createSpillPolicy(policyOptions).apply({
     sessionId: event.session_id,
@@ -174,6 +175,12 @@ function persistedOutput(response: unknown): PersistedOutput | undefined {
  * loaded whole) and point at it; no copy is made. The manifest records the
  * file so the catalog can name its tool and command.
  *
+ * The digest budget is water-filled across stdout (sized as the whole file)
+ * and the response's other string fields, as the engine does for any JSON
+ * result: a short stderr stays whole, a large one gets its share and goes
+ * through the spill policy (its full text into a blob of its own, its digest
+ * from `digestValue`), so the replacement stays under Claude Code's limits.
+ *
  * persistedOutputPath/persistedOutputSize are left out of the replacement on
  * purpose: with them Claude Code shows the replacement's stdout inside its own
  * `<persisted-output>` block cut to a 2 KB "Preview (first 2KB)", so a larger
@@ -185,13 +192,17 @@ async function digestPersisted(
   persisted: PersistedOutput,
   store: LocalSpillStore,
   spillDir: string,
+  policyOptions: SpillPolicyOptions,
   options: ClaudeCodeSpillOptions,
 ): Promise<unknown> {
   const { filePath, response } = persisted;
   const st = await fsp.lstat(filePath);
   if (!st.isFile()) throw new Error(`persisted output is not a regular file: ${filePath}`);
+  const { persistedOutputPath: _path, persistedOutputSize: _size, stdout: _stdout, ...others } = response;
+  const budget = Math.max(MIN_DIGEST_BYTES, options.digestBytes ?? DEFAULT_DIGEST_BYTES);
+  const { stdoutShare, othersShare } = splitPersistedBudget(others, st.size, budget);
   const digest = await digestFile(filePath, {
-    budgetBytes: Math.max(MIN_DIGEST_BYTES, options.digestBytes ?? DEFAULT_DIGEST_BYTES),
+    budgetBytes: stdoutShare,
     toolName: event.tool_name,
     locator: filePath,
     retrievalHint: LOCAL_RETRIEVAL_HINT,
@@ -207,6 +218,36 @@ async function digestPersisted(
     // The digest still helps the model; only the catalog loses the tool name.
     options.logger?.warn(`could not record ${filePath} in the manifest: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const { persistedOutputPath: _path, persistedOutputSize: _size, ...rest } = response;
-  return { ...rest, stdout: digest };
+  let rest: unknown = others;
+  if (othersShare !== undefined) {
+    // The threshold is the share itself: the plan already decided these fields must be cut.
+    const decision = await createSpillPolicy({ ...policyOptions, maxInlineBytes: othersShare, digestBytes: othersShare }).apply({
+      sessionId: event.session_id,
+      toolName: event.tool_name,
+      toolCallId: event.tool_use_id,
+      args: event.tool_input,
+      output: others,
+    });
+    rest = decision.output;
+  }
+  return { ...(rest as Record<string, unknown>), stdout: digest };
+}
+
+/**
+ * The engine's water-filling over stdout (as large as the persisted file) and
+ * the other string fields. `othersShare` is set only when some other field
+ * must be cut: it is the budget those fields share.
+ */
+function splitPersistedBudget(others: Record<string, unknown>, fileBytes: number, budget: number): { stdoutShare: number; othersShare?: number } {
+  const shape = classifyOutput(others);
+  if (shape.kind !== 'value' || shape.leaves.length === 0) return { stdoutShare: budget };
+  const stdoutLeaf: StringLeaf = { path: ['stdout'], value: '', bytes: fileBytes, index: shape.leaves.length };
+  const plan = planValueDigest([...shape.leaves, stdoutLeaf], budget);
+  const cutOthers = plan.digested.filter((d) => d.leaf !== stdoutLeaf).length + plan.emptied.filter((l) => l !== stdoutLeaf).length;
+  const ownShare = plan.digested.find((d) => d.leaf === stdoutLeaf)?.share;
+  // Whole: the file fits (digestFile returns it as is). Emptied (a tiny budget
+  // and an even larger other field): stdout still gets half, it names the file.
+  const stdoutShare = ownShare ?? (plan.whole.includes(stdoutLeaf) ? fileBytes : Math.floor(budget / 2));
+  if (cutOthers === 0) return { stdoutShare };
+  return { stdoutShare, othersShare: Math.max(MIN_DIGEST_BYTES, budget - stdoutShare) };
 }

@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/spill/manifest';
+import { parseValueBlob } from '../../../src/spill/value';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
@@ -127,6 +128,55 @@ describe('spillway hook claude-code: output Claude Code already persisted', () =
     const out = replacementOf(runHook(JSON.stringify(input))) as Record<string, unknown>;
     expect((out.stdout as string).trimEnd().endsWith('ERROR: build failed at step\ndone')).toBe(true);
     expect(input.tool_response.stdout).not.toContain('done');
+  });
+
+  it('digests a huge stderr beside persisted stdout, keeping Bash\'s shape, with the full stderr in a blob', async () => {
+    // A C++ build: the compile log (stdout) over 30,000 chars, so Claude Code
+    // persisted it; the compiler's warnings (stderr, ~330 KB) with one error.
+    const file = path.join(sessionDir, 'tool-results', 'bcxxbuild1.txt');
+    const stdoutText = lines(3_000, (i) => `[${i}/3000] Building CXX object src/CMakeFiles/core.dir/unit_${i}.cpp.o`) + '\nmake: *** [all] Error 2\n';
+    fs.writeFileSync(file, stdoutText);
+    const stderr =
+      lines(2_400, (i) =>
+        i === 1_337
+          ? `src/unit_1337.cpp:88:14: error: no matching function for call to 'parse(std::string_view)'`
+          : `src/unit_${i}.cpp:${i % 97}:9: warning: unused variable 'tmp_${i}' [-Wunused-variable]`,
+      ) + '\n';
+    const input = fixtureInput('hookstdin-2.json');
+    input.tool_use_id = 'toolu_stderr_flood';
+    input.tool_input = { command: 'make -j2', description: 'build' };
+    input.tool_response = { ...input.tool_response, stdout: stdoutText.slice(0, 30_000), stderr, persistedOutputPath: file, persistedOutputSize: stdoutText.length };
+
+    const out = replacementOf(runHook(JSON.stringify(input))) as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(['interrupted', 'isImage', 'noOutputExpected', 'stderr', 'stdout']);
+    const digestStdout = out.stdout as string;
+    const digestStderr = out.stderr as string;
+    // The budget (2,048 bytes) is shared between the two, as for any JSON result.
+    expect(Buffer.byteLength(digestStdout) + Buffer.byteLength(digestStderr)).toBeLessThanOrEqual(2_048);
+    expect(digestStdout).toContain(file);
+    expect(digestStdout.trimEnd().endsWith('make: *** [all] Error 2')).toBe(true);
+    expect(digestStderr).toContain("error: no matching function for call to 'parse(std::string_view)'");
+    expect(digestStderr).toContain('$.stderr is');
+    expect(digestStderr).toContain(spillDir);
+
+    const { records } = await readManifest(spillDir);
+    const mine = records.filter((r) => r.toolCallId === 'toolu_stderr_flood');
+    expect(mine.map((r) => r.file).sort()).toContain('../tool-results/bcxxbuild1.txt');
+    const blobRec = mine.find((r) => !r.file.startsWith('../'))!;
+    expect(blobRec.tool).toBe('Bash');
+    expect(digestStderr).toContain(path.join(spillDir, blobRec.file));
+    const restored = parseValueBlob(fs.readFileSync(path.join(spillDir, blobRec.file), 'utf8')) as Record<string, unknown>;
+    expect(restored.stderr).toBe(stderr);
+    expect(fs.statSync(path.join(spillDir, blobRec.file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps a short stderr whole beside persisted stdout and gives stdout the rest of the budget', () => {
+    const input = fixtureInput('hookstdin-1.json');
+    input.tool_use_id = 'toolu_short_stderr';
+    input.tool_response.stderr = 'seq: warning: output is large\n';
+    const out = replacementOf(runHook(JSON.stringify(input))) as Record<string, unknown>;
+    expect(out.stderr).toBe('seq: warning: output is large\n');
+    expect((out.stdout as string).trimEnd().endsWith('59999\n60000')).toBe(true);
   });
 
   it('leaves a persisted output alone when the file is gone (no output, exit 0, a note)', () => {
