@@ -40,6 +40,16 @@ export function formatAge(then: number, now: number): string {
   return new Date(then).toISOString().slice(0, 10);
 }
 
+/**
+ * A session id short enough to tell sessions apart at a glance, like a short
+ * commit hash: a UUID's first 8 hex digits; other long ids cut to 12 chars.
+ */
+export function shortId(id: string): string {
+  const uuid = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(id);
+  if (uuid) return uuid[1]!;
+  return id.length <= 12 ? id : `${id.slice(0, 12)}…`;
+}
+
 /** Collapses whitespace and cuts to `max` chars with an ellipsis. */
 export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

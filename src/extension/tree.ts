@@ -18,12 +18,12 @@ import {
   sessionChildren,
   sessionDescription,
   sessionLabel,
+  sessionTooltipParagraphs,
   sourceLabel,
   type SortOrder,
   type SpillNode,
   type TreeFilter,
 } from './treeModel';
-import { formatAge } from './format';
 
 export class SpillTreeProvider extends Disposable implements vscode.TreeDataProvider<SpillNode> {
   private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
@@ -39,6 +39,18 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
+    // Session rows show their age ("3 min ago"): redraw when one would read differently.
+    const tick = setInterval(() => this.refreshIfAgesChanged(), 60_000);
+    this.register({ dispose: () => clearInterval(tick) });
+  }
+
+  private shownAges = '';
+
+  private refreshIfAgesChanged(): void {
+    const now = Date.now();
+    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionDescription([], s.updatedAt, now)).join('|');
+    if (ages !== this.shownAges) this.changed.fire();
+    this.shownAges = ages;
   }
 
   refresh(): void {
@@ -73,7 +85,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       }
       case 'session': {
         const item = new vscode.TreeItem(sessionLabel(node.session), vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = sessionDescription(node.blobs);
+        item.description = sessionDescription(node.blobs, node.session.updatedAt, now);
         item.iconPath = new vscode.ThemeIcon('history');
         item.tooltip = sessionTooltip(node.session, now);
         // Titles repeat across sessions: the spoken label carries the session id too.
@@ -155,10 +167,6 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 function sessionTooltip(session: SessionInfo, now: number): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.isTrusted = false;
-  md.appendText(`${sessionLabel(session)}\n\n`);
-  md.appendText(`${sessionDescription(session.blobs)} · updated ${formatAge(Date.parse(session.updatedAt), now)}\n\n`);
-  if (session.cwd) md.appendText(`cwd: ${session.cwd}\n\n`);
-  md.appendText(`session ${session.id} · ${sourceLabel(session.source)}\n\n${session.dir}`);
-  if (session.notes.length) md.appendText(`\n\n${session.notes.join('\n')}`);
+  md.appendText(sessionTooltipParagraphs(session, now).join('\n\n'));
   return md;
 }

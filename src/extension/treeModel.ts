@@ -3,7 +3,7 @@
 // vscode TreeDataProvider (tree.ts) only maps these to TreeItems.
 
 import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
-import { compactArgs, formatBytes, formatCount, truncate } from './format';
+import { compactArgs, formatAge, formatBytes, formatCount, shortId, truncate } from './format';
 import { toolIcon } from './toolKind';
 
 /** VS Code refuses to open files over 50 MB in an editor. */
@@ -89,9 +89,34 @@ export function blobDescription(blob: BlobInfo): string {
   return parts.join(' · ');
 }
 
-export function sessionDescription(blobs: BlobInfo[]): string {
+/**
+ * "2 blobs · 127 KB · 3 h ago": with the age of the last change, so sessions
+ * with the same title (a prompt repeated) differ at a glance.
+ */
+export function sessionDescription(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
   const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
-  return `${blobs.length} blob${blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
+  const parts = [`${blobs.length} blob${blobs.length === 1 ? '' : 's'}`, formatBytes(bytes)];
+  const then = updatedAt ? Date.parse(updatedAt) : NaN;
+  if (Number.isFinite(then) && now !== undefined) parts.push(formatAge(then, now));
+  return parts.join(' · ');
+}
+
+/**
+ * The session row's tooltip as plain-text paragraphs: title, then agent, short
+ * id and when it last changed, then size, cwd, the full id and the folder.
+ */
+export function sessionTooltipParagraphs(session: SessionInfo, now: number): string[] {
+  const then = Date.parse(session.updatedAt);
+  const when = Number.isFinite(then) ? ` · updated ${formatAge(then, now)} (${new Date(then).toLocaleString()})` : '';
+  const paragraphs = [
+    sessionLabel(session),
+    `${sourceLabel(session.source)} session ${shortId(session.id)}${when}`,
+    sessionDescription(session.blobs),
+  ];
+  if (session.cwd) paragraphs.push(`cwd: ${session.cwd}`);
+  paragraphs.push(`id: ${session.id}`, session.dir);
+  if (session.notes.length) paragraphs.push(session.notes.join('\n'));
+  return paragraphs;
 }
 
 export function agentDescription(sessions: Array<{ blobs: BlobInfo[] }>): string {

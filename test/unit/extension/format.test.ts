@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactArgs, formatAge, formatBytes, formatCount, truncate } from '../../../src/extension/format';
+import { compactArgs, formatAge, formatBytes, formatCount, shortId, truncate } from '../../../src/extension/format';
 import { toolIcon, toolKind } from '../../../src/extension/toolKind';
 import { findRipgrep, ripgrepCandidates } from '../../../src/extension/ripgrep';
 import { readSettings } from '../../../src/extension/settings';
@@ -23,6 +23,12 @@ describe('formatters', () => {
     expect(formatAge(now - 3 * 3_600_000, now)).toBe('3 h ago');
     expect(formatAge(now - 2 * 86_400_000, now)).toBe('2 d ago');
     expect(formatAge(Date.UTC(2025, 0, 1), now)).toBe('2025-01-01');
+  });
+
+  it('shortens session ids like commit hashes', () => {
+    expect(shortId('5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11')).toBe('5f0c6a52');
+    expect(shortId('ses_4a1b')).toBe('ses_4a1b');
+    expect(shortId('2026-01-02T03-04-05_abcdef')).toBe('2026-01-02T0…');
   });
 
   it('makes args compact', () => {

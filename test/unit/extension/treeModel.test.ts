@@ -17,6 +17,7 @@ import {
   sessionChildren,
   sessionDescription,
   sessionLabel,
+  sessionTooltipParagraphs,
 } from '../../../src/extension/treeModel';
 
 function blob(over: Partial<BlobInfo> & { path: string }): BlobInfo {
@@ -73,6 +74,26 @@ describe('tree model', () => {
     expect(sessionLabel(older)).toBe('fix the build');
     expect(sessionLabel(newer)).toBe('web');
     expect(sessionDescription(older.blobs)).toBe('2 blobs · 127 KB');
+  });
+
+  it('tells sessions with the same title apart by age in the row and short id in the tooltip', () => {
+    const now = Date.parse('2026-01-02T03:00:00Z');
+    const a = session({ key: 'claude-code:/d/x', id: '5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11', title: 'run the build', blobs: [bash], updatedAt: '2026-01-02T01:00:00Z' });
+    const b = session({ key: 'claude-code:/d/y', id: '0b8f2f7c-1d11-4c1b-8a57-5f0c6a529d1e', title: 'run the build', blobs: [grep], updatedAt: '2026-01-02T02:55:00Z' });
+    expect(sessionLabel(a)).toBe(sessionLabel(b));
+    expect(sessionDescription(a.blobs, a.updatedAt, now)).toBe('1 blob · 39 KB · 2 h ago');
+    expect(sessionDescription(b.blobs, b.updatedAt, now)).toBe('1 blob · 88 KB · 5 min ago');
+    // No usable time: the age is left out rather than shown wrong.
+    expect(sessionDescription(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
+    const tipA = sessionTooltipParagraphs(a, now);
+    const tipB = sessionTooltipParagraphs(b, now);
+    expect(tipA[0]).toBe('run the build');
+    expect(tipA[1]).toMatch(/^Claude Code session 5f0c6a52 · updated 2 h ago \(.+\)$/);
+    expect(tipB[1]).toMatch(/^Claude Code session 0b8f2f7c · updated 5 min ago/);
+    // The full id and the folder stay available (to resume the session, to find the files).
+    expect(tipA).toContain(`id: ${a.id}`);
+    expect(tipA).toContain('/d/claude-code:/d/x');
+    expect(sessionTooltipParagraphs({ ...a, cwd: '/home/dev/api', notes: ['transcript missing'] }, now)).toEqual(expect.arrayContaining(['cwd: /home/dev/api', 'transcript missing']));
   });
 
   it('labels blobs with tool + args, size + lines, and an icon per tool', () => {
