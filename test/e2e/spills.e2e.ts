@@ -33,6 +33,10 @@ let chartSession: SessionInfo;
 let chartTurns = 0;
 let chartSpillTurns = 0;
 let victim: SessionInfo;
+/** Clean Up: a session whose blobs are made 45 days old (deleted) and one 10 days old (kept by "older than 20 days"). */
+let aged: SessionInfo;
+let dated: SessionInfo;
+const DAY_MS = 86_400_000;
 let catalog: Catalog;
 let server: CodeServer;
 let browser: Browser;
@@ -79,6 +83,19 @@ beforeAll(async () => {
   const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile());
   victim = sessionsWithBlobs().find((s) => s.key !== chartSession.key && s.dir !== fixture.claude.sessionDir && plainFiles(s))!;
   expect(victim).toBeDefined();
+  // Retention works on file mtimes: age two more sessions, each with plain files only.
+  const spare = sessionsWithBlobs().filter((s) => ![chartSession.key, victim.key].includes(s.key) && s.dir !== fixture.claude.sessionDir && plainFiles(s));
+  expect(spare.length, 'two more sessions to age for Clean Up').toBeGreaterThanOrEqual(2);
+  [aged, dated] = [spare[0]!, spare[1]!];
+  const setAge = (s: SessionInfo, days: number) => {
+    const when = new Date(Date.now() - days * DAY_MS);
+    for (const b of s.blobs) fs.utimesSync(b.path, when, when);
+  };
+  setAge(aged, 45);
+  setAge(dated, 10);
+  await catalog.scan();
+  aged = catalog.session(aged.key)!;
+  dated = catalog.session(dated.key)!;
 
   // Package exactly what users install, and install it the way they do.
   const t0 = Date.now();
@@ -365,6 +382,55 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await expect.poll(() => frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor), { timeout: 15_000 }).not.toBe(before);
     await expect.poll(async () => Number(await frame.locator('#chart').getAttribute('data-bars'))).toBe(chartTurns);
     await wb.screenshot('chart-dark');
+  });
+
+  it('cleans up blobs older than 20 days from the command palette: old files go, younger stay', async () => {
+    // What the disk holds now, split by mtime the way a person would check it.
+    const cutoff = Date.now() - 20 * DAY_MS;
+    const present = catalog.sessions().flatMap((s) => s.blobs.map((b) => b.path)).filter((p) => fs.existsSync(p));
+    const old = present.filter((p) => fs.statSync(p).mtimeMs < cutoff);
+    const young = present.filter((p) => fs.statSync(p).mtimeMs >= cutoff);
+    expect(old.sort()).toEqual(aged.blobs.map((b) => b.path).sort());
+    expect(young).toEqual(expect.arrayContaining(dated.blobs.map((b) => b.path)));
+    await wb.openSpillway();
+    // Earlier steps left the fixture Claude session expanded: fold it so every session row is on screen.
+    const claude = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await claude.getAttribute('aria-expanded')) === 'true') await claude.click();
+    await wb.rowByAria(`session ${aged.id}`).waitFor({ state: 'visible' });
+    const datedRow = wb.rowByAria(`session ${dated.id}`);
+    await datedRow.waitFor({ state: 'visible' });
+    // The row tells its age (the 10-day-old session says so).
+    expect((await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`))?.description).toContain('10 d ago');
+
+    await wb.runCommand('Spillway: Clean Up...');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Older than 7 days' }).waitFor({ state: 'visible' });
+    await wb.screenshot('clean-up-choices');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Custom' }).click();
+    await wb.answerInput('20d');
+    const dialog = wb.dialog();
+    await dialog.waitFor({ state: 'visible' });
+    const bytes = old.reduce((n, f) => n + fs.statSync(f).size, 0);
+    const counted = `${old.length} blob${old.length === 1 ? '' : 's'} (${formatBytes(bytes)})`;
+    // The delete step already found code-server has no trash: the question may go straight to a permanent delete.
+    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`(Move|Permanently delete) ${counted.replace(/[()]/g, '\\$&')}`));
+    await wb.screenshot('clean-up-confirm');
+    await dialog.locator('.monaco-button', { hasText: /^(Move to Trash|Delete)$/ }).click();
+    const outcome = await waitFor(async () => {
+      if (old.every((f) => !fs.existsSync(f))) return 'deleted';
+      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
+      return second.includes('trash is not available') ? 'asked' : undefined;
+    }, 'the files to go, or the no-trash question');
+    if (outcome === 'asked') {
+      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${counted}`);
+      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+    }
+    await waitFor(() => old.every((f) => !fs.existsSync(f)), 'the old files to be deleted');
+    expect(young.filter((f) => !fs.existsSync(f))).toEqual([]);
+    // The tree follows: the aged session's row goes, the younger one stays with all its blobs.
+    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
+    const kept = (await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`));
+    expect(kept?.description).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
+    await wb.screenshot('cleaned-up');
   });
 
 });
