@@ -91,7 +91,10 @@ export class Catalog {
     this.blobOwner.clear();
     this.dependents.clear();
     this.folderOwner.clear();
-    await forEachLimited([...claims.values()], DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+    // Fallback claims last: they list only what no regular session names.
+    const all = [...claims.values()];
+    await forEachLimited(all.filter((c) => !c.fallback), DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+    await forEachLimited(all.filter((c) => c.fallback), DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
     if (this.options.previewOnScan) {
       await forEachLimited(this.allBlobs(), DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
     }
@@ -235,12 +238,12 @@ export class Catalog {
 
   /** What a clean request would delete (nothing is touched). */
   planClean(request: CleanRequest): Promise<CleanPlan> {
-    return planClean(request, this.sessions(), this.roots.map((r) => r.path));
+    return planClean(request, this.sessions(), this.roots);
   }
 
   /** Delete (or trash) a plan's items after re-checking each; manifests and the catalog follow. */
   async executeClean(plan: CleanPlan, options?: CleanExecuteOptions): Promise<CleanResult> {
-    const result = await executeClean(plan, this.roots.map((r) => r.path), options);
+    const result = await executeClean(plan, this.roots, options);
     await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten]);
     return result;
   }
@@ -271,8 +274,41 @@ export class Catalog {
     return best;
   }
 
-  /** Describe one claim and put (or drop) its session; returns its key. */
+  /** Describe one claim and put (or drop) its session, then the fallback sessions it affects; returns its key. */
   private async describe(claim: SessionClaim): Promise<string> {
+    const key = claimKey(claim);
+    const before = this.records.get(key)?.info.blobs.map((b) => b.key) ?? [];
+    const takenFrom = await this.describeOne(claim);
+    if (claim.fallback) return key;
+    // A regular session took blobs from a fallback session, or let some go
+    // (a fallback may list them now): the fallback sessions follow.
+    const now = new Set(this.records.get(key)?.info.blobs.map((b) => b.key) ?? []);
+    const fallbacks = new Map<string, SessionClaim>();
+    for (const taken of takenFrom) {
+      const record = this.records.get(taken);
+      if (record) fallbacks.set(taken, record.claim);
+    }
+    // Released blobs: their folders may hold (or now make) a fallback session.
+    const releasedDirs = new Set(before.filter((b) => !now.has(b)).map((b) => path.dirname(b)));
+    for (const folder of releasedDirs) {
+      const root = this.rootOf(folder);
+      const entries = root ? await fsp.readdir(folder, { withFileTypes: true }).catch(() => undefined) : undefined;
+      if (!root || !entries) continue;
+      for (const found of offer({ path: folder, entries }, this.sourcesFor(root))) if (found.fallback) fallbacks.set(claimKey(found), found);
+    }
+    for (const [fallbackKey, fallbackClaim] of fallbacks) {
+      const old = this.records.get(fallbackKey);
+      const print = old && fingerprint(old.info);
+      await this.describeOne(fallbackClaim);
+      const after = this.records.get(fallbackKey);
+      if (!after && old) this.pending.removed.add(fallbackKey);
+      else if (after && fingerprint(after.info) !== print) this.pending.changed.add(fallbackKey);
+    }
+    return key;
+  }
+
+  /** Describe one claim and put (or drop) its session; returns the fallback sessions it took blobs from. */
+  private async describeOne(claim: SessionClaim): Promise<Set<string>> {
     const key = claimKey(claim);
     const source = this.sources.find((s) => s.name === claim.source)!;
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
@@ -286,11 +322,16 @@ export class Catalog {
     // Lazily read facts (preview, binary, lines) survive a refresh while the file is unchanged.
     const previous = new Map((this.records.get(key)?.info.blobs ?? []).map((b) => [b.key, b]));
     this.drop(key);
-    if (!described) return key;
+    const takenFrom = new Set<string>();
+    if (!described) return takenFrom;
     const blobs: BlobInfo[] = [];
     for (const raw of described.blobs) {
       const other = this.blobOwner.get(raw.path);
-      if (other && other !== key) continue; // one blob, one session (forked pi sessions share logs)
+      // One blob, one session (forked pi sessions share logs); a fallback session yields it.
+      if (other && other !== key) {
+        if (claim.fallback || !this.records.get(other)?.claim.fallback) continue;
+        takenFrom.add(other);
+      }
       const blob: BlobInfo = { ...raw, key: raw.path, sessionKey: key };
       const old = previous.get(blob.key);
       if (old && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
@@ -300,7 +341,7 @@ export class Catalog {
       }
       blobs.push(blob);
     }
-    if (blobs.length === 0) return key;
+    if (blobs.length === 0) return takenFrom;
     blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
     const info: SessionInfo = {
       ...described.session,
@@ -318,7 +359,7 @@ export class Catalog {
       set.add(key);
     }
     for (const folder of [claim.dir, ...claim.owns]) this.folderOwner.set(folder, key);
-    return key;
+    return takenFrom;
   }
 
   private drop(key: string): void {
@@ -363,7 +404,8 @@ export class Catalog {
         if (!entries) continue;
         for (const claim of offer({ path: d, entries }, sources)) {
           const key = claimKey(claim);
-          if (!this.records.has(key) || refresh.has(key)) refresh.set(key, claim);
+          // A fallback claim owns no folder, so a new file in it is only seen here.
+          if (!this.records.has(key) || refresh.has(key) || claim.fallback) refresh.set(key, claim);
         }
         if (d === root.path) break;
       }
@@ -419,21 +461,24 @@ export class Catalog {
 
 function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
   const byPath = new Map<string, KnownRoot>();
-  const add = (rootPath: string, source: SourceName | '*', depth: number, origin: KnownRoot['origin']): void => {
+  const add = (rootPath: string, source: SourceName | '*', depth: number, origin: KnownRoot['origin'], files?: RegExp): void => {
     const resolved = path.resolve(rootPath);
     const known = byPath.get(resolved);
     if (!known) {
-      byPath.set(resolved, { path: resolved, sources: source === '*' ? '*' : [source], depth, origin, exists: false });
+      byPath.set(resolved, { path: resolved, sources: source === '*' ? '*' : [source], depth, origin, exists: false, ...(files ? { files } : {}) });
       return;
     }
     known.depth = Math.max(known.depth, depth);
     if (origin === 'user') known.origin = 'user';
     if (source === '*') known.sources = '*';
     else if (known.sources !== '*' && !known.sources.includes(source)) known.sources.push(source);
+    // The same folder named without a restriction (a user root, another source) lifts it.
+    if (!files || !known.files) delete known.files;
+    else if (files.source !== known.files.source) known.files = new RegExp(`(?:${known.files.source})|(?:${files.source})`);
   };
   if (options.useDefaultRoots !== false) {
     const dirs = envDirs(options.env ?? process.env);
-    for (const source of sources) for (const spec of source.defaultRoots(dirs)) add(spec.path, source.name, spec.depth, 'default');
+    for (const source of sources) for (const spec of source.defaultRoots(dirs)) add(spec.path, source.name, spec.depth, 'default', spec.files);
   }
   for (const root of options.roots ?? []) add(root, '*', USER_ROOT_DEPTH, 'user');
   return [...byPath.values()];

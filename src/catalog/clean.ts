@@ -6,11 +6,27 @@ import * as path from 'node:path';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import type { BlobInfo, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult, SessionInfo } from './types';
 
+/** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
+export type CleanRoot = string | { path: string; files?: RegExp };
+
+/** The deepest root holding `target` (the root itself only with `orSelf`). */
+function rootHolding(target: string, roots: readonly CleanRoot[], orSelf = false): { path: string; files?: RegExp } | undefined {
+  let best: { path: string; files?: RegExp } | undefined;
+  for (const r of roots) {
+    const root = typeof r === 'string' ? { path: path.resolve(r) } : { path: path.resolve(r.path), ...(r.files ? { files: r.files } : {}) };
+    if ((orSelf || root.path !== target) && inside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+  }
+  return best;
+}
+
 /** Why `target` may not be deleted, or undefined when it may. */
-export async function refusal(target: string, roots: string[]): Promise<string | undefined> {
+export async function refusal(target: string, roots: readonly CleanRoot[]): Promise<string | undefined> {
   const file = path.resolve(target);
-  const root = roots.map((r) => path.resolve(r)).filter((r) => inside(r, file) && r !== file).sort((a, b) => b.length - a.length)[0];
-  if (!root) return 'outside the known roots';
+  const holding = rootHolding(file, roots);
+  if (!holding) return 'outside the known roots';
+  // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
+  if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) return 'not an agent output file of a shared folder';
+  const root = holding.path;
   let stat;
   try {
     stat = await fsp.lstat(file);
@@ -41,7 +57,7 @@ function item(blob: BlobInfo): CleanItem {
 }
 
 /** What `request` would delete among `sessions` (nothing is touched). */
-export async function planClean(request: CleanRequest, sessions: SessionInfo[], roots: string[]): Promise<CleanPlan> {
+export async function planClean(request: CleanRequest, sessions: SessionInfo[], roots: readonly CleanRoot[]): Promise<CleanPlan> {
   const all = sessions.flatMap((s) => s.blobs);
   const byPath = new Map(all.map((b) => [b.path, b]));
   const refused: CleanPlan['refused'] = [];
@@ -84,7 +100,7 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
 }
 
 /** Delete (or trash) each item after checking it again; rewrite the manifests that named them. */
-export async function executeClean(plan: CleanPlan, roots: string[], options: CleanExecuteOptions = {}): Promise<CleanResult> {
+export async function executeClean(plan: CleanPlan, roots: readonly CleanRoot[], options: CleanExecuteOptions = {}): Promise<CleanResult> {
   const result: CleanResult = { deleted: [], bytes: 0, failed: [], manifestsRewritten: [] };
   for (const entry of plan.items) {
     const reason = await refusal(entry.path, roots);
@@ -105,7 +121,7 @@ export async function executeClean(plan: CleanPlan, roots: string[], options: Cl
       result.failed.push({ path: entry.path, reason: (err as Error).message });
     }
   }
-  for (const dir of await manifestsNaming(result.deleted.map((d) => d.path))) {
+  for (const dir of await manifestsNaming(result.deleted.map((d) => d.path), roots)) {
     try {
       if (await dropMissingRecords(dir)) result.manifestsRewritten.push(path.join(dir, MANIFEST_NAME));
     } catch (err) {
@@ -115,11 +131,21 @@ export async function executeClean(plan: CleanPlan, roots: string[], options: Cl
   return result;
 }
 
-/** Folders whose manifest may name the deleted files: their own folder and its siblings (`../tool-results/b1.txt`). */
-async function manifestsNaming(files: string[]): Promise<string[]> {
+/**
+ * Folders whose manifest may name the deleted files: their own folder and its
+ * siblings (`../tool-results/b1.txt`), only inside a known root and never in
+ * a shared folder (a file deleted from TMPDIR must not touch TMPDIR's
+ * neighbours, nor anything in TMPDIR that merely looks like a manifest).
+ */
+async function manifestsNaming(files: string[], roots: readonly CleanRoot[]): Promise<string[]> {
   const dirs = new Set<string>();
+  const manifestPlace = (dir: string): boolean => {
+    const holding = rootHolding(dir, roots, true);
+    return holding !== undefined && !holding.files;
+  };
   for (const file of files) {
     const folder = path.dirname(file);
+    if (!manifestPlace(folder)) continue;
     dirs.add(folder);
     const parent = path.dirname(folder);
     for (const entry of await fsp.readdir(parent, { withFileTypes: true }).catch(() => [])) {
@@ -128,6 +154,7 @@ async function manifestsNaming(files: string[]): Promise<string[]> {
   }
   const found: string[] = [];
   for (const dir of dirs) {
+    if (!manifestPlace(dir)) continue;
     const stat = await fsp.lstat(path.join(dir, MANIFEST_NAME)).catch(() => undefined);
     if (stat?.isFile()) found.push(dir);
   }

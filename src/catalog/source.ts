@@ -15,6 +15,11 @@ export interface RootSpec {
   path: string;
   /** Folders below it that are walked (0 = only the root's own listing). */
   depth: number;
+  /**
+   * For a folder shared with everything else (TMPDIR): only files directly in
+   * it whose name matches may ever be deleted, and no manifest in it is rewritten.
+   */
+  files?: RegExp;
 }
 
 /** A folder (or file group) a source recognised as one session. */
@@ -26,6 +31,11 @@ export interface SessionClaim {
   owns: string[];
   /** Source-specific facts found while claiming (e.g. the transcript path). */
   hint?: Record<string, string>;
+  /**
+   * Lists only files no other session names (e.g. pi bash logs of no session):
+   * a blob that a regular session also lists belongs to that session.
+   */
+  fallback?: boolean;
 }
 
 export interface DescribeContext {

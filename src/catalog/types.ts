@@ -285,6 +285,8 @@ export interface KnownRoot {
   depth: number;
   /** Whether it came from the environment defaults or the user. */
   origin: 'default' | 'user';
+  /** A shared folder (TMPDIR): only files directly in it whose name matches may be deleted. */
+  files?: RegExp;
   exists: boolean;
 }
 

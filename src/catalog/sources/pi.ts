@@ -2,17 +2,26 @@
 // pi-condense (and Spillway's pi adapter) blobs in `<sessionId>-blobs/` beside
 // them, indexed by `custom` entries (customType `context-prune-index`) or a
 // Spillway manifest; bash full outputs `$TMPDIR/pi-bash-*.log` named by
-// toolResult `details.fullOutputPath`.
+// toolResult `details.fullOutputPath`. Logs in a folder that no session names
+// form one fallback session per folder ("unattached pi bash outputs"): they are
+// spilled output too (0644 in older pi), and nothing else lists them.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, num, obj, own, recordCall, str, type ApiCall } from '../calls';
 import type { LineReducer } from '../transcripts';
-import type { Described, Source } from '../source';
+import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder } from './common';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
+/** pi's output files in TMPDIR: `pi-<kind>-<random hex><ext>` (bash, powershell, mcp, codemode). */
+const PI_OUTPUT_FILE = /^pi-[a-z]+-[0-9a-f]{8,}(\.[A-Za-z0-9]+)?$/;
+/** The shell logs among them, listed even when no session names them; group 1 is the tool. */
+const PI_SHELL_LOG = /^pi-(bash|powershell)-[0-9a-f]{8,}\.log$/;
+/** The fallback claim's folder key: the logs' folder plus this glob-like name (never a real folder). */
+const UNATTACHED_NAME = 'pi-bash-*.log';
+export const UNATTACHED_SESSION_ID = 'pi-unattached-outputs';
 const QUIET_TYPES = new Set(['model_change', 'thinking_level_change', 'label', 'custom_message', 'branch_summary', 'session_info', 'context_edit', 'custom']);
 
 interface ToolCall {
@@ -162,17 +171,21 @@ export const pi: Source = {
   name: 'pi',
   defaultRoots: (dirs) => {
     const agentDir = dirs.env.PI_CODING_AGENT_DIR || path.join(dirs.home, '.pi', 'agent');
-    const roots = [
+    const roots: RootSpec[] = [
       { path: path.join(agentDir, 'sessions'), depth: 1 },
-      // pi-bash-*.log full outputs live here; listed so deletion may reach them.
-      { path: dirs.tmp, depth: 0 },
+      // pi-bash-*.log full outputs live here. A shared folder: only pi's own
+      // output files directly in it may ever be deleted.
+      { path: dirs.tmp, depth: 0, files: PI_OUTPUT_FILE },
     ];
     if (dirs.env.PI_CODING_AGENT_SESSION_DIR) roots.push({ path: dirs.env.PI_CODING_AGENT_SESSION_DIR, depth: 1 });
     return roots;
   },
   claim(dir) {
     const names = new Set(dir.entries.map((e) => e.name));
-    const claims = [];
+    const claims: SessionClaim[] = [];
+    if (dir.entries.some((e) => e.isFile() && PI_SHELL_LOG.test(e.name))) {
+      claims.push({ source: 'pi', dir: path.join(dir.path, UNATTACHED_NAME), owns: [], fallback: true });
+    }
     for (const entry of dir.entries) {
       const id = SESSION_FILE.exec(entry.name)?.[1];
       if (!entry.isFile() || !id) continue;
@@ -180,7 +193,7 @@ export const pi: Source = {
       const blobsDir = `${id}-blobs`;
       if (!/^--.*--$/.test(path.basename(dir.path)) && !names.has(blobsDir)) continue;
       claims.push({
-        source: 'pi' as const,
+        source: 'pi',
         dir: path.join(dir.path, entry.name),
         owns: names.has(blobsDir) ? [path.join(dir.path, blobsDir)] : [],
       });
@@ -188,6 +201,7 @@ export const pi: Source = {
     return claims;
   },
   async describe(claim, ctx) {
+    if (claim.fallback) return describeUnattached(path.dirname(claim.dir));
     const transcript = claim.dir;
     const read = await ctx.transcripts.read(transcript, piReducer);
     if (!read) return undefined;
@@ -265,3 +279,47 @@ export const pi: Source = {
     };
   },
 };
+
+/**
+ * pi shell logs in `dir` (TMPDIR) as one session; the catalog gives each log
+ * that a pi session names to that session instead.
+ */
+async function describeUnattached(dir: string): Promise<Described | undefined> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const blobs: Described['blobs'] = [];
+  let skipped = 0;
+  for (const name of names) {
+    const tool = PI_SHELL_LOG.exec(name)?.[1];
+    if (!tool) continue;
+    const file = path.join(dir, name);
+    const stat = await fsp.lstat(file).catch(() => undefined);
+    if (!stat) continue; // vanished meanwhile
+    if (!stat.isFile()) {
+      skipped++; // a symlink or folder with a log's name: never listed
+      continue;
+    }
+    blobs.push({
+      path: file,
+      name,
+      kind: 'shell-output',
+      tool,
+      bytes: stat.size,
+      createdAt: new Date(stat.mtimeMs).toISOString(),
+      mtimeMs: stat.mtimeMs,
+      attribution: 'none',
+    });
+  }
+  if (blobs.length === 0) return undefined;
+  return {
+    session: {
+      source: 'pi',
+      id: UNATTACHED_SESSION_ID,
+      title: 'unattached pi bash outputs',
+      dir,
+      skipped,
+      notes: [`pi shell logs in ${dir} that no pi session names`],
+    },
+    blobs,
+    dependsOn: blobs.map((b) => b.path),
+  };
+}
