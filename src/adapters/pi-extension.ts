@@ -77,6 +77,8 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
     const tracker = { current: new BudgetTracker({ delta: config.budgetTurnDelta }) };
     /** toolCallId -> record, rebuilt from the session's index entries on every session start. */
     const index = new Map<string, PiSpillRecord>();
+    /** pi runs parallel tool calls' tool_result handlers at once: one dedup-and-write at a time per session. */
+    const oneAtATime = keyedQueue();
 
     pi.on('session_start', (_event, ctx) => {
       uiCtx = ctx;
@@ -91,7 +93,7 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
       if (isProtected(config, event.toolName)) return undefined;
       const full = await fullBody(event.content, event.details, logger);
       if (full === undefined || full.length < config.spillThreshold) return undefined;
-      const record = await spill(ctx, config, logger, {
+      const record = await spill(ctx, config, logger, oneAtATime, {
         toolName: event.toolName,
         toolCallId: event.toolCallId,
         args: event.input,
@@ -115,7 +117,7 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
         if (!entryId || index.has(message.toolCallId) || isProtected(config, message.toolName)) continue;
         const full = await fullBody(message.content, message.details, logger);
         if (full === undefined || full.length < config.budgetFlushFloor) continue;
-        const record = await spill(ctx, config, logger, {
+        const record = await spill(ctx, config, logger, oneAtATime, {
           toolName: message.toolName,
           toolCallId: message.toolCallId,
           args: argsOf(event, message.toolCallId),
@@ -182,8 +184,32 @@ interface SpillInput {
   floorChars: number;
 }
 
-/** Write (or alias) the blob through the engine; undefined leaves the result as it is. */
-async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: SpillLogger, input: SpillInput): Promise<PiSpillRecord | undefined> {
+/** Runs tasks one after another per key; a failed task does not hold up the next. */
+type KeyedQueue = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+
+function keyedQueue(): KeyedQueue {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task, task);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
+
+/**
+ * Write (or alias) the blob through the engine; undefined leaves the result as
+ * it is. The engine's dedup looks the body up in the manifest, then writes:
+ * two identical results of one session in flight together would both miss and
+ * both write, so each session's lookups and writes go through `queue`.
+ */
+async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: SpillLogger, queue: KeyedQueue, input: SpillInput): Promise<PiSpillRecord | undefined> {
   const sessionDir = ctx.sessionManager.getSessionDir();
   const sessionId = ctx.sessionManager.getSessionId();
   if (!sessionDir || !sessionId || !ctx.sessionManager.getSessionFile()) {
@@ -191,7 +217,8 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
     return undefined;
   }
   const policy = policyFor(sessionDir, config, input.floorChars, logger);
-  const decision = await policy.apply({ sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body });
+  const request = { sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body };
+  const decision = await queue(`${path.resolve(sessionDir)}\0${sessionId}`, () => policy.apply(request));
   if (!decision.spilled || typeof decision.output !== 'string') return undefined;
   return {
     v: 1,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 
 const [scenario, tmp, repoRoot] = process.argv.slice(2);
 if (!scenario || !tmp || !repoRoot) {
-  console.error('usage: pi-driver.mjs <eager|delta|null-token> <tmpDir> <repoRoot>');
+  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel> <tmpDir> <repoRoot>');
   process.exit(2);
 }
 // pi is a dev dependency of the repo: resolve it from there, not from this file's folder.
@@ -156,6 +156,15 @@ try {
       settings,
       sessionManager: SessionManager.open(file, sessionDir),
       steps: [[seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_3')), seeing(fauxAssistantMessage('done again'))]],
+    });
+  } else if (scenario === 'parallel') {
+    // One assistant message with two calls whose results are identical: pi runs
+    // them in parallel, so both tool_result handlers are in flight at once.
+    const twin = (id) => fauxToolCall('big', { n: 100_000, tag: 'twin' }, { id });
+    await runSession({
+      settings: { spillway: { spillThreshold: 20_000, spillPreviewBytes: 1_024 } },
+      sessionManager: SessionManager.create(cwd, sessionDir),
+      steps: [[fauxAssistantMessage([twin('call_twin_1'), twin('call_twin_2')], { stopReason: 'toolUse' }), seeing(fauxAssistantMessage('done'))]],
     });
   } else if (scenario === 'delta' || scenario === 'null-token') {
     const settings = { spillway: { spillThreshold: 1_000_000, budgetTurnDelta: 0.2, budgetFlushFloor: 1_000 } };

@@ -233,3 +233,21 @@ describe('pi extension: budget-delta flush', () => {
     expect(lastSeen(report, 'call_t1')).toMatch(/^t1 line 1 /);
   });
 });
+
+describe('pi extension: parallel tool calls', () => {
+  it('writes one blob for two identical results that arrive at once; the second aliases it', async () => {
+    const { report } = runDriver('parallel');
+    const s = report.sessions[0]!;
+    const blobDir = path.join(s.dir, `${s.id}-blobs`);
+    const index = sessionEntries(s.file).filter((e) => e.type === 'custom' && e.customType === 'spillway-spill');
+    expect(index.map((e) => e.data.toolCallId).sort()).toEqual(['call_twin_1', 'call_twin_2']);
+    expect(index[0]!.data.spillPath).toBe(index[1]!.data.spillPath);
+    expect(index.map((e) => e.data.aliased).sort()).toEqual([false, true]);
+    expect(fs.readdirSync(blobDir).filter((f) => f !== 'spillway.jsonl')).toEqual([path.basename(index[0]!.data.spillPath)]);
+    const { records } = await readManifest(blobDir);
+    expect(records.filter((r) => r.aliasOf === undefined)).toHaveLength(1);
+    expect(records.filter((r) => r.aliasOf === path.basename(index[0]!.data.spillPath))).toHaveLength(1);
+    // Both results reached the model as stubs naming the one file.
+    for (const id of ['call_twin_1', 'call_twin_2']) expect(lastSeen(report, id)).toContain(index[0]!.data.spillPath);
+  });
+});
