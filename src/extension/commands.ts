@@ -10,7 +10,7 @@ import type { CatalogService } from './catalogService';
 import type { ChartPanels } from './chartPanel';
 import { formatBytes } from './format';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
-import { cleanResultMessage, confirmCleanMessage, grepSummaryMessage, parseGrepInput, parseRetention } from './messages';
+import { cleanResultMessage, confirmCleanMessage, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from './messages';
 import { findRipgrep } from './ripgrep';
 import type { SpillwaySettings } from './settings';
 import { SliceDocumentProvider } from './sliceDocument';
@@ -237,7 +237,7 @@ class Commands {
             abort.signal,
             (p) => {
               const pct = p.bytesTotal ? (100 * p.bytesDone) / p.bytesTotal : 0;
-              progress.report({ increment: pct - reported, message: `${p.filesDone}/${p.filesTotal} blobs · ${p.matches} matches` });
+              progress.report({ increment: pct - reported, message: grepProgressMessage(p.filesDone, p.filesTotal, p.matches) });
               reported = pct;
             },
           );
@@ -275,21 +275,21 @@ class Commands {
     const chosen = (all?.length ? all : node ? [node] : [...this.d.view.selection]).filter((n): n is BlobNode => n.kind === 'blob');
     const blobs = chosen.length ? chosen : [await this.pickBlob(undefined)].filter((n): n is BlobNode => Boolean(n));
     if (!blobs.length) return;
-    const what = blobs.length === 1 ? `"${blobLabel(blobs[0]!.blob)}"` : 'the selection';
+    const what = blobs.length === 1 ? `of "${blobLabel(blobs[0]!.blob)}"` : 'of the selection';
     await this.clean({ kind: 'blobs', paths: blobs.map((b) => b.blob.path) }, what);
   }
 
   async deleteSession(node?: SpillNode): Promise<void> {
     const session = await this.pickSession(node);
     if (!session) return;
-    await this.clean({ kind: 'session', sessionKey: session.key }, `session "${sessionLabel(session)}"`);
+    await this.clean({ kind: 'session', sessionKey: session.key }, `of session "${sessionLabel(session)}"`);
   }
 
   async cleanUp(): Promise<void> {
     const presets = [
       { label: 'Older than 7 days', value: '7d' },
       { label: 'Older than 30 days', value: '30d' },
-      { label: 'Keep at most 1 GB (oldest first)', value: '1GB' },
+      { label: 'Keep the newest 1 GB, delete the rest', value: '1GB' },
       { label: 'Custom…', value: '' },
     ];
     const pick = await vscode.window.showQuickPick(presets, { title: 'Clean up spilled output', placeHolder: 'Which blobs to delete' });
@@ -304,7 +304,7 @@ class Commands {
     if (!value) return;
     const r = parseRetention(value);
     if ('error' in r) throw new Error(r.error);
-    await this.clean({ kind: 'retention', ...r }, 'older or excess spills');
+    await this.clean({ kind: 'retention', ...r }, retentionPhrase(r));
   }
 
   private async clean(request: CleanRequest, what: string): Promise<void> {

@@ -85,7 +85,7 @@ export class Container extends Disposable {
     }
     const summary = `${blobs} blob${blobs === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${formatBytes(bytes)} spilled`;
     this.view.badge = blobs ? { value: blobs, tooltip: summary } : undefined;
-    this.status.text = `$(archive) ${formatBytes(bytes)}`;
+    this.status.text = `$(archive) ${formatBytes(bytes)} spilled`;
     this.status.tooltip = `Spillway: ${summary}`;
     if (blobs) this.status.show();
     else this.status.hide();

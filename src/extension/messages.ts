@@ -4,11 +4,12 @@
 import type { CleanPlan, CleanResult, GrepSummary } from '../catalog/types';
 import { formatBytes } from './format';
 
+/** `what` follows the count: `of session "x"`, `older than 7 days`. */
 export function confirmCleanMessage(plan: CleanPlan, what: string, toTrash: boolean): { message: string; detail: string; action: string } {
   const n = plan.items.length;
   const verb = toTrash ? 'Move' : 'Permanently delete';
   const where = toTrash ? ' to the trash' : '';
-  const message = `${verb} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) of ${what}${where}?`;
+  const message = `${verb} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) ${what}${where}?`;
   const lines = plan.items.slice(0, 8).map((i) => i.path);
   if (plan.items.length > 8) lines.push(`… and ${plan.items.length - 8} more`);
   if (plan.refused.length) lines.push('', `${plan.refused.length} file(s) will be left alone: ${plan.refused[0]?.reason ?? ''}`);
@@ -21,6 +22,11 @@ export function cleanResultMessage(result: CleanResult, toTrash: boolean): strin
   const done = `${toTrash ? 'Moved' : 'Deleted'} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(result.bytes)})${toTrash ? ' to the trash' : ''}.`;
   if (!result.failed.length) return done;
   return `${done} ${result.failed.length} could not be deleted: ${result.failed[0]?.reason ?? ''}`;
+}
+
+/** Progress line while grepping: "3/22 blobs · 1 match". */
+export function grepProgressMessage(filesDone: number, filesTotal: number, matches: number): string {
+  return `${filesDone}/${filesTotal} blobs · ${matches} match${matches === 1 ? '' : 'es'}`;
 }
 
 export function grepSummaryMessage(pattern: string, summary: GrepSummary, blobs: number): string {
@@ -41,6 +47,14 @@ export function parseGrepInput(input: string): { pattern: string; regex: boolean
     return { error: `Not a valid regular expression: ${err instanceof Error ? err.message : String(err)}` };
   }
   return { pattern: m[1] ?? '', regex: true, ignoreCase: m[2] === 'i' };
+}
+
+/** What a retention choice deletes, as said in its confirmation: "older than 7 days", "older than the newest 1.0 GB". */
+export function retentionPhrase(r: { olderThanMs: number } | { maxTotalBytes: number }): string {
+  if ('maxTotalBytes' in r) return `older than the newest ${formatBytes(r.maxTotalBytes)}`;
+  const days = r.olderThanMs / 86_400_000;
+  const [n, unit] = Number.isInteger(days) ? [days, 'day'] : [r.olderThanMs / 3_600_000, 'hour'];
+  return `older than ${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** Retention choices of "Clean up...": "7d", "30d", "2GB". */

@@ -33,9 +33,11 @@ export function parseSliceQuery(query: string): SliceRequest | undefined {
 export function sliceHeader(req: SliceRequest, totalBytes: number, totalLines: number | undefined, shownLines: number): string[] {
   const last = req.range.start + shownLines - 1;
   const of = totalLines === undefined ? '' : ` of ${formatCount(totalLines)}`;
+  const name = req.file.split(/[\\/]/).pop() ?? req.file;
+  // The name first: a long path would push it past the editor's right edge.
   return [
-    `# Spillway: lines ${req.range.start}-${last}${of} of ${req.file}`,
-    `# The file (${formatBytes(totalBytes)}) is too big for an editor; this read-only view holds only these lines.`,
+    `# Spillway: lines ${req.range.start}-${last}${of} of ${name} (${formatBytes(totalBytes)}, too big for an editor; this read-only view holds only these lines)`,
+    `# File: ${req.file}`,
     '',
   ];
 }

@@ -90,14 +90,15 @@ export function blobDescription(blob: BlobInfo): string {
 }
 
 /**
- * "2 blobs · 127 KB · 3 h ago": with the age of the last change, so sessions
- * with the same title (a prompt repeated) differ at a glance.
+ * "3 h ago · 2 blobs · 127 KB": the age of the last change tells sessions with
+ * the same title (a prompt repeated) apart, so it comes first, where a narrow
+ * side bar does not cut it off.
  */
 export function sessionDescription(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
   const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
   const parts = [`${blobs.length} blob${blobs.length === 1 ? '' : 's'}`, formatBytes(bytes)];
   const then = updatedAt ? Date.parse(updatedAt) : NaN;
-  if (Number.isFinite(then) && now !== undefined) parts.push(formatAge(then, now));
+  if (Number.isFinite(then) && now !== undefined) parts.unshift(formatAge(then, now));
   return parts.join(' · ');
 }
 

@@ -232,7 +232,8 @@ function render(d: ChartData): void {
       { stroke: t.fg, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, values: (_u, v) => v.map(fmtTokens), label: 'tokens', font: t.font, labelFont: t.font, size: 56 },
     ],
     series: [
-      { label: 'turn' },
+      // The same dash as the other series when no turn is hovered (uPlot's default is "--").
+      { label: 'turn', value: (_u, v) => (v == null ? '—' : String(v)) },
       { label: 'prompt tokens', stroke: t.line, width: 2, points: { show: d.turns.length <= 60, fill: t.bg }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },
       // Bars are painted by the draw hook; the series keeps the legend and hover value.
       { label: 'delta', stroke: t.bar, fill: t.bar, paths: () => null, points: { show: false }, value: (_u, v) => (v == null ? '—' : v.toLocaleString()) },

@@ -167,6 +167,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       expect(row?.label).toBe(sessionLabel(s));
       const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
       expect(row?.description).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
+      // The age of the last change leads, so same-titled sessions differ even when the row is cut short.
+      expect(row?.description).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
     }
     // Expand each session in turn (the tree is virtualized: only shown rows exist)
     // and check every blob's label, tool and on-disk size.
@@ -328,7 +330,9 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
     await wb.answerInput('1000-1010');
     await page.locator('.tabs-container .tab', { hasText: '(lines 1000-1010)' }).waitFor({ state: 'visible', timeout: 30_000 });
-    await expect.poll(() => page.locator('.view-line', { hasText: '# Spillway: lines 1000-1010' }).count()).toBeGreaterThan(0);
+    // The header names the file up front (a long path would push the name off screen), the path below.
+    await expect.poll(() => page.locator('.view-line', { hasText: new RegExp(`# Spillway: lines 1000-1010 (of [\\d,]+ )?of ${path.basename(big).replace(/\./g, '\\.')} \\(`.replace(/ /g, '\\s')) }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.view-line', { hasText: '# File: ' }).count()).toBeGreaterThan(0);
     await expect.poll(() => page.locator('.view-line', { hasText: 'line 1000 of the big blob' }).count()).toBeGreaterThan(0);
     const status = await waitFor(async () => {
       const s = await wb.selectionStatus();
@@ -412,7 +416,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const bytes = old.reduce((n, f) => n + fs.statSync(f).size, 0);
     const counted = `${old.length} blob${old.length === 1 ? '' : 's'} (${formatBytes(bytes)})`;
     // The delete step already found code-server has no trash: the question may go straight to a permanent delete.
-    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`(Move|Permanently delete) ${counted.replace(/[()]/g, '\\$&')}`));
+    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`(Move|Permanently delete) ${counted.replace(/[()]/g, '\\$&')} older than 20 days`));
     await wb.screenshot('clean-up-confirm');
     await dialog.locator('.monaco-button', { hasText: /^(Move to Trash|Delete)$/ }).click();
     const outcome = await waitFor(async () => {

@@ -96,8 +96,8 @@ describe('slice URIs', () => {
 describe('slice header', () => {
   it('names the range, the total and the size', () => {
     const h = sliceHeader({ file: '/r/big.txt', range: { start: 1000, end: 1010 } }, 60 * 1024 * 1024, 1_940_000, 11);
-    expect(h[0]).toBe('# Spillway: lines 1000-1010 of 1,940,000 of /r/big.txt');
-    expect(h[1]).toContain('(60 MB) is too big for an editor');
+    expect(h[0]).toBe('# Spillway: lines 1000-1010 of 1,940,000 of big.txt (60 MB, too big for an editor; this read-only view holds only these lines)');
+    expect(h[1]).toBe('# File: /r/big.txt');
     expect(h).toHaveLength(3);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CleanPlan } from '../../../src/catalog/types';
 import { coalesce, DisposableStore } from '../../../src/extension/lifecycle';
-import { cleanResultMessage, confirmCleanMessage, grepSummaryMessage, parseGrepInput, parseRetention } from '../../../src/extension/messages';
+import { cleanResultMessage, confirmCleanMessage, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from '../../../src/extension/messages';
 
 const plan: CleanPlan = {
   request: { kind: 'session', sessionKey: 's' },
@@ -15,14 +15,31 @@ const plan: CleanPlan = {
 
 describe('confirmations', () => {
   it('names the count and the bytes, and says where they go', () => {
-    const trash = confirmCleanMessage(plan, 'session "x"', true);
+    const trash = confirmCleanMessage(plan, 'of session "x"', true);
     expect(trash.message).toBe('Move 2 blobs (1.5 MB) of session "x" to the trash?');
     expect(trash.action).toBe('Move to Trash');
     expect(trash.detail).toContain('/r/a.txt');
     expect(trash.detail).toContain('outside the known roots');
-    const perm = confirmCleanMessage(plan, 'session "x"', false);
+    const perm = confirmCleanMessage(plan, 'of session "x"', false);
     expect(perm.message).toBe('Permanently delete 2 blobs (1.5 MB) of session "x"?');
     expect(perm.detail).toContain('cannot be undone');
+  });
+
+  it('says what a retention choice deletes', () => {
+    const ask = (input: string) => {
+      const r = parseRetention(input);
+      if ('error' in r) throw new Error(r.error);
+      return confirmCleanMessage(plan, retentionPhrase(r), true).message;
+    };
+    expect(ask('20d')).toBe('Move 2 blobs (1.5 MB) older than 20 days to the trash?');
+    expect(ask('1d')).toBe('Move 2 blobs (1.5 MB) older than 1 day to the trash?');
+    expect(ask('12h')).toBe('Move 2 blobs (1.5 MB) older than 12 hours to the trash?');
+    expect(ask('1GB')).toBe('Move 2 blobs (1.5 MB) older than the newest 1.0 GB to the trash?');
+  });
+
+  it('counts grep progress in words that agree', () => {
+    expect(grepProgressMessage(1, 22, 1)).toBe('1/22 blobs · 1 match');
+    expect(grepProgressMessage(22, 22, 0)).toBe('22/22 blobs · 0 matches');
   });
 
   it('reports results and failures', () => {

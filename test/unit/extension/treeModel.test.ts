@@ -81,8 +81,8 @@ describe('tree model', () => {
     const a = session({ key: 'claude-code:/d/x', id: '5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11', title: 'run the build', blobs: [bash], updatedAt: '2026-01-02T01:00:00Z' });
     const b = session({ key: 'claude-code:/d/y', id: '0b8f2f7c-1d11-4c1b-8a57-5f0c6a529d1e', title: 'run the build', blobs: [grep], updatedAt: '2026-01-02T02:55:00Z' });
     expect(sessionLabel(a)).toBe(sessionLabel(b));
-    expect(sessionDescription(a.blobs, a.updatedAt, now)).toBe('1 blob · 39 KB · 2 h ago');
-    expect(sessionDescription(b.blobs, b.updatedAt, now)).toBe('1 blob · 88 KB · 5 min ago');
+    expect(sessionDescription(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
+    expect(sessionDescription(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
     // No usable time: the age is left out rather than shown wrong.
     expect(sessionDescription(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
     const tipA = sessionTooltipParagraphs(a, now);
