@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
-import { formatBytes } from '../../src/extension/format';
+import { formatBytes, shortId } from '../../src/extension/format';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
@@ -357,6 +357,30 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(text).toContain(head.slice(0, 20));
     await wb.screenshot('blob-tooltip');
     await page.mouse.move(900, 700);
+  });
+
+  it('tells sessions with the same title apart: the age in the row, the short id on hover', async () => {
+    await wb.openSpillway();
+    const shown = sessionsWithBlobs().filter((s) => s.key !== victim.key);
+    const byLabel = new Map<string, SessionInfo[]>();
+    for (const s of shown) byLabel.set(sessionLabel(s), [...(byLabel.get(sessionLabel(s)) ?? []), s]);
+    // Prefer a real pair of same-titled sessions (the fixture's two "run the build" Claude Code sessions).
+    const pair = [...byLabel.values()].find((list) => list.length > 1) ?? shown.slice(0, 2);
+    expect(pair.length).toBe(2);
+    for (const s of pair) {
+      const row = wb.rowByAria(`session ${s.id}`);
+      await row.scrollIntoViewIfNeeded();
+      await row.locator('.label-name').hover();
+      const hover = page.locator('.monaco-hover', { hasText: `session ${shortId(s.id)}` }).first();
+      await hover.waitFor({ state: 'visible', timeout: 15_000 });
+      // MarkdownString.appendText keeps spaces as non-breaking ones.
+      const text = ((await hover.textContent()) ?? '').replace(/\s+/g, ' ');
+      expect(text).toContain(`${sourceLabel(s.source)} session ${shortId(s.id)} · updated `);
+      expect(text).toContain(`id: ${s.id}`);
+      if (s === pair[0]) await wb.screenshot('session-tooltip');
+      await page.mouse.move(900, 700);
+      await hover.waitFor({ state: 'hidden', timeout: 15_000 });
+    }
   });
 
   it('filters the tree by tool and clears the filter', async () => {
