@@ -35,16 +35,21 @@ export async function refusal(target: string, roots: readonly CleanRoot[]): Prom
   }
   if (stat.isSymbolicLink()) return 'is a symlink';
   if (!stat.isFile()) return 'not a regular file';
-  // Every folder between the root and the file must be a real folder: compare
-  // the resolved parent with the resolved root plus the same relative path.
   try {
-    const realRoot = await fsp.realpath(root);
-    const realParent = await fsp.realpath(path.dirname(file));
-    if (realParent !== path.join(realRoot, path.relative(root, path.dirname(file)))) return 'reached through a symlink';
+    if (!(await realFolderBelow(root, path.dirname(file)))) return 'reached through a symlink';
   } catch {
     return 'its folder vanished';
   }
   return undefined;
+}
+
+/**
+ * Whether every folder between `root` and `folder` is a real folder: the
+ * resolved folder must equal the resolved root plus the same relative path.
+ */
+async function realFolderBelow(root: string, folder: string): Promise<boolean> {
+  const realRoot = await fsp.realpath(root);
+  return (await fsp.realpath(folder)) === path.join(realRoot, path.relative(root, folder));
 }
 
 function inside(root: string, target: string): boolean {
@@ -155,6 +160,9 @@ async function manifestsNaming(files: string[], roots: readonly CleanRoot[]): Pr
   const found: string[] = [];
   for (const dir of dirs) {
     if (!manifestPlace(dir)) continue;
+    // A folder swapped for a symlink (e.g. after the deletion was planned)
+    // would lead the rewrite to a manifest outside the roots.
+    if (!(await realFolderBelow(rootHolding(dir, roots, true)!.path, dir).catch(() => false))) continue;
     const stat = await fsp.lstat(path.join(dir, MANIFEST_NAME)).catch(() => undefined);
     if (stat?.isFile()) found.push(dir);
   }
