@@ -30,6 +30,10 @@ const SOURCE_LABELS: Record<string, string> = {
   opencode: 'opencode',
   dsh: 'dsh',
   orgrt: 'orgrt',
+  goose: 'goose',
+  openhands: 'OpenHands',
+  'roo-code': 'Roo Code',
+  cline: 'Cline',
 };
 
 export function sourceLabel(source: string): string {

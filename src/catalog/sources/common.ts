@@ -1,6 +1,6 @@
 // Helpers shared by the source modules: list a folder's files with their
 // stats (symlinks reported, never followed) and index manifest records.
-import { promises as fsp, type Stats } from 'node:fs';
+import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
@@ -89,4 +89,33 @@ export function plainBlob(file: FileFacts & { stat: Stats }, extra: Partial<Desc
     attribution: 'none',
     ...extra,
   };
+}
+
+/**
+ * The files directly in `dir` whose name `pattern` matches, described by
+ * `facts` (from the name alone: these layouts keep no index). A symlink with
+ * a matching name is never listed, only counted as skipped.
+ */
+export async function describeNamedFiles(
+  dir: string,
+  pattern: RegExp,
+  facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>,
+): Promise<{ blobs: Described['blobs']; skipped: number }> {
+  const blobs: Described['blobs'] = [];
+  let skipped = 0;
+  for (const file of await listFiles(dir)) {
+    const match = pattern.exec(file.name);
+    if (!match) continue;
+    if (file.symlink || !file.stat) {
+      skipped++;
+      continue;
+    }
+    blobs.push(plainBlob({ ...file, stat: file.stat }, facts(match)));
+  }
+  return { blobs, skipped };
+}
+
+/** Whether a folder listing holds a regular file whose name matches. */
+export function holdsNamed(entries: readonly Dirent[], pattern: RegExp): boolean {
+  return entries.some((e) => e.isFile() && pattern.test(e.name));
 }

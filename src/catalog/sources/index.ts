@@ -3,14 +3,18 @@
 import type { SourceName } from '../types';
 import type { Source } from '../source';
 import { claudeCode } from './claude-code';
+import { cline } from './cline';
 import { dsh } from './dsh';
 import { geminiCli } from './gemini-cli';
+import { goose } from './goose';
 import { opencode } from './opencode';
+import { openhands } from './openhands';
 import { orgrt } from './orgrt';
 import { pi } from './pi';
+import { rooCode } from './roo-code';
 import { spillway } from './spillway';
 
-export const SOURCES: readonly Source[] = [claudeCode, pi, geminiCli, opencode, orgrt, spillway, dsh];
+export const SOURCES: readonly Source[] = [claudeCode, pi, geminiCli, opencode, orgrt, goose, openhands, rooCode, cline, spillway, dsh];
 
 export function sourcesNamed(names?: SourceName[]): Source[] {
   return names ? SOURCES.filter((s) => names.includes(s.name)) : [...SOURCES];
