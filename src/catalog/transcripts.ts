@@ -23,6 +23,8 @@ export interface TranscriptRead<S> {
 
 interface Entry {
   kind: string;
+  /** The file read: another one at the same path (replaced by a rename) starts over. */
+  ino: number;
   size: number;
   mtimeMs: number;
   /** Bytes consumed: the end of the last complete line. */
@@ -49,12 +51,13 @@ export class TranscriptCache {
     }
     if (!stat.isFile()) return undefined;
     let entry = this.entries.get(path);
-    if (entry && entry.kind === reducer.kind && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) {
+    if (entry && entry.kind === reducer.kind && entry.ino === stat.ino && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) {
       return result(entry);
     }
-    // Reuse the parsed prefix only when the file grew; anything else starts over.
-    if (!entry || entry.kind !== reducer.kind || stat.size < entry.offset) {
-      entry = { kind: reducer.kind, size: 0, mtimeMs: 0, offset: 0, state: reducer.init(), skipped: 0, lines: 0, torn: false };
+    // Reuse the parsed prefix only when the same file grew; a replaced file, or
+    // one shorter than when last read (rewritten), starts over.
+    if (!entry || entry.kind !== reducer.kind || entry.ino !== stat.ino || stat.size < Math.max(entry.size, entry.offset)) {
+      entry = { kind: reducer.kind, ino: stat.ino, size: 0, mtimeMs: 0, offset: 0, state: reducer.init(), skipped: 0, lines: 0, torn: false };
     }
     await this.consume(path, entry, reducer as LineReducer<unknown>);
     entry.size = stat.size;

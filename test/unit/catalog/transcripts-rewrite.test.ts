@@ -1,0 +1,52 @@
+// A transcript rewritten after it was cached by offset must be parsed from the
+// start, not continued from the old offset in the middle of the new text.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TranscriptCache, type LineReducer } from '../../../src/catalog/transcripts';
+
+const ids: LineReducer<{ ids: number[] }> = {
+  kind: 'test',
+  init: () => ({ ids: [] }),
+  line: (state, value) => {
+    const id = (value as { id?: unknown }).id;
+    if (typeof id !== 'number') return false;
+    state.ids.push(id);
+    return true;
+  },
+};
+
+let dir: string | undefined;
+afterEach(async () => dir && fsp.rm(dir, { recursive: true, force: true }));
+
+describe('TranscriptCache: rewritten transcripts', () => {
+  it('starts over when the file shrank below its cached size though not below the cached offset', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-rewrite-'));
+    const file = path.join(dir, 't.jsonl');
+    // Offset 18 (two complete lines), size 40 (a long torn tail).
+    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n{"id":3,"pad":"xxxx"');
+    const cache = new TranscriptCache();
+    expect((await cache.read(file, ids))!.state.ids).toEqual([1, 2]);
+    // Rewritten in place, shorter than before but longer than the offset.
+    await fsp.writeFile(file, '{"id":7}\n{"id":8}\n{"id":9}\n');
+    const again = (await cache.read(file, ids))!;
+    expect(again.state.ids).toEqual([7, 8, 9]);
+    expect(again.skipped).toBe(0);
+  });
+
+  it('starts over when the file was replaced by another one that is at least as long', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-rewrite-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n');
+    const cache = new TranscriptCache();
+    expect((await cache.read(file, ids))!.state.ids).toEqual([1, 2]);
+    // Atomic replace (write a new file, rename over): a new file, same or larger size.
+    const next = path.join(dir, 't.jsonl.new');
+    await fsp.writeFile(next, '{"id":5}\n{"id":6}\n{"id":7}\n');
+    await fsp.rename(next, file);
+    const again = (await cache.read(file, ids))!;
+    expect(again.state.ids).toEqual([5, 6, 7]);
+    expect(again.skipped).toBe(0);
+  });
+});
