@@ -3,11 +3,12 @@
 import * as path from 'node:path';
 import type { EnvDirs } from '../roots';
 import type { Source } from '../source';
-import { describeNamedFiles, holdsNamed } from './common';
+import { describeNamedFiles } from './common';
 
 const EXTENSION_ID = 'rooveterinaryinc.roo-cline';
 /** VS Code builds whose user data may hold the extension's globalStorage. */
 const EDITORS = ['Code', 'Code - Insiders', 'VSCodium'];
+const OUTPUT_DIR = 'command-output';
 const COMMAND_FILE = /^cmd-.+\.txt$/;
 
 /** Where VS Code keeps user data on this platform (its own rule: XDG on Linux). */
@@ -21,10 +22,12 @@ export const rooCode: Source = {
   name: 'roo-code',
   // tasks/<taskId>/command-output is three levels below the extension's folder.
   defaultRoots: (dirs) => EDITORS.map((editor) => ({ path: path.join(editorConfigHome(dirs), editor, 'User', 'globalStorage', EXTENSION_ID), depth: 3 })),
+  // Claimed at the task folder (before Claude Code, whose shape a uuid-named
+  // folder with a sub-folder also fits); the command-output folder is owned.
   claim(dir) {
-    if (path.basename(dir.path) !== 'command-output' || path.basename(path.dirname(path.dirname(dir.path))) !== 'tasks') return [];
-    if (!holdsNamed(dir.entries, COMMAND_FILE)) return [];
-    return [{ source: 'roo-code', dir: dir.path, owns: [] }];
+    if (path.basename(path.dirname(dir.path)) !== 'tasks') return [];
+    if (!dir.entries.some((e) => e.isDirectory() && e.name === OUTPUT_DIR)) return [];
+    return [{ source: 'roo-code', dir: path.join(dir.path, OUTPUT_DIR), owns: [] }];
   },
   async describe(claim) {
     const { blobs, skipped } = await describeNamedFiles(claim.dir, COMMAND_FILE, () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }));
