@@ -35,10 +35,22 @@ interface Entry {
   torn: boolean;
 }
 
+/**
+ * Longest line parsed; longer ones are skipped (counted) without being held:
+ * V8 cannot make a string of a line over ~512 MB, and that error would drop
+ * the whole session.
+ */
+export const MAX_LINE_BYTES = 128 * 1024 * 1024;
+
 export class TranscriptCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly maxLineBytes: number;
   /** Bytes read from disk, for tests that prove incremental reads. */
   bytesRead = 0;
+
+  constructor(options: { maxLineBytes?: number } = {}) {
+    this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+  }
 
   /** Parse (or continue parsing) `path`; undefined when it does not exist. */
   async read<S>(path: string, reducer: LineReducer<S>): Promise<TranscriptRead<S> | undefined> {
@@ -91,19 +103,25 @@ export class TranscriptCache {
       let start = 0;
       let nl = chunk.indexOf(0x0a, start);
       while (nl !== -1) {
-        // Decode straight from the chunk: no Buffer object per line.
-        const text = pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(start, nl)]).toString('utf8') : chunk.toString('utf8', start, nl);
-        offset += pendingBytes + (nl - start) + 1;
+        const lineBytes = pendingBytes + (nl - start);
+        offset += lineBytes + 1;
+        if (lineBytes > this.maxLineBytes) {
+          entry.lines++;
+          entry.skipped++;
+        } else {
+          // Decode straight from the chunk: no Buffer object per line.
+          handleLine(pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(start, nl)]).toString('utf8') : chunk.toString('utf8', start, nl));
+        }
         pending = [];
         pendingBytes = 0;
-        handleLine(text);
         start = nl + 1;
         nl = chunk.indexOf(0x0a, start);
       }
       if (start < chunk.length) {
-        // A copy: the read buffer is reused for the next chunk.
-        pending.push(Buffer.from(chunk.subarray(start)));
         pendingBytes += chunk.length - start;
+        // A copy: the read buffer is reused for the next chunk. An overlong line is only counted.
+        if (pendingBytes <= this.maxLineBytes) pending.push(Buffer.from(chunk.subarray(start)));
+        else pending = [];
       }
     };
     try {

@@ -50,3 +50,36 @@ describe('TranscriptCache: rewritten transcripts', () => {
     expect(again.skipped).toBe(0);
   });
 });
+
+describe('TranscriptCache: overlong lines', () => {
+  it('skips and counts a line longer than the limit (spanning several reads) and keeps parsing after it', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-long-'));
+    const file = path.join(dir, 't.jsonl');
+    const long = JSON.stringify({ id: 99, pad: 'x'.repeat(600 * 1024) }); // longer than one 256 KB read
+    await fsp.writeFile(file, `{"id":1}\n${long}\n{"id":2}\n`);
+    const cache = new TranscriptCache({ maxLineBytes: 64 * 1024 });
+    const first = (await cache.read(file, ids))!;
+    expect(first.state.ids).toEqual([1, 2]);
+    expect(first.skipped).toBe(1);
+    expect(first.lines).toBe(3);
+    // The offset still moved past it: an appended line is read incrementally.
+    await fsp.appendFile(file, '{"id":3}\n');
+    const second = (await cache.read(file, ids))!;
+    expect(second.state.ids).toEqual([1, 2, 3]);
+    expect(second.skipped).toBe(1);
+  });
+
+  it('skips an overlong torn last line without holding it, and counts it once it is complete', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-long-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, `{"id":1}\n{"id":5,"pad":"${'y'.repeat(300 * 1024)}`);
+    const cache = new TranscriptCache({ maxLineBytes: 64 * 1024 });
+    const first = (await cache.read(file, ids))!;
+    expect(first.state.ids).toEqual([1]);
+    expect(first.skipped).toBe(1); // the torn tail
+    await fsp.appendFile(file, '"}\n{"id":6}\n');
+    const second = (await cache.read(file, ids))!;
+    expect(second.state.ids).toEqual([1, 6]);
+    expect(second.skipped).toBe(1); // the overlong line, now complete
+  });
+});
