@@ -4,7 +4,8 @@ import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import type { Described } from '../source';
+import type { Described, Source } from '../source';
+import type { SourceName } from '../types';
 
 export interface FileFacts {
   path: string;
@@ -118,4 +119,36 @@ export async function describeNamedFiles(
 /** Whether a folder listing holds a regular file whose name matches. */
 export function holdsNamed(entries: readonly Dirent[], pattern: RegExp): boolean {
   return entries.some((e) => e.isFile() && pattern.test(e.name));
+}
+
+/**
+ * A source whose files all sit in one folder of TMPDIR (`$TMPDIR/<folder>`),
+ * named so that nothing ties them to a session: the folder is one session,
+ * and its default root lets clean delete only files `files` matches.
+ */
+export function tmpFolderSource(spec: {
+  name: SourceName;
+  folder: string;
+  files: RegExp;
+  sessionId: string;
+  title: string;
+  facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>;
+}): Source {
+  return {
+    name: spec.name,
+    defaultRoots: (dirs) => [{ path: path.join(dirs.tmp, spec.folder), depth: 0, files: spec.files }],
+    claim(dir) {
+      if (path.basename(dir.path) !== spec.folder || !holdsNamed(dir.entries, spec.files)) return [];
+      return [{ source: spec.name, dir: dir.path, owns: [] }];
+    },
+    async describe(claim) {
+      const { blobs, skipped } = await describeNamedFiles(claim.dir, spec.files, spec.facts);
+      if (blobs.length === 0) return undefined;
+      return {
+        session: { source: spec.name, id: spec.sessionId, title: spec.title, dir: claim.dir, skipped, notes: [] },
+        blobs,
+        dependsOn: [],
+      };
+    },
+  };
 }

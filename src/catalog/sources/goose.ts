@@ -1,11 +1,8 @@
 // goose: an MCP tool response over its size limit goes to
 // `$TMPDIR/goose_mcp_responses/mcp_response_<UTC %Y%m%d_%H%M%S[.%f]>.txt`;
 // nothing names the tool or the session on disk.
-import * as path from 'node:path';
-import type { Source } from '../source';
-import { describeNamedFiles, holdsNamed } from './common';
+import { tmpFolderSource } from './common';
 
-export const GOOSE_DIR = 'goose_mcp_responses';
 /** goose's own file names (older goose wrote whole seconds, newer adds microseconds). */
 export const GOOSE_FILE = /^mcp_response_(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})(\.\d+)?\.txt$/;
 export const GOOSE_SESSION_ID = 'goose-mcp-responses';
@@ -17,24 +14,14 @@ function nameTime(m: RegExpExecArray): string | undefined {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
-export const goose: Source = {
+export const goose = tmpFolderSource({
   name: 'goose',
-  // A folder of TMPDIR: only goose's own files in it may ever be deleted.
-  defaultRoots: (dirs) => [{ path: path.join(dirs.tmp, GOOSE_DIR), depth: 0, files: GOOSE_FILE }],
-  claim(dir) {
-    if (path.basename(dir.path) !== GOOSE_DIR || !holdsNamed(dir.entries, GOOSE_FILE)) return [];
-    return [{ source: 'goose', dir: dir.path, owns: [] }];
+  folder: 'goose_mcp_responses',
+  files: GOOSE_FILE,
+  sessionId: GOOSE_SESSION_ID,
+  title: 'goose MCP responses',
+  facts: (m) => {
+    const createdAt = nameTime(m);
+    return createdAt ? { createdAt } : {};
   },
-  async describe(claim) {
-    const { blobs, skipped } = await describeNamedFiles(claim.dir, GOOSE_FILE, (m) => {
-      const createdAt = nameTime(m);
-      return createdAt ? { createdAt } : {};
-    });
-    if (blobs.length === 0) return undefined;
-    return {
-      session: { source: 'goose', id: GOOSE_SESSION_ID, title: 'goose MCP responses', dir: claim.dir, skipped, notes: [] },
-      blobs,
-      dependsOn: [],
-    };
-  },
-};
+});
