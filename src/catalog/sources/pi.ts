@@ -239,6 +239,10 @@ export const pi: Source = {
       blobs.push(blob);
     }
     for (const [fullPath, callId] of state.fullOutputs) {
+      if (!isPiOutputPath(fullPath)) {
+        skipped++; // not pi's own output file: never listed, so never cleaned with the session
+        continue;
+      }
       const stat = await fsp.lstat(fullPath).catch(() => undefined);
       if (!stat) continue; // deleted by the OS or by a clean: normal
       if (!stat.isFile()) {
@@ -274,11 +278,16 @@ export const pi: Source = {
         notes: [],
       },
       blobs,
-      dependsOn: [transcript, path.join(blobsDir, MANIFEST_NAME), ...state.fullOutputs.keys()],
+      dependsOn: [transcript, path.join(blobsDir, MANIFEST_NAME), ...[...state.fullOutputs.keys()].filter(isPiOutputPath)],
       calls: state.calls,
     };
   },
 };
+
+/** An absolute path to one of pi's output files (what `details.fullOutputPath` names). */
+function isPiOutputPath(file: string): boolean {
+  return path.isAbsolute(file) && PI_OUTPUT_FILE.test(path.basename(file));
+}
 
 /**
  * pi shell logs in `dir` (TMPDIR) as one session; the catalog gives each log
