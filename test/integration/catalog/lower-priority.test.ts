@@ -126,16 +126,31 @@ describe('cleaning goose and Cline touches only their files', () => {
     const underTmp = plan.items.map((i) => i.path).filter((p) => p.startsWith(fx.env.TMPDIR! + path.sep)).sort();
     expect(underTmp).toEqual([fx.pi.bashLog, ...lp.goose.blobs, ...lp.cline.blobs].sort());
   });
+});
 
-  it('a new goose response appears live', async () => {
+describe('live', () => {
+  const until = (test: () => boolean): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => (test() ? resolve() : void setTimeout(check, 20));
+      check();
+    });
+
+  it('a new goose response joins the goose session', async () => {
     await catalog.watch();
     const fresh = path.join(lp.goose.dir, 'mcp_response_20260304_120000.000001.txt');
     await fsp.writeFile(fresh, 'late response\n', { mode: 0o644 });
-    await new Promise<void>((resolve) => {
-      const check = (): void => (catalog.blob(fresh) ? resolve() : void setTimeout(check, 20));
-      check();
-    });
-    expect(sessionOf(fresh).source).toBe('goose');
+    await until(() => catalog.blob(fresh) !== undefined);
+    expect(sessionOf(fresh)).toMatchObject({ source: 'goose', id: GOOSE_SESSION_ID });
+  });
+
+  it('a new Roo Code task appears as its own roo-code session (not a Claude Code one)', async () => {
+    await catalog.watch();
+    const tasks = path.dirname(path.dirname(lp.roo[0]!.dir));
+    const fresh = path.join(tasks, '0195a1b2-c3d4-7e5f-8a9b-123456789abc', 'command-output', 'cmd-1772619500000.txt');
+    await fsp.mkdir(path.dirname(fresh), { recursive: true });
+    await fsp.writeFile(fresh, 'npm ERR! missing script: lint\n');
+    await until(() => catalog.blob(fresh) !== undefined);
+    expect(sessionOf(fresh)).toMatchObject({ source: 'roo-code', id: '0195a1b2-c3d4-7e5f-8a9b-123456789abc' });
   });
 });
 
