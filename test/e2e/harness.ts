@@ -149,7 +149,13 @@ export class Workbench {
 
   /** Shows the Spillway side bar (clicking its activity bar icon when it is not already shown: a second click would hide it). */
   async openSpillway(): Promise<void> {
-    if (!(await this.spillsView().isVisible())) await this.page.locator('.activitybar [aria-label^="Spillway"]').first().click();
+    if (!(await this.spillsView().isVisible())) {
+      await this.page.locator('.activitybar [aria-label^="Spillway"]').first().click();
+      // Move the pointer off the icon, as a person would: its badge hover would
+      // otherwise cover the top rows of the tree and swallow the next clicks.
+      const size = this.page.viewportSize();
+      if (size) await this.page.mouse.move(size.width * 0.6, size.height * 0.5);
+    }
     await this.spillsView().waitFor({ state: 'visible' });
   }
 
