@@ -59,12 +59,23 @@ export function parseManifest(text: string): ManifestReadResult {
   return { records, skipped };
 }
 
+/**
+ * The whole manifest. Never through a symlink, and never blocking on a FIFO
+ * planted in its place (O_NONBLOCK opens it at once; it is then refused).
+ */
 export async function readManifest(dir: string): Promise<ManifestReadResult> {
+  let handle: fsp.FileHandle;
   try {
-    return parseManifest(await fsp.readFile(path.join(dir, MANIFEST_NAME), 'utf8'));
+    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0 };
     throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${MANIFEST_NAME} is not a regular file in ${dir}`);
+    return parseManifest(await handle.readFile('utf8'));
+  } finally {
+    await handle.close();
   }
 }
 
@@ -109,13 +120,14 @@ export interface ManifestTail extends ManifestReadResult {
 export async function readManifestFrom(dir: string, offset: number): Promise<ManifestTail> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW);
+    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0, offset: 0, ino: 0 };
     throw err;
   }
   try {
     const st = await handle.stat();
+    if (!st.isFile()) throw new Error(`${MANIFEST_NAME} is not a regular file in ${dir}`);
     const from = st.size < offset ? 0 : offset;
     const buf = Buffer.alloc(st.size - from);
     let got = 0;
