@@ -8,6 +8,8 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: 'forks',
     fileParallelism: false,
+    // A real browser on a loaded 2-core CI machine: one retry of a step, as Playwright does on CI.
+    retry: process.env.CI ? 1 : 0,
     reporters: ['verbose', 'json'],
     outputFile: { json: 'test-results/e2e.json' },
   },
