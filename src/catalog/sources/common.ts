@@ -16,10 +16,12 @@ export interface FileFacts {
   stat?: Stats;
 }
 
-/** Regular files and symlinks directly in `dir` (empty when it is missing or unreadable). */
+/** Regular files and symlinks directly in `dir` (empty when it is missing, unreadable, or itself a symlink). */
 export async function listFiles(dir: string): Promise<FileFacts[]> {
   let entries;
   try {
+    // readdir follows a symlinked folder: its files lie elsewhere and are no session's blobs.
+    if (!(await fsp.lstat(dir)).isDirectory()) return [];
     entries = await fsp.readdir(dir, { withFileTypes: true });
   } catch {
     return [];

@@ -1,0 +1,49 @@
+// A blob folder that is a symlink (Claude Code's tool-results/, a pi
+// <id>-blobs/ folder) is never listed through: the files it leads to are not
+// the session's blobs.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import { listFiles } from '../../../src/catalog/sources/common';
+
+let dir: string;
+let catalog: Catalog | undefined;
+
+beforeEach(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-symlinked-folder-'));
+});
+afterEach(async () => {
+  await catalog?.dispose();
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+describe('symlinked blob folders', () => {
+  it('listFiles does not list through a symlinked folder', async () => {
+    const outside = path.join(dir, 'outside');
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'secret.txt'), 'do not list\n');
+    await fsp.symlink(outside, path.join(dir, 'linked'));
+    expect(await listFiles(outside)).toHaveLength(1);
+    expect(await listFiles(path.join(dir, 'linked'))).toEqual([]);
+  });
+
+  it('a Claude Code session whose tool-results/ is a symlink lists none of the files behind it', async () => {
+    const config = path.join(dir, 'claude');
+    const sessionId = '0b9a8c7d-1111-4222-8333-444455556666';
+    const sessionDir = path.join(config, 'projects', '-work', sessionId);
+    const outside = path.join(dir, 'outside');
+    await fsp.mkdir(path.join(sessionDir, 'subagents'), { recursive: true });
+    await fsp.mkdir(path.join(sessionDir, 'spillway')); // a real sub-folder, so the session folder is claimed
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'toolu_01SecretAAAAAAAAAAAAAAAAAA.txt'), 'do not list\n');
+    await fsp.symlink(outside, path.join(sessionDir, 'tool-results'));
+    await fsp.writeFile(path.join(sessionDir, 'subagents', 'agent-a1.jsonl'), '');
+    await fsp.writeFile(path.join(path.dirname(sessionDir), `${sessionId}.jsonl`), JSON.stringify({ type: 'user', sessionId, message: { content: 'hi' } }) + '\n');
+    catalog = new Catalog({ env: { HOME: path.join(dir, 'home'), CLAUDE_CONFIG_DIR: config, TMPDIR: path.join(dir, 'tmp') }, sources: ['claude-code'] });
+    await catalog.scan();
+    const listed = catalog.sessions().flatMap((s) => s.blobs.map((b) => b.path));
+    expect(listed).toEqual([]);
+  });
+});
