@@ -244,7 +244,8 @@ export function blobTooltipMarkdown(blob: BlobInfo, session: SessionInfo, previe
     `created ${escapeMarkdown(new Date(blob.createdAt).toLocaleString())}`,
     blob.turn !== undefined ? `turn ${blob.turn}` : undefined,
   ].filter(Boolean);
-  lines.push(facts.join(' · '), '', `\`${blob.path.replace(/`/g, "'")}\``, '');
+  // One code span: a backtick or a line break in a file name would end it early.
+  lines.push(facts.join(' · '), '', `\`${blob.path.replace(/`/g, "'").replace(/\r\n|[\r\n]/g, '\u2424')}\``, '');
   lines.push(`Session: ${escapeMarkdown(sessionLabel(session))} (${escapeMarkdown(sourceLabel(session.source))})`, '');
   if (blob.binary) lines.push('_Binary content: no preview._');
   else if (preview !== undefined) {
