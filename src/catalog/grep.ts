@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
+import { openRegularFile, regularFileProblem } from './regular-file';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
 const CHUNK = 2 << 20;
@@ -71,7 +72,7 @@ export async function grep(
   const engine = options.engine ?? 'auto';
   const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
   if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
-  const sizes = await Promise.all(resolved.paths.map((p) => fsp.stat(p).then((s) => s.size, () => 0)));
+  const sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
   const progress: GrepProgress = { filesDone: 0, filesTotal: resolved.paths.length, bytesDone: 0, bytesTotal: sizes.reduce((a, b) => a + b, 0), matches: 0 };
   const summary: GrepSummary = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [] };
   const emit = (match: GrepMatch): boolean => {
@@ -266,7 +267,7 @@ class LineCounter {
 async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) => boolean, signal: AbortSignal | undefined): Promise<void> {
   const { needle, folded, scanRegex, lineRegex, maxLineChars } = matcher;
   let scratch: Buffer | undefined;
-  const handle = await fsp.open(file, 'r');
+  const handle = await openRegularFile(file);
   try {
     const counter = new LineCounter(handle);
     const search: FileSearch = { file, counter, lineRegex, maxLineChars, emit };
@@ -381,10 +382,21 @@ async function runRipgrep(rg: string, run: GrepRun): Promise<void> {
   if (!options.regex) base.push('--fixed-strings');
   if (options.ignoreCase) base.push('--ignore-case');
   base.push('-e', options.pattern, '--');
+  // rg opens named files through symlinks and blocks on FIFOs: hand it regular files only.
+  const problems = await Promise.all(options.paths.map((p) => regularFileProblem(p).catch(() => undefined)));
+  const regular: string[] = [];
+  options.paths.forEach((p, i) => {
+    const problem = problems[i];
+    if (!problem) regular.push(p);
+    else {
+      summary.errors.push({ path: p, message: problem.message });
+      progress.filesDone++;
+    }
+  });
   let batch: string[] = [];
   let batchBytes = 0;
   const batches: string[][] = [];
-  for (const p of options.paths) {
+  for (const p of regular) {
     if (batchBytes + p.length > RG_ARGS_BYTES && batch.length > 0) {
       batches.push(batch);
       batch = [];

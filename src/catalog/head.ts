@@ -1,6 +1,6 @@
 // Bounded head reads: a preview cut at a line boundary and a binary check,
 // never reading more than a few KB of a blob.
-import { promises as fsp } from 'node:fs';
+import { openRegularFile } from './regular-file';
 
 export const PREVIEW_BYTES = 2048;
 const SNIFF_BYTES = 8192;
@@ -10,9 +10,9 @@ export interface HeadInfo {
   binary: boolean;
 }
 
-/** Read at most 8 KB of `path`; the preview is at most `maxBytes`, cut at the last '\n' inside that budget. */
+/** Read at most 8 KB of `path` (a regular file, else NotRegularFileError); the preview is at most `maxBytes`, cut at the last '\n' inside that budget. */
 export async function readHead(path: string, maxBytes = PREVIEW_BYTES): Promise<HeadInfo> {
-  const handle = await fsp.open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     const buffer = Buffer.alloc(Math.max(SNIFF_BYTES, maxBytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

@@ -2,6 +2,7 @@
 // gets a sparse line index (the byte offset of every 1024th line), filled as
 // slices and counts read forward and reused by later slices of the same file.
 import { promises as fsp } from 'node:fs';
+import { openRegularFile } from './regular-file';
 import type { SliceResult } from './types';
 
 export interface SliceOptions {
@@ -51,7 +52,7 @@ async function scanLines(
   fromLine: number,
   visit: ((line: number, piece: Buffer, ends: boolean) => boolean) | undefined,
 ): Promise<{ index: LineIndex; line: number; stopped: boolean; lastHadBytes: boolean }> {
-  const handle = await fsp.open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     const stat = await handle.stat();
     const index = await indexFor(path, stat.size, stat.mtimeMs);
@@ -129,7 +130,8 @@ export async function readSlice(path: string, startLine: number, endLine: number
 
 /** Number of lines ('\n'-terminated, plus a last unterminated one), cached by (size, mtime). */
 export async function countLines(path: string): Promise<number> {
-  const stat = await fsp.stat(path);
+  // lstat: a symlink put in a counted file's place must not reuse its cached total.
+  const stat = await fsp.lstat(path);
   const known = indexes.get(path);
   if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.total !== undefined) return known.total;
   const last = known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? (known.checkpoints.length - 1) * CHECKPOINT_LINES + 1 : 1;

@@ -1,7 +1,7 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
-import { createReadStream } from 'node:fs';
 import { UsageError, type CliCommand } from '../io';
 import { parseFlags } from '../format';
+import { openRegularFile } from '../../catalog/regular-file';
 import { readSlice } from '../../catalog/slice';
 
 export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B]   (1-based, inclusive)';
@@ -30,8 +30,10 @@ export const showCommand: CliCommand = async (argv, io) => {
     if (slice.eof) io.stderr(`spillway show: ${file} ends at line ${Math.max(slice.endLine, start - 1)}\n`);
     return 0;
   }
+  // Never through a symlink, never blocked on a FIFO: only a regular file is printed.
+  const handle = await openRegularFile(file);
   await new Promise<void>((resolve, reject) => {
-    const stream = createReadStream(file, { encoding: 'utf8' });
+    const stream = handle.createReadStream({ encoding: 'utf8' });
     stream.on('data', (chunk) => io.stdout(chunk as string));
     stream.on('error', reject);
     stream.on('end', resolve);

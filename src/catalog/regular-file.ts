@@ -1,0 +1,51 @@
+// Blob reads open the file itself, never what replaced it after the scan: a
+// symlink is refused by O_NOFOLLOW and a FIFO opens at once under O_NONBLOCK
+// (a plain open would wait for a writer) and is then refused by fstat. On a
+// regular file O_NONBLOCK changes nothing, so reads behave as usual.
+import { constants as C, promises as fsp, type Stats } from 'node:fs';
+
+/** Thrown for a path that is not a regular file; `code` is 'ENOTREG'. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(readonly path: string, kind: string) {
+    super(`not a regular file (${kind}): ${path}`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+/** What kind of non-regular file `stats` describes, for messages. */
+export function fileKind(stats: Stats): string {
+  if (stats.isSymbolicLink()) return 'symlink';
+  if (stats.isFIFO()) return 'FIFO';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSocket()) return 'socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'device';
+  return 'special file';
+}
+
+/** Open `path` read-only if it is a regular file (not through a symlink); else NotRegularFileError. */
+export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (err) {
+    // O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(path, 'symlink');
+    throw err;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
+}
+
+/** lstat-based check for paths handed to another program (which would follow a symlink or block on a FIFO). */
+export async function regularFileProblem(path: string): Promise<NotRegularFileError | undefined> {
+  const stats = await fsp.lstat(path);
+  return stats.isFile() ? undefined : new NotRegularFileError(path, fileKind(stats));
+}
