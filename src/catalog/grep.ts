@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
-import { openRegularFile, regularFileProblem } from './regular-file';
+import { openRegularFile, regularFileProblem } from '../spill/regular-file';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
 const CHUNK = 2 << 20;

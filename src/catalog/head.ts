@@ -1,6 +1,6 @@
 // Bounded head reads: a preview cut at a line boundary and a binary check,
 // never reading more than a few KB of a blob.
-import { openRegularFile } from './regular-file';
+import { openRegularFile } from '../spill/regular-file';
 
 export const PREVIEW_BYTES = 2048;
 const SNIFF_BYTES = 8192;

@@ -2,7 +2,7 @@
 // gets a sparse line index (the byte offset of every 1024th line), filled as
 // slices and counts read forward and reused by later slices of the same file.
 import { promises as fsp } from 'node:fs';
-import { openRegularFile } from './regular-file';
+import { openRegularFile } from '../spill/regular-file';
 import type { SliceResult } from './types';
 
 export interface SliceOptions {

@@ -2,6 +2,7 @@
 // Readers tolerate a torn last line and unknown fields.
 import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
+import { openRegularFile } from './regular-file';
 
 export const MANIFEST_NAME = 'spillway.jsonl';
 export const MANIFEST_VERSION = 1;
@@ -64,18 +65,22 @@ export function parseManifest(text: string): ManifestReadResult {
  * planted in its place (O_NONBLOCK opens it at once; it is then refused).
  */
 export async function readManifest(dir: string): Promise<ManifestReadResult> {
-  let handle: fsp.FileHandle;
+  const handle = await openManifest(dir);
+  if (!handle) return { records: [], skipped: 0 };
   try {
-    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0 };
-    throw err;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) throw new Error(`${MANIFEST_NAME} is not a regular file in ${dir}`);
     return parseManifest(await handle.readFile('utf8'));
   } finally {
     await handle.close();
+  }
+}
+
+/** The manifest opened for reading (a regular file, never through a symlink); undefined when there is none. */
+async function openManifest(dir: string): Promise<fsp.FileHandle | undefined> {
+  try {
+    return await openRegularFile(path.join(dir, MANIFEST_NAME));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 
@@ -118,16 +123,10 @@ export interface ManifestTail extends ManifestReadResult {
  * replaced: it is read again from the start. Missing -> empty.
  */
 export async function readManifestFrom(dir: string, offset: number): Promise<ManifestTail> {
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(path.join(dir, MANIFEST_NAME), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], skipped: 0, offset: 0, ino: 0 };
-    throw err;
-  }
+  const handle = await openManifest(dir);
+  if (!handle) return { records: [], skipped: 0, offset: 0, ino: 0 };
   try {
     const st = await handle.stat();
-    if (!st.isFile()) throw new Error(`${MANIFEST_NAME} is not a regular file in ${dir}`);
     const from = st.size < offset ? 0 : offset;
     const buf = Buffer.alloc(st.size - from);
     let got = 0;

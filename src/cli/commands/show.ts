@@ -1,7 +1,7 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
 import { UsageError, type CliCommand } from '../io';
 import { parseFlags } from '../format';
-import { openRegularFile } from '../../catalog/regular-file';
+import { openRegularFile } from '../../spill/regular-file';
 import { readSlice } from '../../catalog/slice';
 
 export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B]   (1-based, inclusive)';

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { findRipgrep, grep } from '../../../src/catalog/grep';
 import { readHead } from '../../../src/catalog/head';
-import { NotRegularFileError, openRegularFile } from '../../../src/catalog/regular-file';
+import { NotRegularFileError, openRegularFile } from '../../../src/spill/regular-file';
 import { countLines, readSlice } from '../../../src/catalog/slice';
 import { ensureBuilt, runCli } from './helpers';
 

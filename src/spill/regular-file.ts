@@ -1,4 +1,4 @@
-// Blob reads open the file itself, never what replaced it after the scan: a
+// Blob and manifest reads open the file itself, never what replaced it after the scan: a
 // symlink is refused by O_NOFOLLOW and a FIFO opens at once under O_NONBLOCK
 // (a plain open would wait for a writer) and is then refused by fstat. On a
 // regular file O_NONBLOCK changes nothing, so reads behave as usual.
