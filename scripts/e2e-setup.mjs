@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDebianPackages } from './debian-packages.mjs';
 import { ensureNode } from './ensure-node.mjs';
 
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -16,30 +17,6 @@ const APT_PACKAGES = ['libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-
 
 function log(msg) {
   process.stderr.write(`[e2e-setup] ${msg}\n`);
-}
-
-function missingDebianPackages() {
-  return APT_PACKAGES.filter((p) => {
-    try {
-      const out = execFileSync('dpkg-query', ['-W', '-f=${Status}', p], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      return !out.includes('install ok installed');
-    } catch {
-      return true;
-    }
-  });
-}
-
-function ensureDebianPackages() {
-  const missing = missingDebianPackages();
-  if (missing.length === 0) return;
-  log(`apt-get install ${missing.join(' ')}`);
-  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  const run = (args) => execFileSync(sudo[0] ?? args[0], sudo.length ? args : args.slice(1), {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-  run(['apt-get', 'update', '-qq']);
-  run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]);
 }
 
 export function codeServerPaths() {
@@ -80,7 +57,7 @@ export function e2eEnvironment() {
 }
 
 export function ensureE2eEnvironment() {
-  ensureDebianPackages();
+  ensureDebianPackages(APT_PACKAGES, log);
   const node24 = ensureNode(24);
   ensureCodeServer(node24);
   return { node24, codeServer: codeServerPaths().entry, chromium: '/usr/bin/chromium' };
