@@ -63,3 +63,69 @@ describe('TranscriptCache with long lines', () => {
     expect(read.skipped).toBe(0);
   });
 });
+
+// A transcript rewritten after it was cached by offset must be parsed from the
+// start, not continued from the old offset in the middle of the new text.
+describe('TranscriptCache: rewritten transcripts', () => {
+  it('starts over when the file shrank below its cached size though not below the cached offset', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-rewrite-'));
+    const file = path.join(dir, 't.jsonl');
+    // Offset 18 (two complete lines), size 40 (a long torn tail).
+    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n{"id":3,"pad":"xxxx"');
+    const cache = new TranscriptCache();
+    expect((await cache.read(file, counter))!.state.ids).toEqual([1, 2]);
+    // Rewritten in place, shorter than before but longer than the offset.
+    await fsp.writeFile(file, '{"id":7}\n{"id":8}\n{"id":9}\n');
+    const again = (await cache.read(file, counter))!;
+    expect(again.state.ids).toEqual([7, 8, 9]);
+    expect(again.skipped).toBe(0);
+  });
+
+  it('starts over when the file was replaced by another one that is at least as long', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-rewrite-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n');
+    const cache = new TranscriptCache();
+    expect((await cache.read(file, counter))!.state.ids).toEqual([1, 2]);
+    // Atomic replace (write a new file, rename over): a new file, same or larger size.
+    const next = path.join(dir, 't.jsonl.new');
+    await fsp.writeFile(next, '{"id":5}\n{"id":6}\n{"id":7}\n');
+    await fsp.rename(next, file);
+    const again = (await cache.read(file, counter))!;
+    expect(again.state.ids).toEqual([5, 6, 7]);
+    expect(again.skipped).toBe(0);
+  });
+});
+
+describe('TranscriptCache: overlong lines', () => {
+  it('skips and counts a line longer than the limit (spanning several reads) and keeps parsing after it', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-long-'));
+    const file = path.join(dir, 't.jsonl');
+    const long = JSON.stringify({ id: 99, pad: 'x'.repeat(600 * 1024) }); // longer than one 256 KB read
+    await fsp.writeFile(file, `{"id":1}\n${long}\n{"id":2}\n`);
+    const cache = new TranscriptCache({ maxLineBytes: 64 * 1024 });
+    const first = (await cache.read(file, counter))!;
+    expect(first.state.ids).toEqual([1, 2]);
+    expect(first.skipped).toBe(1);
+    expect(first.lines).toBe(3);
+    // The offset still moved past it: an appended line is read incrementally.
+    await fsp.appendFile(file, '{"id":3}\n');
+    const second = (await cache.read(file, counter))!;
+    expect(second.state.ids).toEqual([1, 2, 3]);
+    expect(second.skipped).toBe(1);
+  });
+
+  it('skips an overlong torn last line without holding it, and counts it once it is complete', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-long-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, `{"id":1}\n{"id":5,"pad":"${'y'.repeat(300 * 1024)}`);
+    const cache = new TranscriptCache({ maxLineBytes: 64 * 1024 });
+    const first = (await cache.read(file, counter))!;
+    expect(first.state.ids).toEqual([1]);
+    expect(first.skipped).toBe(1); // the torn tail
+    await fsp.appendFile(file, '"}\n{"id":6}\n');
+    const second = (await cache.read(file, counter))!;
+    expect(second.state.ids).toEqual([1, 6]);
+    expect(second.skipped).toBe(1); // the overlong line, now complete
+  });
+});
