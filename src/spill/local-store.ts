@@ -134,19 +134,7 @@ export class LocalSpillStore implements SpillStore {
     }
     const sha256 = sha256Hex(data);
     const lines = countLines(data);
-    await this.append(dir, {
-      v: MANIFEST_VERSION,
-      file: name,
-      tool: input.source.toolName,
-      toolCallId: input.source.callId,
-      ...(input.args !== undefined ? { args: input.args } : {}),
-      bytes: data.length,
-      lines,
-      sha256,
-      createdAt: new Date().toISOString(),
-      sessionId,
-      ...(input.turn !== undefined ? { turn: input.turn } : {}),
-    });
+    await this.append(dir, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
     return { locator: file as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
   }
 
@@ -199,17 +187,7 @@ export class LocalSpillStore implements SpillStore {
     const sha256 = input.original.sha256;
     if (!sha256) throw new SpillError('EINVAL', 'alias needs the original sha256');
     await this.append(dir, {
-      v: MANIFEST_VERSION,
-      file: rel,
-      tool: input.source.toolName,
-      toolCallId: input.source.callId,
-      ...(input.args !== undefined ? { args: input.args } : {}),
-      bytes: input.original.bytes,
-      lines: input.original.lines ?? 0,
-      sha256,
-      createdAt: new Date().toISOString(),
-      sessionId: input.owner.sessionId,
-      ...(input.turn !== undefined ? { turn: input.turn } : {}),
+      ...manifestRecord(input, rel, { bytes: input.original.bytes, lines: input.original.lines ?? 0, sha256 }),
       aliasOf: rel,
     });
     return input.original;
@@ -230,19 +208,7 @@ export class LocalSpillStore implements SpillStore {
       input.sha256 !== undefined && input.lines !== undefined && input.bytes !== undefined
         ? { sha256: input.sha256, lines: input.lines, bytes: input.bytes }
         : await hashAndCount(abs);
-    await this.append(dir, {
-      v: MANIFEST_VERSION,
-      file: input.file.split(path.sep).join('/'),
-      tool: input.source.toolName,
-      toolCallId: input.source.callId,
-      ...(input.args !== undefined ? { args: input.args } : {}),
-      bytes: facts.bytes,
-      lines: facts.lines,
-      sha256: facts.sha256,
-      createdAt: new Date().toISOString(),
-      sessionId: input.owner.sessionId,
-      ...(input.turn !== undefined ? { turn: input.turn } : {}),
-    });
+    await this.append(dir, manifestRecord(input, input.file.split(path.sep).join('/'), facts));
     return { locator: abs as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
   }
 
@@ -333,6 +299,27 @@ async function writeExclusive(file: string, data: Buffer): Promise<void> {
     await fsp.unlink(file).catch(() => undefined);
     throw err;
   }
+}
+
+/** The manifest record of one save: who and what it was for, plus the file's facts. */
+function manifestRecord(
+  input: { owner: SpillOwner; source: SpillSource; args?: unknown; turn?: number },
+  file: string,
+  facts: { bytes: number; lines: number; sha256: string },
+): ManifestRecord {
+  return {
+    v: MANIFEST_VERSION,
+    file,
+    tool: input.source.toolName,
+    toolCallId: input.source.callId,
+    ...(input.args !== undefined ? { args: input.args } : {}),
+    bytes: facts.bytes,
+    lines: facts.lines,
+    sha256: facts.sha256,
+    createdAt: new Date().toISOString(),
+    sessionId: input.owner.sessionId,
+    ...(input.turn !== undefined ? { turn: input.turn } : {}),
+  };
 }
 
 /** sha256, byte and line counts of a file, streamed. */
