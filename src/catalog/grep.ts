@@ -1,21 +1,37 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
 import { isAscii } from 'node:buffer';
-import { spawn } from 'node:child_process';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
-import { openRegularFile, regularFileProblem } from '../spill/regular-file';
+import { openRegularFile } from '../spill/regular-file';
+import { RegexRunner } from './regex-worker';
+import { runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
 const CHUNK = 2 << 20;
-const FILES_IN_FLIGHT = 4;
 /** A "line" longer than this is cut (only binary-like files have them). */
 const MAX_LINE_BYTES = 64 << 20;
-/** Bytes of file-name arguments given to one rg process. */
-const RG_ARGS_BYTES = 96 * 1024;
 
-type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'maxResults' | 'maxLineChars'>> & { paths: string[] };
+export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'maxResults' | 'maxLineChars'>> & {
+  paths: string[];
+  /** 0: no per-blob cap. */
+  maxPerBlob: number;
+  regexTimeoutMs: number | undefined;
+};
+
+/**
+ * What to search: files by name and, for ripgrep, whole folders whose every
+ * regular file (but Spillway's manifests) is a blob. `accept` keeps a match
+ * only when its file is one the caller knows (folders may gain other files).
+ */
+export interface GrepTargets {
+  paths: string[];
+  folders?: string[];
+  accept?: (file: string) => boolean;
+  /** Bytes in the folders (for progress), when known. */
+  folderBytes?: number;
+}
 
 /** Clip a line the same way for both engines. */
 export function clipLine(text: string, max: number): string {
@@ -36,6 +52,17 @@ export function findRipgrep(explicit?: string, env: NodeJS.ProcessEnv = process.
   return undefined;
 }
 
+/**
+ * Smart case as ripgrep has it: case-insensitive unless the pattern holds an
+ * uppercase letter (in a regex, escapes like `\W` or `\S` do not count).
+ */
+export function effectiveIgnoreCase(options: Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'smartCase'>): boolean {
+  if (options.ignoreCase) return true;
+  if (!options.smartCase) return false;
+  const letters = options.regex ? options.pattern.replace(/\\(?:[pP]\{[^}]*\}|.)/gu, '') : options.pattern;
+  return !/\p{Lu}/u.test(letters);
+}
+
 /** Validate a pattern the way both engines will read it; throws a clear error. */
 export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase'>): RegExp {
   if (!options.pattern) throw new Error('empty pattern');
@@ -53,40 +80,63 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
   }
 }
 
-/** Search `options.paths` (required here); streams each match to onMatch. */
+/** Search `options.paths` (and `folders` with ripgrep); streams each match to onMatch. */
 export async function grep(
-  options: GrepOptions & { paths: string[] },
+  options: GrepOptions & GrepTargets,
   onMatch: (match: GrepMatch) => void,
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
 ): Promise<GrepSummary> {
-  const lineRegex = compilePattern(options);
+  const ignoreCase = effectiveIgnoreCase(options);
+  const lineRegex = compilePattern({ ...options, ignoreCase });
+  const maxPerBlob = options.maxPerBlob ?? 0;
+  if (!Number.isInteger(maxPerBlob) || maxPerBlob < 0) throw new Error('maxPerBlob must be a whole number (0: no cap)');
   const resolved: Resolved = {
     pattern: options.pattern,
     regex: options.regex ?? false,
-    ignoreCase: options.ignoreCase ?? false,
+    ignoreCase,
     maxResults: options.maxResults ?? 1000,
     maxLineChars: options.maxLineChars ?? 300,
     paths: options.paths,
+    maxPerBlob,
+    regexTimeoutMs: options.regexTimeoutMs,
   };
   const engine = options.engine ?? 'auto';
   const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
   if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
+  // The Node engine reads files by name: it gets the folders' blobs from the caller's `paths`.
   const sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
-  const progress: GrepProgress = { filesDone: 0, filesTotal: resolved.paths.length, bytesDone: 0, bytesTotal: sizes.reduce((a, b) => a + b, 0), matches: 0 };
-  const summary: GrepSummary = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [] };
+  const progress: GrepProgress = {
+    filesDone: 0,
+    filesTotal: resolved.paths.length,
+    bytesDone: 0,
+    bytesTotal: sizes.reduce((a, b) => a + b, 0) + (rg ? options.folderBytes ?? 0 : 0),
+    matches: 0,
+  };
+  const summary: GrepSummary & { cappedBlobs: string[] } = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [], cappedBlobs: [] };
+  const perBlob = new Map<string, number>();
   const emit = (match: GrepMatch): boolean => {
     if (summary.matches >= resolved.maxResults) {
       summary.truncated = true;
       return false;
+    }
+    if (maxPerBlob > 0) {
+      const seen = perBlob.get(match.path) ?? 0;
+      if (seen >= maxPerBlob) {
+        if (seen === maxPerBlob) summary.cappedBlobs.push(match.path);
+        perBlob.set(match.path, seen + 1);
+        return true;
+      }
+      perBlob.set(match.path, seen + 1);
     }
     summary.matches++;
     progress.matches = summary.matches;
     onMatch(match);
     return true;
   };
-  const run: GrepRun = { options: resolved, sizes, emit, summary, progress, signal, onProgress };
-  if (rg) await runRipgrep(rg, run);
+  const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) >= maxPerBlob;
+  const run: GrepRun = { options: resolved, sizes, emit, blobFull, summary, progress, signal, onProgress };
+  if (rg) await runRipgrep(rg, run, { folders: engine === 'node' ? [] : options.folders ?? [], accept: options.accept });
   else await runNode(run, lineRegex);
   if (signal?.aborted) summary.cancelled = true;
   onProgress?.({ ...progress });
@@ -96,11 +146,13 @@ export async function grep(
 // ---- Node engine ------------------------------------------------------
 
 /** One search in progress, shared by both engines. */
-interface GrepRun {
+export interface GrepRun {
   options: Resolved;
   sizes: number[];
-  /** Reports a match; false once the cap is reached. */
+  /** Reports a match; false once the total cap is reached (a blob over its own cap is skipped, true). */
   emit: (m: GrepMatch) => boolean;
+  /** The blob reached the per-blob cap: searching it further is wasted. */
+  blobFull: (file: string) => boolean;
   summary: GrepSummary;
   progress: GrepProgress;
   signal: AbortSignal | undefined;
@@ -108,41 +160,52 @@ interface GrepRun {
 }
 
 async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
-  const { options, sizes, emit, summary, progress, signal, onProgress } = run;
+  const { options, sizes, summary, progress, signal, onProgress } = run;
   // Case-sensitive literals are found on raw bytes; case-insensitive ASCII
-  // literals on an ASCII-lowered copy of ASCII chunks; everything else on text.
-  // A regex is prefiltered by a literal every match must contain (as ripgrep
-  // does); the per-line regex test keeps the verdict exact.
+  // literals on an ASCII-lowered copy of ASCII chunks; everything else by the
+  // regex in a worker (bounded in time). A regex is prefiltered by a literal
+  // every match must contain (as ripgrep does): chunks without it are skipped.
   const literal = options.regex ? requiredLiteral(options.pattern) : options.pattern;
   const needle = literal !== undefined && !options.ignoreCase ? Buffer.from(literal, 'utf8') : undefined;
   const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? Buffer.from(literal.toLowerCase(), 'latin1') : undefined;
-  const scanRegex = new RegExp(lineRegex.source, lineRegex.flags + 'gm');
-  const matcher: Matcher = { needle, folded, scanRegex, lineRegex, maxLineChars: options.maxLineChars };
+  // Only a case-sensitive literal never needs the regex (a folded one does on non-ASCII chunks).
+  const bytesOnly = !options.regex && needle !== undefined;
   // Four files in flight: their reads (in the thread pool) overlap the search
   // of the others on the main thread (measured best on 2 cores: bench/catalog-grep.mjs).
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < options.paths.length) {
-      if (signal?.aborted || summary.truncated) return;
-      const f = next++;
-      const file = options.paths[f]!;
-      try {
-        await searchFile(file, matcher, emit, signal);
-      } catch (err) {
-        summary.errors.push({ path: file, message: (err as Error).message });
+    const runner = bytesOnly ? undefined : new RegexRunner(lineRegex, options.regexTimeoutMs);
+    const matcher: Matcher = { needle, folded, literalOnly: !options.regex, runner, lineRegex, maxLineChars: options.maxLineChars };
+    try {
+      while (next < options.paths.length) {
+        if (signal?.aborted || summary.truncated) return;
+        const f = next++;
+        const file = options.paths[f]!;
+        try {
+          await searchFile(file, matcher, run);
+        } catch (err) {
+          summary.errors.push({ path: file, message: (err as Error).message });
+        }
+        progress.filesDone++;
+        progress.bytesDone += sizes[f] ?? 0;
+        onProgress?.({ ...progress });
       }
-      progress.filesDone++;
-      progress.bytesDone += sizes[f] ?? 0;
-      onProgress?.({ ...progress });
+    } finally {
+      await runner?.close();
     }
   };
   await Promise.all(Array.from({ length: 3 }, () => worker()));
 }
 
 interface Matcher {
+  /** The literal (or a regex's required literal) as bytes, case-sensitive. */
   needle?: Buffer;
+  /** The same, lowered, for case-insensitive ASCII. */
   folded?: Buffer;
-  scanRegex: RegExp;
+  /** The pattern is a literal: where the bytes can be searched, they decide. */
+  literalOnly: boolean;
+  /** Judges lines by the regex (in a worker); unset when the byte search always decides. */
+  runner?: RegexRunner;
   lineRegex: RegExp;
   maxLineChars: number;
 }
@@ -264,13 +327,14 @@ class LineCounter {
   }
 }
 
-async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) => boolean, signal: AbortSignal | undefined): Promise<void> {
-  const { needle, folded, scanRegex, lineRegex, maxLineChars } = matcher;
+async function searchFile(file: string, matcher: Matcher, run: GrepRun): Promise<void> {
+  const { needle, folded, literalOnly, runner, lineRegex, maxLineChars } = matcher;
+  const { signal } = run;
   let scratch: Buffer | undefined;
   const handle = await openRegularFile(file);
   try {
     const counter = new LineCounter(handle);
-    const search: FileSearch = { file, counter, lineRegex, maxLineChars, emit };
+    const search: FileSearch = { file, counter, lineRegex, maxLineChars, run };
     // One buffer: the unsearched tail of the previous read is moved to its
     // front and the next chunk read after it (no per-chunk allocation).
     let buffer = Buffer.allocUnsafe(CHUNK * 2);
@@ -285,6 +349,8 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
         buffer = grown;
       }
       const { bytesRead } = await handle.read(buffer, carry, CHUNK, pos);
+      // A NUL byte marks a binary file: searching stops there, as ripgrep's does.
+      if (buffer.subarray(carry, carry + bytesRead).includes(0)) return;
       const eof = bytesRead === 0;
       pos += bytesRead;
       const length = carry + bytesRead;
@@ -294,14 +360,19 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
       if (end === 0 && length > MAX_LINE_BYTES) end = length;
       if (end > 0) {
         const lines = buffer.subarray(0, end);
-        let goOn: boolean;
-        if (needle) goOn = await searchBytes(lines, lines, regionStart, needle, search);
-        else if (folded && isAscii(lines)) {
-          if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
-          const lowered = scratch.subarray(0, end);
-          if (!lowerAsciiSimd(lines, lowered)) lowerAscii(lines, lowered);
-          goOn = await searchBytes(lowered, lines, regionStart, folded, search);
-        } else goOn = await searchText(lines, regionStart, scanRegex, search);
+        let haystack: Buffer | undefined = lines;
+        let literal = needle;
+        if (!needle && folded) {
+          literal = folded;
+          if (isAscii(lines)) {
+            if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
+            haystack = scratch.subarray(0, end);
+            if (!lowerAsciiSimd(lines, haystack)) lowerAscii(lines, haystack);
+          } else haystack = undefined; // case folding beyond ASCII: only the regex can tell
+        }
+        let goOn = true;
+        if (literalOnly && haystack && literal) goOn = await searchBytes(haystack, lines, regionStart, literal, search);
+        else if (runner && (!haystack || !literal || haystack.includes(literal))) goOn = await searchText(lines, regionStart, runner, search);
         if (!goOn) return;
         counter.advance(lines, regionStart);
       }
@@ -315,22 +386,24 @@ async function searchFile(file: string, matcher: Matcher, emit: (m: GrepMatch) =
   }
 }
 
-function lineText(lines: Buffer, start: number, end: number): string {
-  return lines.toString('utf8', start, end);
-}
-
 /** One file being searched: where matches go and how their lines are numbered. */
 interface FileSearch {
   file: string;
   counter: LineCounter;
   lineRegex: RegExp;
   maxLineChars: number;
-  emit: (m: GrepMatch) => boolean;
+  run: GrepRun;
 }
 
-/** Find `needle` in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
+/** Report one matching line; false when this file (or the whole search) is done. */
+async function report(search: FileSearch, lines: Buffer, base: number, byteStart: number, text: string): Promise<boolean> {
+  const { file, counter, maxLineChars, run } = search;
+  const line = await counter.lineAt(base + byteStart, lines, base);
+  return run.emit({ path: file, line, text: clipLine(text, maxLineChars) }) && !run.blobFull(file);
+}
+
+/** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
 async function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): Promise<boolean> {
-  const { file, counter, lineRegex, maxLineChars, emit } = search;
   let from = 0;
   for (;;) {
     const hit = haystack.indexOf(needle, from);
@@ -338,151 +411,24 @@ async function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle
     const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
     let end = lines.indexOf(0x0a, hit);
     if (end === -1) end = lines.length;
-    const text = lineText(lines, start, end);
+    const text = lines.toString('utf8', start, end);
     // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.
-    if (lineRegex.test(text)) {
-      const line = await counter.lineAt(base + start, lines, base);
-      if (!emit({ path: file, line, text: clipLine(text, maxLineChars) })) return false;
-    }
+    if (search.lineRegex.test(text) && !(await report(search, lines, base, start, text))) return false;
     from = end + 1;
   }
 }
 
-async function searchText(lines: Buffer, base: number, scanRegex: RegExp, search: FileSearch): Promise<boolean> {
-  const { file, counter, lineRegex, maxLineChars, emit } = search;
+/** Let the regex worker pick the matching lines of a chunk; report them in order. */
+async function searchText(lines: Buffer, base: number, runner: RegexRunner, search: FileSearch): Promise<boolean> {
   const text = lines.toString('utf8');
+  const hits = await runner.find(text);
   let strPos = 0;
   let bytePos = 0;
-  scanRegex.lastIndex = 0;
-  for (;;) {
-    const m = scanRegex.exec(text);
-    if (!m) return true;
-    const start = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
-    let end = text.indexOf('\n', m.index);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end);
-    // The scan regex runs over many lines at once; the verdict is per line.
-    if (lineRegex.test(line)) {
-      bytePos += Buffer.byteLength(text.slice(strPos, start));
-      strPos = start;
-      const number = await counter.lineAt(base + bytePos, lines, base);
-      if (!emit({ path: file, line: number, text: clipLine(line, maxLineChars) })) return false;
-    }
-    if (end >= text.length) return true;
-    scanRegex.lastIndex = end + 1;
+  for (let i = 0; i < hits.length; i += 2) {
+    const start = hits[i]!;
+    bytePos += Buffer.byteLength(text.slice(strPos, start));
+    strPos = start;
+    if (!(await report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!)))) return false;
   }
-}
-
-// ---- ripgrep engine ---------------------------------------------------
-
-async function runRipgrep(rg: string, run: GrepRun): Promise<void> {
-  const { options, sizes, emit, summary, progress, signal, onProgress } = run;
-  const sizeOf = new Map(options.paths.map((p, i) => [p, sizes[i] ?? 0]));
-  const base = ['--json', '--no-config', '--text', '--no-ignore', '--hidden', '--line-number'];
-  if (!options.regex) base.push('--fixed-strings');
-  if (options.ignoreCase) base.push('--ignore-case');
-  base.push('-e', options.pattern, '--');
-  // rg opens named files through symlinks and blocks on FIFOs: hand it regular files only.
-  const problems = await Promise.all(options.paths.map((p) => regularFileProblem(p).catch(() => undefined)));
-  const regular: string[] = [];
-  options.paths.forEach((p, i) => {
-    const problem = problems[i];
-    if (!problem) regular.push(p);
-    else {
-      summary.errors.push({ path: p, message: problem.message });
-      progress.filesDone++;
-    }
-  });
-  let batch: string[] = [];
-  let batchBytes = 0;
-  const batches: string[][] = [];
-  for (const p of regular) {
-    if (batchBytes + p.length > RG_ARGS_BYTES && batch.length > 0) {
-      batches.push(batch);
-      batch = [];
-      batchBytes = 0;
-    }
-    batch.push(p);
-    batchBytes += p.length + 1;
-  }
-  if (batch.length > 0) batches.push(batch);
-  for (const files of batches) {
-    if (signal?.aborted || summary.truncated) return;
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(rg, [...base, ...files], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const seen = new Set<string>();
-      let stopped = false;
-      const stop = (): void => {
-        stopped = true;
-        child.kill();
-      };
-      signal?.addEventListener('abort', stop, { once: true });
-      let pending = '';
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.stdout.setEncoding('utf8').on('data', (data: string) => {
-        if (stopped) return;
-        pending += data;
-        let nl = pending.indexOf('\n');
-        while (nl !== -1 && !stopped) {
-          const raw = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          nl = pending.indexOf('\n');
-          let message: RgMessage;
-          try {
-            message = JSON.parse(raw) as RgMessage;
-          } catch {
-            continue;
-          }
-          if (message.type === 'end') {
-            const file = rgText(message.data.path);
-            seen.add(file);
-            progress.filesDone++;
-            progress.bytesDone += sizeOf.get(file) ?? 0;
-            onProgress?.({ ...progress });
-          } else if (message.type === 'match') {
-            let text = rgText(message.data.lines);
-            if (text.endsWith('\n')) text = text.slice(0, -1);
-            const ok = emit({ path: rgText(message.data.path), line: message.data.line_number, text: clipLine(text, options.maxLineChars) });
-            if (!ok) stop();
-          }
-        }
-      });
-      child.on('error', reject);
-      child.on('close', (code) => {
-        signal?.removeEventListener('abort', stop);
-        // Files rg printed nothing for: no match (exit 1) or unreadable (reported on stderr).
-        for (const file of files) {
-          if (seen.has(file)) continue;
-          progress.filesDone++;
-          progress.bytesDone += sizeOf.get(file) ?? 0;
-        }
-        if (code === 2 && !stopped) {
-          for (const file of files) {
-            if (!seen.has(file) && stderr.includes(file)) summary.errors.push({ path: file, message: 'unreadable' });
-          }
-          if (summary.errors.length === 0 && stderr.trim()) {
-            reject(new Error(`ripgrep: ${stderr.trim().split('\n')[0]}`));
-            return;
-          }
-        }
-        resolve();
-      });
-    });
-  }
-}
-
-interface RgData {
-  text?: string;
-  bytes?: string;
-}
-
-type RgMessage =
-  | { type: 'begin' | 'context' | 'summary'; data: never }
-  | { type: 'end'; data: { path: RgData } }
-  | { type: 'match'; data: { path: RgData; lines: RgData; line_number: number } };
-
-function rgText(value: RgData): string {
-  if (value.text !== undefined) return value.text;
-  return Buffer.from(value.bytes ?? '', 'base64').toString('utf8');
+  return true;
 }

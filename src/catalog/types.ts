@@ -160,6 +160,12 @@ export interface GrepOptions {
   /** Treat the pattern as a regular expression (default: literal). */
   regex?: boolean;
   ignoreCase?: boolean;
+  /** Like ripgrep's --smart-case: case-insensitive unless the pattern holds an uppercase letter. */
+  smartCase?: boolean;
+  /** At most this many matches per blob (0 or unset: no cap); blobs cut are named in the summary. */
+  maxPerBlob?: number;
+  /** Node engine, regex patterns: budget for one chunk of lines, ms (default 5000); over it the file is reported and skipped. */
+  regexTimeoutMs?: number;
   /** Files to search; default: every non-binary blob of the catalog. */
   paths?: string[];
   /** Stop after this many matches (default 1000). */
@@ -192,6 +198,8 @@ export interface GrepSummary {
   matches: number;
   /** Stopped at maxResults. */
   truncated: boolean;
+  /** Blobs that had more than maxPerBlob matches (only the first maxPerBlob were reported). */
+  cappedBlobs?: string[];
   cancelled: boolean;
   engine: 'rg' | 'node';
   /** Files that could not be read (vanished, unreadable). */
