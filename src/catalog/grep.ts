@@ -134,7 +134,8 @@ export async function grep(
     onMatch(match);
     return true;
   };
-  const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) >= maxPerBlob;
+  // Past the cap by one: that extra match is what says the blob was cut.
+  const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
   const run: GrepRun = { options: resolved, sizes, emit, blobFull, summary, progress, signal, onProgress };
   if (rg) await runRipgrep(rg, run, { folders: engine === 'node' ? [] : options.folders ?? [], accept: options.accept });
   else await runNode(run, lineRegex);

@@ -3,6 +3,7 @@
 // like `(a+)+$` on a line of 40 `a`s and a `b` would otherwise never return
 // (ripgrep's engine is linear and needs no such guard). Literal searches never
 // come here: they cannot backtrack.
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 
 /** Default budget for one chunk (a few MB of lines); normal regexes take milliseconds. */
@@ -38,7 +39,7 @@ parentPort.on('message', (text) => {
 
 /** Matching lines of text chunks, found in a worker with a time budget per chunk. */
 export class RegexRunner {
-  private worker: Worker | undefined;
+  private worker: Promise<Worker> | undefined;
 
   constructor(
     private readonly regex: RegExp,
@@ -46,8 +47,10 @@ export class RegexRunner {
   ) {}
 
   /** [start, end) offsets of the matching lines of `text`, flattened; rejects with RegexTimeoutError. */
-  find(text: string): Promise<number[]> {
-    const worker = (this.worker ??= new Worker(WORKER_SOURCE, { eval: true, workerData: { source: this.regex.source, flags: this.regex.flags } }));
+  async find(text: string): Promise<number[]> {
+    // The budget starts once the thread runs: starting one is not the regex's time.
+    this.worker ??= this.start();
+    const worker = await this.worker;
     return new Promise<number[]>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -79,6 +82,12 @@ export class RegexRunner {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    await worker?.terminate();
+    await (await worker)?.terminate();
+  }
+
+  private async start(): Promise<Worker> {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source: this.regex.source, flags: this.regex.flags } });
+    await once(worker, 'online');
+    return worker;
   }
 }

@@ -1,0 +1,117 @@
+// grep stays bounded: one-line blobs of tens of MB through ripgrep, a
+// catastrophic regex in the Node engine, smart case and the per-blob cap.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { effectiveIgnoreCase, grep } from '../../../src/catalog/grep';
+import { LineReader } from '../../../src/catalog/grep-rg';
+import type { GrepMatch, GrepOptions } from '../../../src/catalog/types';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'grep-bounds-'));
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+async function collect(options: GrepOptions & { paths: string[] }): Promise<{ matches: GrepMatch[]; summary: Awaited<ReturnType<typeof grep>> }> {
+  const matches: GrepMatch[] = [];
+  const summary = await grep(options, (m) => matches.push(m));
+  return { matches, summary };
+}
+
+describe('ripgrep output reader', () => {
+  it('splits lines cut anywhere across chunks, and drops a line over its bound', () => {
+    const lines: string[] = [];
+    const reader = new LineReader((l) => lines.push(l.toString()));
+    const text = 'a\0001:one\nb\0002:two two\n\nc\0003:three';
+    for (let i = 0; i < text.length; i += 3) reader.push(Buffer.from(text.slice(i, i + 3)));
+    reader.end();
+    expect(lines).toEqual(['a\u00001:one', 'b\u00002:two two', '', 'c\u00003:three']);
+    const long: string[] = [];
+    const bounded = new LineReader((l) => long.push(l.toString().slice(0, 5)));
+    bounded.push(Buffer.alloc(2 << 20, 'x'));
+    bounded.push(Buffer.from('x\nshort\n'));
+    expect(long).toEqual(['short']);
+  });
+});
+
+describe('long lines', () => {
+  for (const engine of ['rg', 'node'] as const) {
+    it(`${engine}: finds a match in a 48 MB one-line blob and prints it clipped`, async () => {
+      const file = path.join(dir, `one-line-${engine}.txt`);
+      const body = Buffer.alloc(48 << 20, 'a');
+      body.write('NEEDLE', body.length - 100);
+      await fsp.writeFile(file, body);
+      const { matches, summary } = await collect({ pattern: 'NEEDLE', paths: [file], engine, maxLineChars: 50 });
+      expect(summary.errors).toEqual([]);
+      expect(matches).toEqual([{ path: file, line: 1, text: 'a'.repeat(50) + '…' }]);
+    }, 120_000);
+  }
+});
+
+describe('catastrophic regexes', () => {
+  it('node: a regex that backtracks forever costs one file an error, not the search', async () => {
+    const evil = path.join(dir, 'evil.txt');
+    const fine = path.join(dir, 'fine.txt');
+    await fsp.writeFile(evil, 'a'.repeat(40) + 'b\n');
+    await fsp.writeFile(fine, 'aaa\n');
+    for (const pattern of ['(a+)+$', '^(a|aa)+$']) {
+      const { matches, summary } = await collect({ pattern, regex: true, paths: [evil, fine], engine: 'node', regexTimeoutMs: 300 });
+      expect(matches).toEqual([{ path: fine, line: 1, text: 'aaa' }]);
+      expect(summary.errors).toHaveLength(1);
+      expect(summary.errors[0]!.path).toBe(evil);
+      expect(summary.errors[0]!.message).toMatch(/gave up after 300 ms/);
+    }
+  }, 60_000);
+});
+
+describe('smart case', () => {
+  it('is case-insensitive only when the pattern has no uppercase letter', () => {
+    expect(effectiveIgnoreCase({ pattern: 'error', smartCase: true })).toBe(true);
+    expect(effectiveIgnoreCase({ pattern: 'Error', smartCase: true })).toBe(false);
+    expect(effectiveIgnoreCase({ pattern: 'über', smartCase: true })).toBe(true);
+    expect(effectiveIgnoreCase({ pattern: 'Über', smartCase: true })).toBe(false);
+    // Escapes are not letters of the text.
+    expect(effectiveIgnoreCase({ pattern: 'fail\\W+\\S', regex: true, smartCase: true })).toBe(true);
+    expect(effectiveIgnoreCase({ pattern: 'fail\\WX', regex: true, smartCase: true })).toBe(false);
+    expect(effectiveIgnoreCase({ pattern: 'error' })).toBe(false);
+    expect(effectiveIgnoreCase({ pattern: 'Error', ignoreCase: true, smartCase: true })).toBe(true);
+  });
+
+  for (const engine of ['rg', 'node'] as const) {
+    it(`${engine}: applies it`, async () => {
+      const file = path.join(dir, 'case.txt');
+      await fsp.writeFile(file, 'Error one\nerror two\nERROR three\n');
+      const lower = await collect({ pattern: 'error', smartCase: true, paths: [file], engine });
+      expect(lower.matches.map((m) => m.line)).toEqual([1, 2, 3]);
+      const upper = await collect({ pattern: 'Error', smartCase: true, paths: [file], engine });
+      expect(upper.matches.map((m) => m.line)).toEqual([1]);
+    });
+  }
+});
+
+describe('max per blob', () => {
+  for (const engine of ['rg', 'node'] as const) {
+    it(`${engine}: caps each blob, names the blobs cut, and still caps the total`, async () => {
+      const many = path.join(dir, 'many.txt');
+      const two = path.join(dir, 'two.txt');
+      const three = path.join(dir, 'three.txt');
+      await fsp.writeFile(many, 'hit\n'.repeat(50));
+      await fsp.writeFile(two, 'hit\nhit\n');
+      await fsp.writeFile(three, 'hit\nhit\nhit\n');
+      const { matches, summary } = await collect({ pattern: 'hit', maxPerBlob: 3, paths: [many, two, three], engine });
+      const per = (p: string): number[] => matches.filter((m) => m.path === p).map((m) => m.line);
+      expect(per(many)).toEqual([1, 2, 3]);
+      expect(per(two)).toEqual([1, 2]);
+      expect(per(three)).toEqual([1, 2, 3]);
+      expect(summary.cappedBlobs).toEqual([many]);
+      expect(summary.truncated).toBe(false);
+      const total = await collect({ pattern: 'hit', maxPerBlob: 3, maxResults: 4, paths: [many, two, three], engine });
+      expect(total.matches).toHaveLength(4);
+      expect(total.summary.truncated).toBe(true);
+    });
+  }
+});
