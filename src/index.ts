@@ -9,7 +9,8 @@ export { classifyOutput, parseValueBlob, renderValueBlob, planValueDigest, forma
 export { countLines, utf8Bytes } from './spill/text';
 // The catalog (reader side): sessions -> blobs, slice, grep, clean, turns.
 export * from './catalog/types';
-export { Catalog } from './catalog/catalog';
+export { Catalog, type ScanOptions, type ScanStats } from './catalog/catalog';
+export { defaultCacheDir } from './catalog/index-file';
 export { readSlice, countLines as countFileLines } from './catalog/slice';
 export { findRipgrep } from './catalog/grep';
 export { CHARS_PER_TOKEN } from './catalog/turns';

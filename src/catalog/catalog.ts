@@ -1,6 +1,8 @@
 // The catalog: every agent's spill sessions -> blobs, kept live.
-// A scan walks the known roots once; afterwards a watched change refreshes
-// only the session that owns the changed path (or claims a new folder).
+// A scan walks the known roots once; a session whose folders and files are
+// unchanged since the persistent index stored it (cacheDir) is taken from
+// there instead of being described again. Afterwards a watched change
+// refreshes only the session that owns the changed path (or claims a new folder).
 import * as path from 'node:path';
 import { promises as fsp } from 'node:fs';
 import type {
@@ -26,12 +28,13 @@ import type {
 import type { ApiCall } from './calls';
 import { readHead } from './head';
 import { envDirs } from './roots';
-import type { SessionClaim, Source } from './source';
+import type { Described, SessionClaim, Source } from './source';
+import { indexFileFor, isRacy, loadIndex, saveIndex, stampOf, type IndexedClaim } from './index-file';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
-import { grep } from './grep';
+import { grep, type BlobFolder } from './grep';
 import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
@@ -43,9 +46,34 @@ const DESCRIBE_CONCURRENCY = 16;
 interface SessionRecord {
   claim: SessionClaim;
   info: SessionInfo;
-  calls: ApiCall[];
+  /** Undefined when taken from the index: turnsFor() describes the session again. */
+  calls: ApiCall[] | undefined;
   dependsOn: string[];
+  /** What the index stores for it. */
+  indexed: IndexedClaim;
 }
+
+/** What one scan did (for tests and benchmarks). */
+export interface ScanStats {
+  /** Sessions described by their source (transcripts and folders read). */
+  described: number;
+  /** Sessions taken from the index unchanged. */
+  reused: number;
+  /** Whether an index file was found and read. */
+  indexLoaded: boolean;
+}
+
+export interface ScanOptions {
+  /**
+   * Stat every blob to catch one that grew or shrank in place (default true).
+   * grep passes false: it reads the files anyway, and added or deleted blobs
+   * still show through their folders' stamps.
+   */
+  statBlobs?: boolean;
+}
+
+/** Stats between yields to the event loop while checking stamps (the extension host stays responsive). */
+const STAMPS_PER_YIELD = 4096;
 
 const quietLogger: CatalogLogger = { warn: () => undefined };
 
@@ -55,7 +83,11 @@ export class Catalog {
   private readonly logger: CatalogLogger;
   private readonly transcripts = new TranscriptCache();
   private readonly records = new Map<string, SessionRecord>();
-  private readonly blobOwner = new Map<string, string>();
+  /** Blob key -> the blob (its sessionKey names the owner). */
+  private readonly blobMap = new Map<string, BlobInfo>();
+  private readonly indexFile: string | undefined;
+  private indexSave: NodeJS.Timeout | undefined;
+  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Claimed folder or owned sub-folder -> session key. */
@@ -73,10 +105,15 @@ export class Catalog {
     this.sources = sourcesNamed(options.sources);
     this.logger = options.logger ?? quietLogger;
     this.roots = resolveRoots(this.sources, options);
+    this.indexFile = options.cacheDir ? indexFileFor(options.cacheDir, this.roots, this.sources.map((s) => s.name)) : undefined;
   }
 
-  /** Walk every known root and describe every session (replaces the previous state; fires one `full` event). */
-  async scan(): Promise<void> {
+  /**
+   * Walk every known root and describe every session (replaces the previous
+   * state; fires one `full` event). With a cacheDir, sessions unchanged since
+   * the index stored them are not described again, and the index is updated.
+   */
+  async scan(options: ScanOptions = {}): Promise<void> {
     const claims = new Map<string, SessionClaim>();
     for (const root of this.roots) {
       root.exists = await isDir(root.path);
@@ -86,21 +123,56 @@ export class Catalog {
       for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
+    const stored = this.indexFile ? await loadIndex(this.indexFile, claimKey) : new Map<string, IndexedClaim>();
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0 };
     const before = new Set(this.records.keys());
     this.records.clear();
-    this.blobOwner.clear();
+    this.blobMap.clear();
     this.dependents.clear();
     this.folderOwner.clear();
     // Fallback claims last: they list only what no regular session names.
     const all = [...claims.values()];
-    await forEachLimited(all.filter((c) => !c.fallback), DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
-    await forEachLimited(all.filter((c) => c.fallback), DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+    const ordered = [...all.filter((c) => !c.fallback), ...all.filter((c) => c.fallback)];
+    const reusable = new Set<string>();
+    let checked = 0;
+    for (const claim of ordered) {
+      const key = claimKey(claim);
+      const entry = stored.get(key);
+      if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) reusable.add(key);
+      checked += 1 + (entry?.inodes.length ?? 0);
+      if (checked >= STAMPS_PER_YIELD) {
+        checked = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    const describeInOrder = async (fallback: boolean): Promise<void> => {
+      const fresh: SessionClaim[] = [];
+      for (const claim of ordered) {
+        if (!!claim.fallback !== fallback) continue;
+        const key = claimKey(claim);
+        if (reusable.has(key)) {
+          this.install(claim, stored.get(key)!, undefined);
+          stats.reused++;
+        } else fresh.push(claim);
+      }
+      stats.described += fresh.length;
+      await forEachLimited(fresh, DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+    };
+    await describeInOrder(false);
+    await describeInOrder(true);
+    this.lastScan = stats;
     if (this.options.previewOnScan) {
       await forEachLimited(this.allBlobs(), DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
     }
     for (const key of before) if (!this.records.has(key)) this.pending.removed.add(key);
     this.pending.full = true;
     this.flushSoon(0);
+    if (stats.described > 0 || stored.size !== this.records.size) await this.saveIndexNow();
+  }
+
+  /** What the last scan reused and described. */
+  scanStats(): ScanStats {
+    return { ...this.lastScan };
   }
 
   /** All sessions, most recently updated first. */
@@ -122,8 +194,7 @@ export class Catalog {
 
   /** One blob by key (its absolute path). */
   blob(key: string): BlobInfo | undefined {
-    const owner = this.blobOwner.get(key);
-    return owner ? this.records.get(owner)?.info.blobs.find((b) => b.key === key) : undefined;
+    return this.blobMap.get(key);
   }
 
   /** Total lines/files skipped while describing (torn lines, unknown line types, symlinks, ...). */
@@ -189,6 +260,11 @@ export class Catalog {
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.indexSave) {
+      clearTimeout(this.indexSave);
+      this.indexSave = undefined;
+      await this.saveIndexNow();
+    }
     if (this.rootPoll) clearInterval(this.rootPoll);
     this.listeners.clear();
     await this.watcher?.close();
@@ -220,20 +296,39 @@ export class Catalog {
     return readSlice(filePath, startLine, endLine, options);
   }
 
-  /** Grep blobs (every non-binary blob unless options.paths is given). */
+  /**
+   * Grep blobs (every blob unless options.paths is given; files with a NUL
+   * byte are binary and skipped). ripgrep gets whole blob folders where a
+   * layout has them, and only matches in known blobs are reported.
+   */
   async grep(
     options: GrepOptions,
     onMatch: (match: GrepMatch) => void,
     signal?: AbortSignal,
     onProgress?: (progress: GrepProgress) => void,
   ): Promise<GrepSummary> {
-    let paths = options.paths;
-    if (!paths) {
-      const blobs = this.allBlobs();
-      await forEachLimited(blobs, DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
-      paths = blobs.filter((b) => b.binary === false).map((b) => b.path);
+    if (options.paths) return grep({ ...options, paths: options.paths }, onMatch, signal, onProgress);
+    const folders = new Map<string, BlobFolder>();
+    for (const record of this.records.values()) {
+      for (const folder of record.indexed.described.blobFolders ?? []) folders.set(folder, { path: folder, files: 0, bytes: 0 });
     }
-    return grep({ ...options, paths }, onMatch, signal, onProgress);
+    const loose: string[] = [];
+    const inFolders: string[] = [];
+    for (const blob of this.blobMap.values()) {
+      const folder = folders.get(path.dirname(blob.path));
+      if (!folder) loose.push(blob.path);
+      else {
+        inFolders.push(blob.path);
+        folder.files++;
+        folder.bytes += blob.bytes;
+      }
+    }
+    return grep(
+      { ...options, paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file) },
+      onMatch,
+      signal,
+      onProgress,
+    );
   }
 
   /** What a clean request would delete (nothing is touched). */
@@ -252,6 +347,11 @@ export class Catalog {
   async turnsFor(sessionKey: string): Promise<TurnSeries | undefined> {
     const record = this.records.get(sessionKey);
     if (!record) return undefined;
+    // Taken from the index: the calls were not stored, so the session is described again (one transcript).
+    if (!record.calls) {
+      await this.describeOne(record.claim);
+      return this.turnsFor(sessionKey);
+    }
     return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped);
   }
 
@@ -307,34 +407,70 @@ export class Catalog {
     return key;
   }
 
-  /** Describe one claim and put (or drop) its session; returns the fallback sessions it took blobs from. */
+  /** Describe one claim by its source and put (or drop) its session; returns the fallback sessions it took blobs from. */
   private async describeOne(claim: SessionClaim): Promise<Set<string>> {
-    const key = claimKey(claim);
     const source = this.sources.find((s) => s.name === claim.source)!;
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
-    let described;
+    // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
+    const stamps: Record<string, string> = {};
+    const describedAt = Date.now();
+    for (const folder of claimFolders(claim)) stamps[folder] = stampOf(folder);
+    let described: Described | undefined;
     try {
       described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root });
     } catch (err) {
       this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
       described = undefined;
     }
+    if (!described) {
+      this.drop(claimKey(claim));
+      return new Set();
+    }
+    // Files read (transcripts, manifests) and blob folders: stamped after, so a change
+    // meanwhile is caught only by its mtime, which the racy check covers.
+    for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) stamps[file] ??= stampOf(file);
+    const { calls, ...stored } = described;
+    const inodes = described.blobs.map((b) => Number(stampOf(b.path).split(':')[0]) || 0);
+    return this.install(claim, { claim, described: stored, stamps, inodes, describedAt }, calls ?? []);
+  }
+
+  /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
+  private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean): boolean {
+    if (JSON.stringify(entry.claim) !== JSON.stringify(claim)) return false;
+    for (const [file, stamp] of Object.entries(entry.stamps)) {
+      if (isRacy(stamp, entry.describedAt) || stampOf(file) !== stamp) return false;
+    }
+    if (!statBlobs) return true;
+    const blobs = entry.described.blobs;
+    for (let i = 0; i < blobs.length; i++) {
+      const blob = blobs[i]!;
+      const stamp = `${entry.inodes[i]}:${blob.bytes}:${blob.mtimeMs}`;
+      if (isRacy(stamp, entry.describedAt) || stampOf(blob.path) !== stamp) return false;
+    }
+    return true;
+  }
+
+  /** Put a described session in place (dropping what it held before); returns the fallback sessions it took blobs from. */
+  private install(claim: SessionClaim, indexed: IndexedClaim, calls: ApiCall[] | undefined): Set<string> {
+    const key = claimKey(claim);
+    const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
+    const described = indexed.described;
     // Lazily read facts (preview, binary, lines) survive a refresh while the file is unchanged.
     const previous = new Map((this.records.get(key)?.info.blobs ?? []).map((b) => [b.key, b]));
     this.drop(key);
     const takenFrom = new Set<string>();
-    if (!described) return takenFrom;
     const blobs: BlobInfo[] = [];
     for (const raw of described.blobs) {
-      const other = this.blobOwner.get(raw.path);
+      const other = this.blobMap.get(raw.path)?.sessionKey;
       // One blob, one session (forked pi sessions share logs); a fallback session yields it.
       if (other && other !== key) {
         if (claim.fallback || !this.records.get(other)?.claim.fallback) continue;
         takenFrom.add(other);
       }
-      const blob: BlobInfo = { ...raw, key: raw.path, sessionKey: key };
+      // The stored object itself becomes the BlobInfo: one copy of each blob in memory.
+      const blob = Object.assign(raw, { key: raw.path, sessionKey: key }) as BlobInfo;
       const old = previous.get(blob.key);
-      if (old && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
+      if (old && old !== blob && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
         if (old.preview !== undefined) blob.preview = old.preview;
         if (old.binary !== undefined) blob.binary = old.binary;
         if (old.lines !== undefined) blob.lines = old.lines;
@@ -348,11 +484,11 @@ export class Catalog {
       key,
       root,
       bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
-      updatedAt: new Date(Math.max(...blobs.map((b) => b.mtimeMs))).toISOString(),
+      updatedAt: new Date(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)).toISOString(),
       blobs,
     };
-    this.records.set(key, { claim, info, calls: described.calls ?? [], dependsOn: described.dependsOn });
-    for (const blob of blobs) this.blobOwner.set(blob.key, key);
+    this.records.set(key, { claim, info, calls, dependsOn: described.dependsOn, indexed });
+    for (const blob of blobs) this.blobMap.set(blob.key, blob);
     for (const dep of described.dependsOn) {
       let set = this.dependents.get(dep);
       if (!set) this.dependents.set(dep, (set = new Set()));
@@ -366,9 +502,29 @@ export class Catalog {
     const record = this.records.get(key);
     if (!record) return;
     this.records.delete(key);
-    for (const blob of record.info.blobs) if (this.blobOwner.get(blob.key) === key) this.blobOwner.delete(blob.key);
+    for (const blob of record.info.blobs) if (this.blobMap.get(blob.key)?.sessionKey === key) this.blobMap.delete(blob.key);
     for (const dep of record.dependsOn) this.dependents.get(dep)?.delete(key);
     for (const folder of [record.claim.dir, ...record.claim.owns]) if (this.folderOwner.get(folder) === key) this.folderOwner.delete(folder);
+  }
+
+  /** Write the index now (a failure is logged: it is only a cache). */
+  private async saveIndexNow(): Promise<void> {
+    if (!this.indexFile) return;
+    try {
+      await saveIndex(this.indexFile, [...this.records.values()].map((r) => r.indexed));
+    } catch (err) {
+      this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Live changes are written to the index a little later, together. */
+  private saveIndexSoon(): void {
+    if (!this.indexFile || this.indexSave || this.disposed) return;
+    this.indexSave = setTimeout(() => {
+      this.indexSave = undefined;
+      void this.saveIndexNow();
+    }, this.options.indexSaveMs ?? 2000);
+    this.indexSave.unref();
   }
 
   /**
@@ -389,7 +545,7 @@ export class Catalog {
         refresh.set(owner.key, owner.claim);
         continue;
       }
-      if (this.blobOwner.has(changed)) continue;
+      if (this.blobMap.has(changed)) continue;
       // Unknown place: the folder it is in (and the changed path, if a folder) may be a new session.
       probe.add(path.dirname(changed));
       probe.add(changed);
@@ -420,6 +576,7 @@ export class Catalog {
       else if (!after && before) this.pending.removed.add(key);
     }
     this.flushSoon(0);
+    if (refresh.size > 0) this.saveIndexSoon();
   }
 
   private ownerOf(changed: string): { key: string; claim: SessionClaim } | undefined {
@@ -492,6 +649,11 @@ function cmp(a: string, b: string): number {
 /** What a listener could see of a session, to tell a real change from a touch. */
 function fingerprint(info: SessionInfo): string {
   return JSON.stringify([info.title, info.cwd, info.transcript, info.skipped, info.notes, info.blobs.map((b) => [b.path, b.bytes, b.mtimeMs, b.tool, b.toolCallId, b.args, b.turn, b.attribution, b.digestChars])]);
+}
+
+/** The folders a claim's shape depends on: its own, those it owns, and for a fallback claim the folder it lists. */
+function claimFolders(claim: SessionClaim): string[] {
+  return [claim.dir, ...claim.owns, ...(claim.fallback ? [path.dirname(claim.dir)] : [])];
 }
 
 export function isInside(root: string, target: string): boolean {

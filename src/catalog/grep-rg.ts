@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { MANIFEST_NAME } from '../spill/manifest';
 import { regularFileProblem } from '../spill/regular-file';
-import { clipLine, type GrepRun } from './grep';
+import { clipLine, type BlobFolder, type GrepRun } from './grep';
+import { LineReader } from './line-reader';
 
 /** Bytes of file and folder arguments given to one rg process. */
 const RG_ARGS_BYTES = 96 * 1024;
@@ -15,7 +16,7 @@ const MAX_OUTPUT_LINE = 1 << 20;
 
 export interface RipgrepTargets {
   /** Folders searched whole (one level, Spillway's manifests left out). */
-  folders: string[];
+  folders: BlobFolder[];
   /** Keeps a match only in a file the caller knows. */
   accept?: (file: string) => boolean;
 }
@@ -35,25 +36,26 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   // (Inside folders it skips both by itself.)
   const problems = await Promise.all(options.paths.map((p) => regularFileProblem(p).catch(() => undefined)));
   const regular: string[] = [];
-  const sizeOf = new Map<string, number>();
+  // Per target: files and bytes it adds to the progress once searched.
+  const weight = new Map<string, { files: number; bytes: number }>(targets.folders.map((f) => [f.path, f]));
   options.paths.forEach((p, i) => {
     const problem = problems[i];
     if (!problem) {
       regular.push(p);
-      sizeOf.set(p, sizes[i] ?? 0);
+      weight.set(p, { files: 1, bytes: sizes[i] ?? 0 });
     } else {
       summary.errors.push({ path: p, message: problem.message });
       progress.filesDone++;
     }
   });
-  for (const batch of batches([...targets.folders, ...regular])) {
+  for (const batch of batches([...targets.folders.map((f) => f.path), ...regular])) {
     if (signal?.aborted || summary.truncated) return;
     await searchBatch(rg, [...base, ...batch], run, targets.accept);
     for (const target of batch) {
-      const bytes = sizeOf.get(target);
-      if (bytes === undefined) continue;
-      progress.filesDone++;
-      progress.bytesDone += bytes;
+      const done = weight.get(target);
+      if (!done) continue;
+      progress.filesDone += done.files;
+      progress.bytesDone += done.bytes;
     }
     run.onProgress?.({ ...progress });
   }
@@ -90,7 +92,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, accept: ((file: s
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < 64 * 1024) stderr += d;
     });
-    const lines = new LineReader((line) => {
+    const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
       if (stopped) return;
       // `path\0number:text`; anything else (rg's "binary file matches" notes) is not a match.
       const nul = line.indexOf(0);
@@ -123,42 +125,4 @@ function searchBatch(rg: string, args: string[], run: GrepRun, accept: ((file: s
       resolve();
     });
   });
-}
-
-/** Splits a byte stream into lines; each byte is scanned for '\n' once. */
-export class LineReader {
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  private overlong = false;
-
-  constructor(private readonly onLine: (line: Buffer) => void) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    let nl = chunk.indexOf(0x0a);
-    while (nl !== -1) {
-      if (this.overlong) this.overlong = false;
-      else if (this.partBytes === 0) this.onLine(chunk.subarray(start, nl));
-      else this.onLine(Buffer.concat([...this.parts, chunk.subarray(start, nl)]));
-      this.parts = [];
-      this.partBytes = 0;
-      start = nl + 1;
-      nl = chunk.indexOf(0x0a, start);
-    }
-    if (start < chunk.length && !this.overlong) {
-      this.parts.push(chunk.subarray(start));
-      this.partBytes += chunk.length - start;
-      if (this.partBytes > MAX_OUTPUT_LINE) {
-        this.overlong = true;
-        this.parts = [];
-        this.partBytes = 0;
-      }
-    }
-  }
-
-  end(): void {
-    if (this.partBytes > 0 && !this.overlong) this.onLine(Buffer.concat(this.parts));
-    this.parts = [];
-    this.partBytes = 0;
-  }
 }

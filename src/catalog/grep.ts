@@ -27,10 +27,17 @@ export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreC
  */
 export interface GrepTargets {
   paths: string[];
-  folders?: string[];
+  folders?: BlobFolder[];
+  /** The blobs in those folders, searched by name by the Node engine. */
+  folderFiles?: string[];
   accept?: (file: string) => boolean;
-  /** Bytes in the folders (for progress), when known. */
-  folderBytes?: number;
+}
+
+/** A folder of blobs, with what it holds as far as the caller knows (for progress). */
+export interface BlobFolder {
+  path: string;
+  files: number;
+  bytes: number;
 }
 
 /** Clip a line the same way for both engines. */
@@ -91,26 +98,26 @@ export async function grep(
   const lineRegex = compilePattern({ ...options, ignoreCase });
   const maxPerBlob = options.maxPerBlob ?? 0;
   if (!Number.isInteger(maxPerBlob) || maxPerBlob < 0) throw new Error('maxPerBlob must be a whole number (0: no cap)');
+  const engine = options.engine ?? 'auto';
+  const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
+  if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
   const resolved: Resolved = {
     pattern: options.pattern,
     regex: options.regex ?? false,
     ignoreCase,
     maxResults: options.maxResults ?? 1000,
     maxLineChars: options.maxLineChars ?? 300,
-    paths: options.paths,
+    // The Node engine reads files by name: the folders' blobs join the list.
+    paths: rg || !options.folderFiles ? options.paths : [...options.paths, ...options.folderFiles],
     maxPerBlob,
     regexTimeoutMs: options.regexTimeoutMs,
   };
-  const engine = options.engine ?? 'auto';
-  const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
-  if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
-  // The Node engine reads files by name: it gets the folders' blobs from the caller's `paths`.
   const sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
   const progress: GrepProgress = {
     filesDone: 0,
-    filesTotal: resolved.paths.length,
+    filesTotal: resolved.paths.length + (rg ? sum(options.folders ?? [], (f) => f.files) : 0),
     bytesDone: 0,
-    bytesTotal: sizes.reduce((a, b) => a + b, 0) + (rg ? options.folderBytes ?? 0 : 0),
+    bytesTotal: sum(sizes, (n) => n) + (rg ? sum(options.folders ?? [], (f) => f.bytes) : 0),
     matches: 0,
   };
   const summary: GrepSummary & { cappedBlobs: string[] } = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [], cappedBlobs: [] };
@@ -137,11 +144,17 @@ export async function grep(
   // Past the cap by one: that extra match is what says the blob was cut.
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
   const run: GrepRun = { options: resolved, sizes, emit, blobFull, summary, progress, signal, onProgress };
-  if (rg) await runRipgrep(rg, run, { folders: engine === 'node' ? [] : options.folders ?? [], accept: options.accept });
+  if (rg) await runRipgrep(rg, run, { folders: options.folders ?? [], accept: options.accept });
   else await runNode(run, lineRegex);
   if (signal?.aborted) summary.cancelled = true;
   onProgress?.({ ...progress });
   return summary;
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += of(item);
+  return total;
 }
 
 // ---- Node engine ------------------------------------------------------

@@ -52,6 +52,11 @@ export interface Described {
   dependsOn: string[];
   /** The session's main-chain API calls, in order (for turns). */
   calls?: ApiCall[];
+  /**
+   * Folders in which every regular file but Spillway's manifests is one of
+   * this session's blobs: grep hands them to ripgrep whole instead of file by file.
+   */
+  blobFolders?: string[];
 }
 
 export interface Source {

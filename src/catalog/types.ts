@@ -282,6 +282,13 @@ export interface CatalogOptions {
   settleMs?: number;
   /** While watching, how often missing roots are checked for having appeared, ms (default 5000). */
   rootPollMs?: number;
+  /**
+   * Folder of the persistent index (e.g. `defaultCacheDir()`): sessions unchanged since it
+   * stored them are not described again. Unset: no index is read or written.
+   */
+  cacheDir?: string;
+  /** While watching, how long after a change the index is written, ms (default 2000). */
+  indexSaveMs?: number;
 }
 
 /** A root the catalog scans, and for which sources. */

@@ -1,7 +1,8 @@
 // Shared helpers of the catalog commands: argument parsing with clear
 // errors, human sizes and durations, and the catalog a command reads.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Catalog } from '../catalog/catalog';
+import { Catalog, type ScanOptions } from '../catalog/catalog';
+import { defaultCacheDir } from '../catalog/index-file';
 import { SOURCE_NAMES, type SourceName } from '../catalog/types';
 import { UsageError, type CliIO } from './io';
 
@@ -31,14 +32,14 @@ export interface RootFlagValues {
   source?: string[];
 }
 
-/** Build and scan the catalog the flags describe; problems go to stderr. */
-export async function openCatalog(values: RootFlagValues, io: CliIO): Promise<Catalog> {
+/** Build and scan the catalog the flags describe (through the shared index); problems go to stderr. */
+export async function openCatalog(values: RootFlagValues, io: CliIO, scan: ScanOptions = {}): Promise<Catalog> {
   const sources = values.source?.map((name) => {
     if (!(SOURCE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown source '${name}' (one of: ${SOURCE_NAMES.join(', ')})`);
     return name as SourceName;
   });
-  const catalog = new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env });
-  await catalog.scan();
+  const catalog = new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env, cacheDir: defaultCacheDir(io.env) });
+  await catalog.scan(scan);
   for (const problem of catalog.problems()) io.stderr(`spillway: ${problem}\n`);
   return catalog;
 }

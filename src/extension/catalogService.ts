@@ -4,6 +4,7 @@
 
 import * as vscode from 'vscode';
 import { Catalog } from '../catalog/catalog';
+import { defaultCacheDir } from '../catalog/index-file';
 import { SOURCE_NAMES, type CatalogEvent, type SourceName } from '../catalog/types';
 import { Disposable } from './lifecycle';
 import { sourceEnabled, type SpillwaySettings } from './settings';
@@ -62,6 +63,8 @@ export class CatalogService extends Disposable {
       roots: s.extraRoots,
       sources,
       logger: { warn: (m) => this.log.warn(m), debug: (m) => this.log.debug(m) },
+      // The index the CLI shares: sessions unchanged since the last scan are not read again.
+      cacheDir: defaultCacheDir(),
     });
     this.log.info(`Scanning (extra roots: ${s.extraRoots.length ? s.extraRoots.join(', ') : 'none'}; sources: ${sources.join(', ')})`);
     const t0 = Date.now();

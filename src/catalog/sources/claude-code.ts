@@ -221,6 +221,7 @@ export const claudeCode: Source = {
     }
     const records = new Map<string, ManifestRecord>();
     const files: FileFacts[] = [];
+    const blobFolders: string[] = [];
     for (const folder of folders) {
       const manifest = await readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
       skipped += manifest.skipped;
@@ -231,6 +232,7 @@ export const claudeCode: Source = {
       // Other folders count only when a manifest makes them Spillway's.
       if (!isToolResults && manifest.records.length === 0) continue;
       files.push(...listed);
+      if (listed.length > 0) blobFolders.push(folder);
     }
 
     const blobs: Described['blobs'] = [];
@@ -320,6 +322,7 @@ export const claudeCode: Source = {
       blobs,
       dependsOn,
       calls: state?.calls ?? [],
+      blobFolders,
     };
   },
 };

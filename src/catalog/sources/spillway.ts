@@ -26,6 +26,7 @@ export const spillway: Source = {
       },
       blobs: folder.blobs,
       dependsOn: [path.join(claim.dir, MANIFEST_NAME)],
+      blobFolders: [claim.dir],
     };
   },
 };

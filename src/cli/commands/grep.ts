@@ -4,14 +4,16 @@ import { json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
-  'usage: spillway grep PATTERN [--regex] [-i] [--max N] [--json] [--root DIR]... [--no-default-roots] [--engine auto|rg|node] [--rg PATH]';
+  'usage: spillway grep PATTERN [--regex] [-i | -S] [--max N] [--max-per-blob N] [--json] [--root DIR]... [--no-default-roots] [--engine auto|rg|node] [--rg PATH]';
 
 export const grepCommand: CliCommand = async (argv, io) => {
   const { values, positionals } = parseFlags(argv, {
     ...ROOT_FLAGS,
     regex: { type: 'boolean' },
     'ignore-case': { type: 'boolean', short: 'i' },
+    'smart-case': { type: 'boolean', short: 'S' },
     max: { type: 'string' },
+    'max-per-blob': { type: 'string' },
     engine: { type: 'string' },
     rg: { type: 'string' },
   });
@@ -22,14 +24,26 @@ export const grepCommand: CliCommand = async (argv, io) => {
   if (positionals.length !== 1 || positionals[0] === '') throw new UsageError(`expected one PATTERN\n${GREP_USAGE}`);
   const max = values.max !== undefined ? Number(values.max) : 1000;
   if (!Number.isInteger(max) || max < 1) throw new UsageError(`invalid --max '${values.max}' (a positive integer)`);
+  const perBlob = values['max-per-blob'] !== undefined ? Number(values['max-per-blob']) : 0;
+  if (values['max-per-blob'] !== undefined && (!Number.isInteger(perBlob) || perBlob < 1)) throw new UsageError(`invalid --max-per-blob '${values['max-per-blob']}' (a positive integer)`);
   const engine = values.engine ?? 'auto';
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
-  const catalog = await openCatalog(values, io);
+  // Blob sizes are not needed to search: a grown blob is read as it is now.
+  const catalog = await openCatalog(values, io, { statBlobs: false });
   const matches: GrepMatch[] = [];
   let summary;
   try {
     summary = await catalog.grep(
-      { pattern: positionals[0]!, regex: values.regex, ignoreCase: values['ignore-case'], maxResults: max, engine, rgPath: values.rg },
+      {
+        pattern: positionals[0]!,
+        regex: values.regex,
+        ignoreCase: values['ignore-case'],
+        smartCase: values['smart-case'],
+        maxResults: max,
+        maxPerBlob: perBlob,
+        engine,
+        rgPath: values.rg,
+      },
       (match) => {
         if (values.json) matches.push(match);
         else io.stdout(`${match.path}:${match.line}:${match.text}\n`);
@@ -41,7 +55,11 @@ export const grepCommand: CliCommand = async (argv, io) => {
     throw err;
   }
   for (const e of summary.errors) io.stderr(`spillway grep: ${e.path}: ${e.message}\n`);
-  if (values.json) json(io, { matches, truncated: summary.truncated, engine: summary.engine });
-  else if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)\n`);
+  const capped = summary.cappedBlobs ?? [];
+  if (values.json) json(io, { matches, truncated: summary.truncated, cappedBlobs: capped, engine: summary.engine });
+  else {
+    for (const blob of capped) io.stderr(`spillway grep: ${blob}: more than ${perBlob} matches, the first ${perBlob} shown (--max-per-blob)\n`);
+    if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)\n`);
+  }
   return 0;
 };

@@ -1,6 +1,6 @@
 // `spillway list`: every session and its blobs, as a table or JSON.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
+import { formatBytes, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
 
 export const LIST_USAGE = 'usage: spillway list [--json] [--root DIR]... [--no-default-roots] [--source NAME]...';
 
@@ -14,8 +14,10 @@ export const listCommand: CliCommand = async (argv, io) => {
   const catalog = await openCatalog(values, io);
   const sessions = catalog.sessions();
   if (values.json) {
-    json(io, {
-      sessions: sessions.map((s) => ({
+    // One session at a time: the output of 100,000 blobs is never one string.
+    io.stdout('{\n  "sessions": [');
+    sessions.forEach((s, i) => {
+      const session = {
         key: s.key,
         source: s.source,
         id: s.id,
@@ -33,9 +35,10 @@ export const listCommand: CliCommand = async (argv, io) => {
           turn: b.turn ?? null,
           kind: b.kind,
         })),
-      })),
-      skipped: catalog.skipped(),
+      };
+      io.stdout(`${i === 0 ? '' : ','}\n    ${JSON.stringify(session, null, 2).replace(/\n/g, '\n    ')}`);
     });
+    io.stdout(`${sessions.length > 0 ? '\n  ' : ''}],\n  "skipped": ${catalog.skipped()}\n}\n`);
     return 0;
   }
   if (sessions.length === 0) {

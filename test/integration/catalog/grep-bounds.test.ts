@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { effectiveIgnoreCase, grep } from '../../../src/catalog/grep';
-import { LineReader } from '../../../src/catalog/grep-rg';
+import { LineReader } from '../../../src/catalog/line-reader';
 import type { GrepMatch, GrepOptions } from '../../../src/catalog/types';
 
 let dir: string;
@@ -25,13 +25,13 @@ async function collect(options: GrepOptions & { paths: string[] }): Promise<{ ma
 describe('ripgrep output reader', () => {
   it('splits lines cut anywhere across chunks, and drops a line over its bound', () => {
     const lines: string[] = [];
-    const reader = new LineReader((l) => lines.push(l.toString()));
-    const text = 'a\0001:one\nb\0002:two two\n\nc\0003:three';
+    const reader = new LineReader(1 << 20, (l) => lines.push(l.toString()));
+    const text = 'a\x001:one\nb\x002:two two\n\nc\x003:three';
     for (let i = 0; i < text.length; i += 3) reader.push(Buffer.from(text.slice(i, i + 3)));
     reader.end();
     expect(lines).toEqual(['a\u00001:one', 'b\u00002:two two', '', 'c\u00003:three']);
     const long: string[] = [];
-    const bounded = new LineReader((l) => long.push(l.toString().slice(0, 5)));
+    const bounded = new LineReader(1 << 20, (l) => long.push(l.toString().slice(0, 5)));
     bounded.push(Buffer.alloc(2 << 20, 'x'));
     bounded.push(Buffer.from('x\nshort\n'));
     expect(long).toEqual(['short']);
