@@ -61,6 +61,8 @@ export interface ScanStats {
   reused: number;
   /** Whether an index file was found and read. */
   indexLoaded: boolean;
+  /** Transcript bytes parsed by this scan. */
+  transcriptBytes: number;
 }
 
 export interface ScanOptions {
@@ -83,11 +85,13 @@ export class Catalog {
   private readonly logger: CatalogLogger;
   private readonly transcripts = new TranscriptCache();
   private readonly records = new Map<string, SessionRecord>();
+  /** Claims that hold nothing (kept for the index, so they are not described again). */
+  private readonly emptyClaims = new Map<string, IndexedClaim>();
   /** Blob key -> the blob (its sessionKey names the owner). */
   private readonly blobMap = new Map<string, BlobInfo>();
   private readonly indexFile: string | undefined;
   private indexSave: NodeJS.Timeout | undefined;
-  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false };
+  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Claimed folder or owned sub-folder -> session key. */
@@ -124,9 +128,11 @@ export class Catalog {
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
     const stored = this.indexFile ? await loadIndex(this.indexFile, claimKey) : new Map<string, IndexedClaim>();
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0 };
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0 };
+    const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
     this.records.clear();
+    this.emptyClaims.clear();
     this.blobMap.clear();
     this.dependents.clear();
     this.folderOwner.clear();
@@ -160,6 +166,7 @@ export class Catalog {
     };
     await describeInOrder(false);
     await describeInOrder(true);
+    stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
     if (this.options.previewOnScan) {
       await forEachLimited(this.allBlobs(), DESCRIBE_CONCURRENCY, (blob) => this.preview(blob.key).then(() => undefined, () => undefined));
@@ -167,7 +174,7 @@ export class Catalog {
     for (const key of before) if (!this.records.has(key)) this.pending.removed.add(key);
     this.pending.full = true;
     this.flushSoon(0);
-    if (stats.described > 0 || stored.size !== this.records.size) await this.saveIndexNow();
+    if (stats.described > 0 || stored.size !== this.records.size + this.emptyClaims.size) await this.saveIndexNow();
   }
 
   /** What the last scan reused and described. */
@@ -310,7 +317,7 @@ export class Catalog {
     if (options.paths) return grep({ ...options, paths: options.paths }, onMatch, signal, onProgress);
     const folders = new Map<string, BlobFolder>();
     for (const record of this.records.values()) {
-      for (const folder of record.indexed.described.blobFolders ?? []) folders.set(folder, { path: folder, files: 0, bytes: 0 });
+      for (const folder of record.indexed.described?.blobFolders ?? []) folders.set(folder, { path: folder, files: 0, bytes: 0 });
     }
     const loose: string[] = [];
     const inFolders: string[] = [];
@@ -424,6 +431,8 @@ export class Catalog {
     }
     if (!described) {
       this.drop(claimKey(claim));
+      const stored: IndexedClaim = { claim, described: null, stamps, inodes: [], describedAt };
+      this.emptyClaims.set(claimKey(claim), stored);
       return new Set();
     }
     // Files read (transcripts, manifests) and blob folders: stamped after, so a change
@@ -441,7 +450,7 @@ export class Catalog {
       if (isRacy(stamp, entry.describedAt) || stampOf(file) !== stamp) return false;
     }
     if (!statBlobs) return true;
-    const blobs = entry.described.blobs;
+    const blobs = entry.described?.blobs ?? [];
     for (let i = 0; i < blobs.length; i++) {
       const blob = blobs[i]!;
       const stamp = `${entry.inodes[i]}:${blob.bytes}:${blob.mtimeMs}`;
@@ -455,6 +464,12 @@ export class Catalog {
     const key = claimKey(claim);
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
     const described = indexed.described;
+    this.emptyClaims.delete(key);
+    if (!described) {
+      this.drop(key);
+      this.emptyClaims.set(key, indexed);
+      return new Set();
+    }
     // Lazily read facts (preview, binary, lines) survive a refresh while the file is unchanged.
     const previous = new Map((this.records.get(key)?.info.blobs ?? []).map((b) => [b.key, b]));
     this.drop(key);
@@ -477,7 +492,10 @@ export class Catalog {
       }
       blobs.push(blob);
     }
-    if (blobs.length === 0) return takenFrom;
+    if (blobs.length === 0) {
+      this.emptyClaims.set(key, indexed); // every blob is another session's
+      return takenFrom;
+    }
     blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
     const info: SessionInfo = {
       ...described.session,
@@ -511,7 +529,7 @@ export class Catalog {
   private async saveIndexNow(): Promise<void> {
     if (!this.indexFile) return;
     try {
-      await saveIndex(this.indexFile, [...this.records.values()].map((r) => r.indexed));
+      await saveIndex(this.indexFile, [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()]);
     } catch (err) {
       this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
     }

@@ -27,8 +27,8 @@ const RACY_MS = 2000;
 /** One session as stored. */
 export interface IndexedClaim {
   claim: SessionClaim;
-  /** The source's description (without its API calls: `turns` re-reads the transcript). */
-  described: Omit<Described, 'calls'>;
+  /** The source's description (without its API calls: `turns` re-reads the transcript); null when the claim holds nothing. */
+  described: Omit<Described, 'calls'> | null;
   /** Folder or file path -> stamp, as they were when it was described. */
   stamps: Record<string, string>;
   /** Inode of each blob, in the order of described.blobs (size and mtime are in the blob). */
@@ -108,7 +108,8 @@ export async function saveIndex(file: string, entries: Iterable<IndexedClaim>): 
   try {
     let buffer = JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString() }) + '\n';
     for (const entry of entries) {
-      buffer += JSON.stringify({ ...entry, described: { ...entry.described, blobs: entry.described.blobs.map(storedBlob) } }) + '\n';
+      const described = entry.described && { ...entry.described, blobs: entry.described.blobs.map(storedBlob) };
+      buffer += JSON.stringify({ ...entry, described }) + '\n';
       if (buffer.length > 1 << 20) {
         await handle.writeFile(buffer);
         buffer = '';
@@ -137,8 +138,10 @@ function isIndexedClaim(value: unknown): value is IndexedClaim {
   return (
     typeof v === 'object' && v !== null &&
     typeof v.claim?.dir === 'string' && typeof v.claim.source === 'string' && Array.isArray(v.claim.owns) &&
-    typeof v.described?.session === 'object' && Array.isArray(v.described.blobs) && Array.isArray(v.described.dependsOn) &&
-    typeof v.stamps === 'object' && v.stamps !== null && typeof v.describedAt === 'number' && Array.isArray(v.inodes) && v.inodes.length === v.described.blobs.length &&
-    v.described.blobs.every((b) => typeof b?.path === 'string' && typeof b.bytes === 'number' && typeof b.mtimeMs === 'number')
+    typeof v.stamps === 'object' && v.stamps !== null && typeof v.describedAt === 'number' && Array.isArray(v.inodes) &&
+    (v.described === null ||
+      (typeof v.described?.session === 'object' && Array.isArray(v.described.blobs) && Array.isArray(v.described.dependsOn) &&
+        v.inodes.length === v.described.blobs.length &&
+        v.described.blobs.every((b) => typeof b?.path === 'string' && typeof b.bytes === 'number' && typeof b.mtimeMs === 'number')))
   );
 }

@@ -1,0 +1,146 @@
+// The persistent index: a second scan takes unchanged sessions from it
+// without reading their transcripts, sees every blob added, grown or deleted
+// since, and survives a corrupt file, another version and several processes.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import { INDEX_VERSION } from '../../../src/catalog/index-file';
+import type { SessionInfo } from '../../../src/catalog/types';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+import { ensureBuilt, runCli } from './helpers';
+
+let dir: string;
+let cacheDir: string;
+let fx: FixtureHome;
+
+/** Files written a moment ago cannot prove they are unchanged (timestamp granularity): age the whole tree. */
+async function backdate(root: string, seconds = 3600): Promise<void> {
+  const when = new Date(Date.now() - seconds * 1000);
+  const visit = async (p: string): Promise<void> => {
+    const stat = await fsp.lstat(p);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) for (const name of await fsp.readdir(p)) await visit(path.join(p, name));
+    await fsp.utimes(p, when, when);
+  };
+  await visit(root);
+}
+
+async function scanned(statBlobs = true): Promise<Catalog> {
+  const catalog = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
+  await catalog.scan({ statBlobs });
+  await catalog.dispose();
+  return catalog;
+}
+
+/** What list shows of the sessions (lazily read facts left out). */
+function shown(sessions: SessionInfo[]): unknown {
+  return sessions.map((s) => ({ ...s, blobs: s.blobs.map(({ preview: _p, binary: _b, lines: _l, ...b }) => b) }));
+}
+
+async function indexFile(): Promise<string> {
+  const names = (await fsp.readdir(cacheDir)).filter((n) => n.startsWith('catalog-') && n.endsWith('.jsonl'));
+  expect(names).toHaveLength(1);
+  return path.join(cacheDir, names[0]!);
+}
+
+beforeAll(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-index-'));
+  fx = await buildFixtureHome(path.join(dir, 'fx'));
+  ensureBuilt();
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  cacheDir = await fsp.mkdtemp(path.join(dir, 'cache-'));
+  await backdate(path.join(dir, 'fx'));
+});
+
+describe('persistent index', () => {
+  it('a warm scan describes nothing, reads no transcript, and shows what a cold scan shows', async () => {
+    const cold = await scanned();
+    expect(cold.scanStats()).toMatchObject({ indexLoaded: false, reused: 0 });
+    expect(cold.scanStats().described).toBe(cold.sessions().length + 1); // + the fallback pi claim that lists nothing
+    expect(cold.scanStats().transcriptBytes).toBeGreaterThan(0);
+    const warm = await scanned();
+    expect(warm.scanStats()).toMatchObject({ indexLoaded: true, described: 0, transcriptBytes: 0 });
+    expect(warm.scanStats().reused).toBe(cold.scanStats().described);
+    expect(shown(warm.sessions())).toEqual(shown(cold.sessions()));
+    // turns still work: the calls are read again for that one session.
+    const key = warm.findSessions(fx.claude.sessionId)[0]!.key;
+    const fresh = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
+    await fresh.scan();
+    expect((await fresh.turnsFor(key))).toEqual(await cold.turnsFor(key));
+    await fresh.dispose();
+  });
+
+  it('shows a blob added, grown or deleted since, re-describing only its session', async () => {
+    const cold = await scanned();
+    const claims = cold.scanStats().described;
+    const added = path.join(fx.claude.toolResults, 'toolu_01AddedAAAAAAAAAAAAAAAAA.txt');
+    await fsp.writeFile(added, 'new blob\n');
+    await fsp.appendFile(fx.spillway.blob, 'grown by a line\n');
+    const grownBytes = (await fsp.stat(fx.spillway.blob)).size;
+    await fsp.rm(fx.gemini.blob);
+    const warm = await scanned();
+    expect(warm.blob(added)).toMatchObject({ bytes: 9 });
+    expect(warm.blob(fx.spillway.blob)!.bytes).toBe(grownBytes);
+    expect(warm.blob(fx.gemini.blob)).toBeUndefined();
+    const stats = warm.scanStats();
+    expect(stats.described).toBe(3);
+    expect(stats.reused).toBe(claims - 3);
+    // Once the files are old enough to trust their stamps, and nothing changes, nothing is described.
+    await backdate(path.join(dir, 'fx'));
+    const settled = await scanned();
+    const again = await scanned();
+    expect(again.scanStats().described).toBe(0);
+    expect(shown(again.sessions())).toEqual(shown(settled.sessions()));
+    await fsp.rm(added);
+  });
+
+  it('re-reads a transcript that changed, and only that one', async () => {
+    const cold = await scanned();
+    const skipped = cold.findSessions(fx.claude.sessionId)[0]!.skipped;
+    // (The fixture ends in a torn line: the first '\n' completes it.)
+    await fsp.appendFile(fx.claude.transcript, '\na line that is not JSON\n');
+    const warm = await scanned();
+    expect(warm.scanStats().described).toBe(1);
+    expect(warm.scanStats().transcriptBytes).toBeGreaterThan(0);
+    expect(warm.findSessions(fx.claude.sessionId)[0]!.skipped).toBe(skipped + 1);
+  });
+
+  it('rebuilds a corrupt index and one of another version', async () => {
+    const cold = await scanned();
+    const file = await indexFile();
+    const good = await fsp.readFile(file, 'utf8');
+    for (const bad of [good.slice(0, good.length / 2) + '{"torn', 'not json at all\n', good.replace(`"version":${INDEX_VERSION}`, '"version":999'), '']) {
+      await fsp.writeFile(file, bad);
+      const rebuilt = await scanned();
+      expect(rebuilt.scanStats().reused).toBe(0);
+      expect(shown(rebuilt.sessions())).toEqual(shown(cold.sessions()));
+      // ... and rewritten whole: the next scan reuses it.
+      expect((await scanned()).scanStats().described).toBe(0);
+    }
+  });
+
+  it('several processes at once: each lists everything, the index stays whole, no temporary file is left', async () => {
+    const env = { ...fx.env, XDG_CACHE_HOME: cacheDir };
+    const args = ['list', '--json', ...fx.userRoots.flatMap((r) => ['--root', r])];
+    const runs = await Promise.all(Array.from({ length: 6 }, () => runCli(args, env)));
+    for (const run of runs) expect(run.code).toBe(0);
+    const outputs = new Set(runs.map((r) => r.stdout));
+    expect(outputs.size).toBe(1);
+    const listed = JSON.parse(runs[0]!.stdout) as { sessions: unknown[] };
+    expect(listed.sessions.length).toBeGreaterThan(5);
+    const files = await fsp.readdir(path.join(cacheDir, 'spillway'));
+    expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+    const index = await fsp.stat(path.join(cacheDir, 'spillway', files.find((f) => f.endsWith('.jsonl'))!));
+    expect(index.mode & 0o777).toBe(0o600);
+    // A later run uses it and prints the same.
+    const warm = await runCli(args, env);
+    expect(warm.stdout).toBe(runs[0]!.stdout);
+  }, 60_000);
+});
