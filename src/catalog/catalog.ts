@@ -29,7 +29,7 @@ import type { ApiCall } from './calls';
 import { readHead } from './head';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { indexFileFor, isRacy, loadIndex, saveIndex, stampOf, type IndexedClaim } from './index-file';
+import { blobUnchanged, indexFileFor, isRacy, loadIndex, saveIndex, stampOf, type IndexedClaim } from './index-file';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk } from './walk';
@@ -145,7 +145,7 @@ export class Catalog {
       const key = claimKey(claim);
       const entry = stored.get(key);
       if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) reusable.add(key);
-      checked += 1 + (entry?.inodes.length ?? 0);
+      checked += 1 + (entry?.described?.blobs.length ?? 0);
       if (checked >= STAMPS_PER_YIELD) {
         checked = 0;
         await new Promise((resolve) => setImmediate(resolve));
@@ -431,7 +431,7 @@ export class Catalog {
     }
     if (!described) {
       this.drop(claimKey(claim));
-      const stored: IndexedClaim = { claim, described: null, stamps, inodes: [], describedAt };
+      const stored: IndexedClaim = { claim, described: null, stamps, describedAt };
       this.emptyClaims.set(claimKey(claim), stored);
       return new Set();
     }
@@ -439,8 +439,7 @@ export class Catalog {
     // meanwhile is caught only by its mtime, which the racy check covers.
     for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) stamps[file] ??= stampOf(file);
     const { calls, ...stored } = described;
-    const inodes = described.blobs.map((b) => Number(stampOf(b.path).split(':')[0]) || 0);
-    return this.install(claim, { claim, described: stored, stamps, inodes, describedAt }, calls ?? []);
+    return this.install(claim, { claim, described: stored, stamps, describedAt }, calls ?? []);
   }
 
   /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
@@ -450,13 +449,7 @@ export class Catalog {
       if (isRacy(stamp, entry.describedAt) || stampOf(file) !== stamp) return false;
     }
     if (!statBlobs) return true;
-    const blobs = entry.described?.blobs ?? [];
-    for (let i = 0; i < blobs.length; i++) {
-      const blob = blobs[i]!;
-      const stamp = `${entry.inodes[i]}:${blob.bytes}:${blob.mtimeMs}`;
-      if (isRacy(stamp, entry.describedAt) || stampOf(blob.path) !== stamp) return false;
-    }
-    return true;
+    return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
   }
 
   /** Put a described session in place (dropping what it held before); returns the fallback sessions it took blobs from. */

@@ -6,7 +6,7 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, promises as fsp } from 'node:fs';
+import { createReadStream, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LineReader } from './line-reader';
@@ -31,8 +31,6 @@ export interface IndexedClaim {
   described: Omit<Described, 'calls'> | null;
   /** Folder or file path -> stamp, as they were when it was described. */
   stamps: Record<string, string>;
-  /** Inode of each blob, in the order of described.blobs (size and mtime are in the blob). */
-  inodes: number[];
   /** When the stamps were taken (ms since epoch): an mtime this close is not trusted. */
   describedAt: number;
 }
@@ -51,13 +49,28 @@ export function indexFileFor(cacheDir: string, roots: readonly KnownRoot[], sour
 
 /** `ino:size:mtime` of a path (not followed), or '-' when it does not exist. */
 export function stampOf(file: string): string {
-  let stat;
+  const stat = statOf(file);
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : stat === null ? '-' : '?';
+}
+
+/**
+ * Whether a blob still has the size and mtime it was described with. (Its
+ * inode is not compared: blobs are replaced by writing a new file, which
+ * gets a new mtime; comparing it would cost a second stat per blob while describing.)
+ */
+export function blobUnchanged(blob: { path: string; bytes: number; mtimeMs: number }, describedAt: number): boolean {
+  if (blob.mtimeMs >= describedAt - RACY_MS) return false;
+  const stat = statOf(blob.path);
+  return !!stat && stat.isFile() && stat.size === blob.bytes && stat.mtimeMs === blob.mtimeMs;
+}
+
+/** lstat, synchronous (a stat is cheaper than a promise around one); null when missing, undefined when unreadable. */
+function statOf(file: string): Stats | null | undefined {
   try {
-    stat = lstatSync(file, { throwIfNoEntry: false });
+    return lstatSync(file, { throwIfNoEntry: false }) ?? null;
   } catch {
-    return '?'; // unreadable: never equal to a stored stamp
+    return undefined; // unreadable: never equal to a stored stamp
   }
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : '-';
 }
 
 /** Whether a stamp's mtime is too close to when it was taken to prove that nothing changed since. */
@@ -138,10 +151,9 @@ function isIndexedClaim(value: unknown): value is IndexedClaim {
   return (
     typeof v === 'object' && v !== null &&
     typeof v.claim?.dir === 'string' && typeof v.claim.source === 'string' && Array.isArray(v.claim.owns) &&
-    typeof v.stamps === 'object' && v.stamps !== null && typeof v.describedAt === 'number' && Array.isArray(v.inodes) &&
+    typeof v.stamps === 'object' && v.stamps !== null && typeof v.describedAt === 'number' &&
     (v.described === null ||
       (typeof v.described?.session === 'object' && Array.isArray(v.described.blobs) && Array.isArray(v.described.dependsOn) &&
-        v.inodes.length === v.described.blobs.length &&
         v.described.blobs.every((b) => typeof b?.path === 'string' && typeof b.bytes === 'number' && typeof b.mtimeMs === 'number')))
   );
 }

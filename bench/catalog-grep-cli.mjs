@@ -1,0 +1,47 @@
+// `spillway grep` as a user runs it (process start to exit, every match
+// printed) beside `rg -n -F` over the same folders, in the same run:
+// 1,000 blobs x 1 MB, 100,000 small blobs, and one-line blobs of 10 / 100 /
+// 400 MB (grep time must grow linearly with line length).
+// Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
+// `node bench/catalog-grep-cli.mjs 1m|100k|lines` runs one part.
+import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CORPUS, claudeCorpus } from './catalog-common.mjs';
+import { CLI, measure, row } from './catalog-process-common.mjs';
+
+const part = process.argv[2];
+const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
+const env = { ...process.env, XDG_CACHE_HOME: cache };
+const NEEDLE = 'NEEDLE';
+
+function compare(title, root, runs, engines = ['rg', 'node']) {
+  const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine, '--no-default-roots', '--root', root];
+  measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
+  console.log(`\n${title} (${runs} runs, medians; index warm)`);
+  const rg = measure('rg', ['-n', '-F', NEEDLE, path.join(root, 'projects')], { runs });
+  console.log(row('rg -n -F over the folders', rg));
+  for (const engine of engines) {
+    const m = measure(process.execPath, grep(engine), { env, runs });
+    console.log(row(`spillway grep --engine ${engine}`, m) + `  ${(m.ms / rg.ms).toFixed(2)}x rg`);
+  }
+}
+
+if (!part || part === '1m') compare('1,000 blobs x 1 MB in 50 sessions', await claudeCorpus('grep-1000x1m', 50, 20, 1 << 20), 5);
+if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3, ['rg']);
+
+if (!part || part === 'lines') {
+  for (const mb of [10, 100, 400]) {
+    const root = path.join(CORPUS, `one-line-${mb}m`);
+    const blob = path.join(root, 'projects', '-p', '00000000-0000-4000-8000-00000000000a', 'tool-results', 'toolu_line.txt');
+    if (!existsSync(blob)) {
+      await fsp.mkdir(path.dirname(blob), { recursive: true });
+      const body = Buffer.alloc(mb << 20, 'abcdefgh ');
+      body.write(NEEDLE, body.length - 1000);
+      body[body.length - 1] = 0x0a;
+      await fsp.writeFile(blob, body);
+    }
+    compare(`one blob, one line of ${mb} MB`, root, 3);
+  }
+}
+rmSync(cache, { recursive: true, force: true });

@@ -1,0 +1,37 @@
+// `spillway list --json` as a user runs it (process start to exit) on Claude
+// Code corpora of 10k / 50k / 100k blobs, cold (no index) and warm (index
+// present, nothing changed), beside a node readdir+stat walk and
+// `find -printf` of the same tree, in the same run.
+// Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
+// `node bench/catalog-list.mjs 100k` runs one size.
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { claudeCorpus } from './catalog-common.mjs';
+import { CLI, WALK, measure, row } from './catalog-process-common.mjs';
+
+const sizes = [
+  ['10k', 500, 5],
+  ['50k', 2500, 3],
+  ['100k', 5000, 3],
+].filter(([name]) => !process.argv[2] || process.argv[2] === name);
+
+for (const [name, sessions, runs] of sizes) {
+  const root = await claudeCorpus(`scale-${name}`, sessions, 20);
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
+  const env = { ...process.env, XDG_CACHE_HOME: cache };
+  const args = [CLI, 'list', '--json', '--no-default-roots', '--root', root];
+  const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
+  console.log(`\n${name} blobs: ${sessions} Claude Code sessions x 20 blobs, one transcript each (${runs} runs, medians)`);
+  const walk = measure(process.execPath, [WALK, root], { runs });
+  const find = measure('find', [root, '-printf', '%p %s %T@\n'], { runs });
+  const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
+  measure(process.execPath, args, { env, runs: 1 }); // writes the index
+  const warm = measure(process.execPath, args, { env, runs });
+  console.log(row('node readdir+stat walk', walk));
+  console.log(row('find -printf', find));
+  console.log(row('spillway list --json, cold (no index)', cold));
+  console.log(row('spillway list --json, warm (index, no change)', warm));
+  console.log(`ratio to the walk: cold ${(cold.ms / walk.ms).toFixed(2)}x (goal <= 2x), warm ${(warm.ms / walk.ms).toFixed(2)}x (goal <= 1x)`);
+  rmSync(cache, { recursive: true, force: true });
+}

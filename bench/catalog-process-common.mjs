@@ -1,0 +1,42 @@
+// Whole-process timing for the catalog benchmarks: a command from start to
+// exit under /usr/bin/time (wall time and peak RSS), median of several runs.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const CLI = path.join(here, '..', 'dist', 'cli.js');
+export const WALK = path.join(here, 'walk-common.mjs');
+
+/** One run: wall ms (spawn to exit) and peak RSS in MB; stdout is discarded. */
+export function runOnce(command, args, { env = process.env, before } = {}) {
+  before?.();
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-time-')), 'time');
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', out, command, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
+  rmSync(path.dirname(out), { recursive: true, force: true });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { wall, rss: rssKb / 1024 };
+}
+
+/** Median wall time and the largest peak RSS over `runs` runs. */
+export function measure(command, args, options = {}) {
+  const runs = options.runs ?? 5;
+  const walls = [];
+  let rss = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = runOnce(command, args, options);
+    walls.push(r.wall);
+    rss = Math.max(rss, r.rss);
+  }
+  walls.sort((a, b) => a - b);
+  return { ms: walls[Math.floor(walls.length / 2)], min: walls[0], max: walls.at(-1), rss, runs };
+}
+
+export function row(label, m) {
+  return `${label.padEnd(44)} ${m.ms.toFixed(0).padStart(7)} ms (min ${m.min.toFixed(0)}, max ${m.max.toFixed(0)})  peak RSS ${m.rss.toFixed(0).padStart(4)} MB`;
+}
