@@ -119,16 +119,21 @@ export async function saveIndex(file: string, entries: Iterable<IndexedClaim>): 
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   const handle = await fsp.open(temp, 'wx', 0o600);
   try {
-    let buffer = JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString() }) + '\n';
+    // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
+    let lines = [JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString() }) + '\n'];
+    let pending = 0;
     for (const entry of entries) {
       const described = entry.described && { ...entry.described, blobs: entry.described.blobs.map(storedBlob) };
-      buffer += JSON.stringify({ ...entry, described }) + '\n';
-      if (buffer.length > 1 << 20) {
-        await handle.writeFile(buffer);
-        buffer = '';
+      const line = JSON.stringify({ ...entry, described }) + '\n';
+      lines.push(line);
+      pending += line.length;
+      if (pending > 1 << 20) {
+        await handle.write(lines.join(''));
+        lines = [];
+        pending = 0;
       }
     }
-    await handle.writeFile(buffer);
+    await handle.write(lines.join(''));
     await handle.close();
     await fsp.rename(temp, file);
   } catch (err) {
