@@ -438,6 +438,9 @@ export class Catalog {
     // Files read (transcripts, manifests) and blob folders: stamped after, so a change
     // meanwhile is caught only by its mtime, which the racy check covers.
     for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) stamps[file] ??= stampOf(file);
+    // Parsed transcript state is kept only for live updates (an append is then read from where it stopped);
+    // a one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
+    if (!this.watcher) for (const file of described.dependsOn) this.transcripts.forget(file);
     const { calls, ...stored } = described;
     return this.install(claim, { claim, described: stored, stamps, describedAt }, calls ?? []);
   }

@@ -4,6 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
 import { effectiveIgnoreCase, grep } from '../../../src/catalog/grep';
 import { LineReader } from '../../../src/catalog/line-reader';
 import type { GrepMatch, GrepOptions } from '../../../src/catalog/types';
@@ -114,4 +115,37 @@ describe('max per blob', () => {
       expect(total.summary.truncated).toBe(true);
     });
   }
+});
+
+describe('grep through the catalog', () => {
+  it('searches blob folders whole: only blobs are reported (not the manifest), matches stream before the end', async () => {
+    const root = path.join(dir, 'catalog-root');
+    const folder = path.join(root, 'session-00000000abcd');
+    await fsp.mkdir(folder, { recursive: true });
+    const records: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      await fsp.writeFile(path.join(folder, `blob-${i}.txt`), `first line\nneedle in blob ${i}\n`);
+      records.push(JSON.stringify({ v: 1, file: `blob-${i}.txt`, sessionId: 's', tool: 'Bash', toolCallId: `c${i}`, args: 'grep needle', bytes: 30, createdAt: '2026-01-01T00:00:00.000Z' }));
+    }
+    await fsp.writeFile(path.join(folder, 'spillway.jsonl'), records.join('\n') + '\n');
+    const catalog = new Catalog({ roots: [root], useDefaultRoots: false });
+    await catalog.scan({ statBlobs: false });
+    for (const engine of ['rg', 'node'] as const) {
+      const all: GrepMatch[] = [];
+      const summary = await catalog.grep({ pattern: 'needle', engine, maxResults: 10_000 }, (m) => all.push(m));
+      expect(summary.errors).toEqual([]);
+      expect(all).toHaveLength(300);
+      expect(all.every((m) => m.line === 2 && m.path.endsWith('.txt'))).toBe(true);
+      // Streaming: the first match arrives while the search still runs, and stopping there stops it.
+      const controller = new AbortController();
+      const seen: GrepMatch[] = [];
+      const stopped = await catalog.grep({ pattern: 'needle', engine, maxResults: 10_000 }, (m) => {
+        seen.push(m);
+        controller.abort();
+      }, controller.signal);
+      expect(stopped.cancelled).toBe(true);
+      expect(seen.length).toBeLessThan(300);
+    }
+    await catalog.dispose();
+  });
 });
