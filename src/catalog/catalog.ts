@@ -354,10 +354,11 @@ export class Catalog {
   async turnsFor(sessionKey: string): Promise<TurnSeries | undefined> {
     const record = this.records.get(sessionKey);
     if (!record) return undefined;
-    // Taken from the index: the calls were not stored, so the session is described again (one transcript).
+    // Taken from the index (or scanned without watching): the calls were not kept, so the session is described again (one transcript).
     if (!record.calls) {
-      await this.describeOne(record.claim);
-      return this.turnsFor(sessionKey);
+      await this.describeOne(record.claim, true);
+      const again = this.records.get(sessionKey);
+      return again?.calls && buildTurnSeries(sessionKey, again.calls, again.info.blobs, again.info.skipped);
     }
     return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped);
   }
@@ -414,8 +415,11 @@ export class Catalog {
     return key;
   }
 
-  /** Describe one claim by its source and put (or drop) its session; returns the fallback sessions it took blobs from. */
-  private async describeOne(claim: SessionClaim): Promise<Set<string>> {
+  /**
+   * Describe one claim by its source and put (or drop) its session; returns the fallback sessions it took blobs from.
+   * API calls are kept when watching or when asked (turns): a one-off scan does not hold every session's.
+   */
+  private async describeOne(claim: SessionClaim, keepCalls = !!this.watcher): Promise<Set<string>> {
     const source = this.sources.find((s) => s.name === claim.source)!;
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
     // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
@@ -442,7 +446,7 @@ export class Catalog {
     // a one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
     if (!this.watcher) for (const file of described.dependsOn) this.transcripts.forget(file);
     const { calls, ...stored } = described;
-    return this.install(claim, { claim, described: stored, stamps, describedAt }, calls ?? []);
+    return this.install(claim, { claim, described: stored, stamps, describedAt }, keepCalls ? calls ?? [] : undefined);
   }
 
   /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
