@@ -27,7 +27,7 @@ if (hasCode) {
   process.exit(0);
 }
 
-const env = ensureE2eEnvironment();
+const env = await ensureE2eEnvironment();
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const state = path.join(root, '.cache', 'start');
 const extensionsDir = path.join(state, 'extensions');
@@ -44,10 +44,39 @@ for (const item of ['extension.js', 'extension.js.map', 'webview']) {
   if (fs.existsSync(path.join(root, 'dist', item))) fs.cpSync(path.join(root, 'dist', item), path.join(target, 'dist', item), { recursive: true });
 }
 
+// A window a user can read: no chat or secondary side bar taking the width
+// (written every start, so an older .cache/start is brought up to date).
+const settings = {
+  'security.workspace.trust.enabled': false,
+  'workbench.startupEditor': 'none',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+};
 const settingsFile = path.join(userDataDir, 'User', 'settings.json');
-if (!fs.existsSync(settingsFile)) {
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, null, 2));
+fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+let userSettings = {};
+try {
+  userSettings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+} catch {
+  // first start, or a file edited into something unreadable: start from ours
+}
+fs.writeFileSync(settingsFile, JSON.stringify({ ...userSettings, ...settings }, null, 2));
+writeRevealHelper(path.join(extensionsDir, 'spillway.start-reveal-0.0.0'));
+
+/**
+ * A throwaway extension, only for `npm start`: once the window is up it opens
+ * and focuses the Spills view, so the first thing on screen is Spillway.
+ */
+function writeRevealHelper(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+    name: 'start-reveal', publisher: 'spillway', version: '0.0.0', engines: { vscode: '^1.90.0' },
+    activationEvents: ['onStartupFinished'], main: './reveal.js',
+  }));
+  fs.writeFileSync(path.join(dir, 'reveal.js'), "exports.activate = () => require('vscode').commands.executeCommand('spillway.spills.focus');\n");
 }
 
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
