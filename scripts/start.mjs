@@ -5,6 +5,7 @@
 // - Otherwise code-server (installed by scripts/e2e-setup.mjs into .cache/)
 //   on 127.0.0.1, with the URL printed; open it in any browser.
 // Options: --code-server (skip the desktop check), --port N (default 8417).
+// SPILLWAY_START_DIR: where code-server keeps its state (default .cache/start).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,7 +30,7 @@ if (hasCode) {
 
 const env = await ensureE2eEnvironment();
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const state = path.join(root, '.cache', 'start');
+const state = process.env.SPILLWAY_START_DIR ?? path.join(root, '.cache', 'start');
 const extensionsDir = path.join(state, 'extensions');
 const userDataDir = path.join(state, 'user-data');
 
@@ -76,7 +77,13 @@ function writeRevealHelper(dir) {
     name: 'start-reveal', publisher: 'spillway', version: '0.0.0', engines: { vscode: '^1.90.0' },
     activationEvents: ['onStartupFinished'], main: './reveal.js',
   }));
-  fs.writeFileSync(path.join(dir, 'reveal.js'), "exports.activate = () => require('vscode').commands.executeCommand('spillway.spills.focus');\n");
+  // Focus again once the workbench has settled: its own restore of the editor
+  // area can take the focus back from a view focused at startup.
+  fs.writeFileSync(path.join(dir, 'reveal.js'), [
+    "const vscode = require('vscode');",
+    "const focus = () => vscode.commands.executeCommand('spillway.spills.focus');",
+    "exports.activate = async () => { await vscode.extensions.getExtension('spillway.spillway')?.activate(); await focus(); setTimeout(focus, 3000); };",
+  ].join('\n'));
 }
 
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
