@@ -1,9 +1,9 @@
-// Spillway's own bookkeeping files beside the blobs: the manifest, a blob
-// being written (`.spillway-tmp-<pid>-<random>`, renamed into place once
-// complete), a dedup lock (`.spillway-lock-<sha256 prefix>`), and a manifest
-// being rewritten by clean (`.spillway.jsonl.<random>.tmp`). None is a blob,
-// except a temp its writer left behind (killed): that one is listed so that
-// clean can reclaim the space, and the next spill into the folder removes it.
+// Spillway's own bookkeeping files: the manifest, a blob being written
+// (`.spillway-tmp-<pid>-<random>` in the store root, renamed into its session
+// folder once complete; one a killed spill left is removed by the next spill
+// into the root), a dedup lock (`.spillway-lock-<sha256 prefix>` in the
+// session folder), and a manifest being rewritten by clean
+// (`.spillway.jsonl.<random>.tmp`). None is ever listed as a blob.
 import { randomBytes } from 'node:crypto';
 import { MANIFEST_NAME } from './manifest';
 
@@ -17,7 +17,7 @@ export function tempName(): string {
   return `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
-/** The manifest and every hidden `.spillway*` file: never listed as blobs (but see isStaleTemp). */
+/** The manifest and every hidden `.spillway*` file: never listed as blobs. */
 export function isInternalName(name: string): boolean {
   return name === MANIFEST_NAME || name.startsWith('.spillway');
 }
@@ -40,7 +40,3 @@ export function isStaleTemp(name: string, mtimeMs: number, now = Date.now()): bo
   return now - mtimeMs > STALE_AFTER_MS || !processAlive(pid);
 }
 
-/** Bookkeeping the catalog does not list: every internal file but a stale temp (listed so clean can reclaim it). */
-export function hiddenFromCatalog(name: string, stat: { mtimeMs: number } | undefined): boolean {
-  return isInternalName(name) && !(stat && isStaleTemp(name, stat.mtimeMs));
-}

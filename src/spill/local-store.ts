@@ -136,18 +136,25 @@ export class LocalSpillStore implements SpillStore {
     const data = Buffer.from(input.content, 'utf8');
     const sha256 = sha256Hex(data);
     const lines = countLines(data);
-    return withDir(this.ensureSessionDir(input.owner), async (dir) => {
-      const manifest = await openManifestForAppend(dir);
-      try {
-        await reclaimStaleTemps(dir);
-        await writeInPlace(dir, name, data);
-        await testPause('before-manifest');
-        await this.append(dir, manifest, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
-      } finally {
-        await manifest.close().catch(() => undefined);
-      }
-      return { locator: path.join(dir.path, name) as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
-    });
+    // Temps go in the root, where no layout lists files and every spill into
+    // the root looks for ones a killed spill left.
+    const root = await this.openRoot();
+    try {
+      return await withDir(this.ensureSessionDir(input.owner, root), async (dir) => {
+        const manifest = await openManifestForAppend(dir);
+        try {
+          await reclaimStaleTemps(root);
+          await writeInPlace(root, dir, name, data);
+          await testPause('before-manifest');
+          await this.append(dir, manifest, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
+        } finally {
+          await manifest.close().catch(() => undefined);
+        }
+        return { locator: path.join(dir.path, name) as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
+      });
+    } finally {
+      await root.close();
+    }
   }
 
   /**
@@ -271,10 +278,9 @@ export class LocalSpillStore implements SpillStore {
    * created 0700 when missing and refused when it is a symlink or not a
    * folder. It must be ours and not writable by others.
    */
-  private async ensureSessionDir(owner: SpillOwner): Promise<AnchoredDir> {
+  private async ensureSessionDir(owner: SpillOwner, root?: AnchoredDir): Promise<AnchoredDir> {
     const segments = this.segmentsFor(owner);
-    await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
-    const dir = await openBelow(this.root, segments, { create: true });
+    const dir = root ? await root.descend(segments, { create: true }) : await openBelow(await this.ensureRoot(), segments, { create: true });
     const st = dir.stats;
     try {
       if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
@@ -286,6 +292,16 @@ export class LocalSpillStore implements SpillStore {
       throw err;
     }
     return dir;
+  }
+
+  /** The root, created (0700) when missing. */
+  private async ensureRoot(): Promise<string> {
+    await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
+    return this.root;
+  }
+
+  private async openRoot(): Promise<AnchoredDir> {
+    return AnchoredDir.open(await this.ensureRoot());
   }
 
   /** The session folder when it already exists as a real folder (lookups never create). */
@@ -336,14 +352,15 @@ export class LocalSpillStore implements SpillStore {
 const WRITE_CHUNK = 1 << 20;
 
 /**
- * Write `data` as `name` in `dir`: a temp file (exclusive, owner-only, never
- * through a symlink) synced and renamed into place, so `name` is complete or
- * absent whatever happens to this process. A failed write removes the temp.
+ * Write `data` as `name` in `dir`: a temp file in `tempDir` (exclusive,
+ * owner-only, never through a symlink) synced and renamed into place, so
+ * `name` is complete or absent whatever happens to this process. A failed
+ * write removes the temp.
  */
-async function writeInPlace(dir: AnchoredDir, name: string, data: Buffer): Promise<void> {
+async function writeInPlace(tempDir: AnchoredDir, dir: AnchoredDir, name: string, data: Buffer): Promise<void> {
   const final = dir.at(name);
   if (await fsp.lstat(final).then(() => true, () => false)) throw new SpillError('EEXIST', `blob name taken: ${path.join(dir.path, name)}`);
-  const temp = dir.at(tempName());
+  const temp = tempDir.at(tempName());
   const handle = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
     for (let at = 0; at < data.length || at === 0; at += WRITE_CHUNK) {
@@ -364,7 +381,7 @@ async function writeInPlace(dir: AnchoredDir, name: string, data: Buffer): Promi
   }
 }
 
-/** Remove blob temps that killed spills left in `dir`. */
+/** Remove blob temps that killed spills left in `dir` (the root). */
 async function reclaimStaleTemps(dir: AnchoredDir): Promise<void> {
   for (const name of await fsp.readdir(dir.self).catch(() => [] as string[])) {
     if (!name.startsWith('.spillway-tmp-')) continue;

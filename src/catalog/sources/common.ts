@@ -2,7 +2,7 @@
 // stats (symlinks reported, never followed) and index manifest records.
 import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { hiddenFromCatalog } from '../../spill/internal-files';
+import { isInternalName } from '../../spill/internal-files';
 import { refusedKind } from '../../spill/regular-file';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
@@ -60,7 +60,7 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
   for (const file of await listFiles(folder)) {
-    if (hiddenFromCatalog(file.name, file.stat)) continue;
+    if (isInternalName(file.name)) continue;
     if (file.symlink || !file.stat) {
       skipped++;
       continue;
