@@ -371,9 +371,17 @@ async function writeInPlace(tempDir: AnchoredDir, dir: AnchoredDir, name: string
       if (data.length === 0) break;
     }
     await handle.sync();
+    const written = await handle.stat();
     await handle.close();
     await testPause('before-rename');
     await fsp.rename(temp, final);
+    // The digest will name the blob by path: that path must lead to it (the
+    // folder may have been moved away since it was opened).
+    const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
+    if (named?.ino !== written.ino || named.dev !== written.dev) {
+      await fsp.unlink(final).catch(() => undefined);
+      throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
+    }
   } catch (err) {
     await handle.close().catch(() => undefined);
     await fsp.unlink(temp).catch(() => undefined);
