@@ -2,6 +2,7 @@
 // never writes outside, never leaves a truncated blob, and the result is the
 // original whenever no digest was delivered.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { watch, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +65,26 @@ describe('the manifest', () => {
     await fsp.writeFile(sessionFolder(c.spills, 'hostile'), 'not a folder');
     const body = big('file');
     expect((await spill(c, body)).stdout.toString('utf8')).toBe(body);
+  });
+});
+
+describe('a dedup lock planted in the session folder', () => {
+  it('held by a dead process, or a symlink: broken, the spill goes on and writes one blob', async () => {
+    const c = await caseDirs(base(), 'planted-lock');
+    const folder = sessionFolder(c.spills, 'hostile');
+    await fsp.mkdir(folder, { recursive: true, mode: 0o700 });
+    const bodies = [big('lock-dead'), big('lock-symlink')];
+    const lockOf = (body: string): string => path.join(folder, `.spillway-lock-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`);
+    await fsp.writeFile(lockOf(bodies[0]!), '999999999');
+    await fsp.symlink(path.join(sentinel(), 'secret.txt'), lockOf(bodies[1]!));
+    for (const body of bodies) {
+      const r = await spill(c, body, ['--json']);
+      expect(r.timedOut).toBe(false);
+      const out = JSON.parse(r.stdout.toString('utf8')) as SpillJson;
+      expect(out.spilled).toBe(true);
+      expect(await fsp.readFile(out.ref!.locator, 'utf8')).toBe(body);
+      await expect(fsp.lstat(lockOf(body))).rejects.toThrow();
+    }
   });
 });
 
