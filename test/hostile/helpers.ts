@@ -143,7 +143,7 @@ export async function treeHash(dir: string): Promise<string> {
 }
 
 /** Names a sentinel holds: the ones attacks aim at (blob names, manifests, agent logs, transcripts). */
-export const SENTINEL_NAMES = Array.from({ length: 40 }, (_, i) => `b${String(i).padStart(2, '0')}.txt`);
+export const SENTINEL_NAMES = Array.from({ length: 150 }, (_, i) => `b${String(i).padStart(3, '0')}.txt`);
 export const SECRET = 'SENTINEL-SECRET-7f3a9c';
 
 /** A tree outside every root: files named like the blobs the cases make, a manifest, a secret. */
@@ -155,7 +155,7 @@ export async function makeSentinel(base: string): Promise<{ dir: string; hash: (
   await write(path.join(dir, 'pi-bash-deadbeefdeadbeef.log'), `${SECRET} pi log\n`);
   await write(path.join(dir, 'transcript.jsonl'), JSON.stringify({ type: 'user', cwd: `/${SECRET}`, message: { content: `${SECRET} prompt` } }) + '\n');
   await fsp.mkdir(path.join(dir, 'nested', 'tool-results'), { recursive: true });
-  for (const name of SENTINEL_NAMES.slice(0, 5)) await write(path.join(dir, 'nested', 'tool-results', name), `nested ${name}\n`);
+  for (const name of SENTINEL_NAMES) await write(path.join(dir, 'nested', 'tool-results', name), `nested ${name}\n`);
   return { dir, hash: () => treeHash(dir) };
 }
 
@@ -187,10 +187,11 @@ export function swapper(folders: readonly string[], target: string): { stop: () 
     const fs = require('fs');
     const [target, ...dirs] = process.argv.slice(1);
     for (;;) {
+      // Each state lasts a random while (about 0 to 100 µs): any gap between a check and a use gets hit.
       for (const d of dirs) { try { fs.renameSync(d, d + '.real'); fs.symlinkSync(target, d); } catch {} }
-      for (let i = 0; i < 2000; i++);
+      for (let i = Math.random() * 1e5; i > 0; i--);
       for (const d of dirs) { try { fs.unlinkSync(d); fs.renameSync(d + '.real', d); } catch {} }
-      for (let i = 0; i < 2000; i++);
+      for (let i = Math.random() * 1e5; i > 0; i--);
     }`;
   const child = spawn(process.execPath, ['-e', script, target, ...folders], { stdio: 'ignore' });
   return {

@@ -4,7 +4,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { caseDirs, hostileFile, run, SENTINEL_NAMES, sessionFolder, spillwaySession, swapper, treeHash } from './helpers';
+import { caseDirs, hostileFile, run, SENTINEL_NAMES, sessionFolder, spillwaySession, swapper, treeHash, write } from './helpers';
 
 const { base, sentinel } = hostileFile('races');
 
@@ -24,6 +24,24 @@ describe('a session folder swapped for a symlink', () => {
       await swap.stop();
       expect(result.timedOut).toBe(false);
       expect(await treeHash(sentinel()), `run ${runIndex}: files outside the roots were deleted or rewritten`).toBe(before);
+    }
+  });
+
+  it('a Claude Code tool-results folder, during clean --session: nothing outside is deleted (6 runs)', async () => {
+    const before = await treeHash(sentinel());
+    for (let runIndex = 0; runIndex < 6; runIndex++) {
+      const c = await caseDirs(base(), `claude-swap-${runIndex}`);
+      const uuid = `00000000-0000-4000-8000-00000000000${runIndex}`;
+      const project = path.join(c.claudeProjects, '-home-dev-w');
+      await fsp.mkdir(project, { recursive: true });
+      await fsp.writeFile(path.join(project, `${uuid}.jsonl`), JSON.stringify({ type: 'user', sessionId: uuid, cwd: '/w', message: { content: 'hi' } }) + '\n');
+      const results = path.join(project, uuid, 'tool-results');
+      for (const name of SENTINEL_NAMES) await write(path.join(results, name), `blob ${name}\n`);
+      const swap = swapper([results], path.join(sentinel(), 'nested', 'tool-results'));
+      const result = await run(['clean', '--session', uuid, '--yes'], { env: c.env, timeoutMs: 60_000 });
+      await swap.stop();
+      expect(result.timedOut).toBe(false);
+      expect(await treeHash(sentinel()), `run ${runIndex}: files outside the roots were deleted`).toBe(before);
     }
   });
 
