@@ -45,19 +45,21 @@ describe('a session folder swapped for a symlink', () => {
     }
   });
 
-  it('during spill: no blob and no manifest record lands outside the root (20 spills)', async () => {
+  it('during spill: no blob and no manifest record lands outside the root (48 spills, 8 at a time)', async () => {
     const c = await caseDirs(base(), 'spill-swap');
     const folder = sessionFolder(c.spills, 'swap-session');
     await fsp.mkdir(folder, { recursive: true, mode: 0o700 });
     const swap = swapper([folder], sentinel());
     const outputs: Array<{ body: string; stdout: Buffer }> = [];
     try {
-      for (let i = 0; i < 20; i++) {
-        const body = `spill ${i}\n` + 'x'.repeat(20_000) + `\nend ${i}\n`;
-        const r = await run(['spill', '--session', 'swap-session', '--tool', 'Bash', '--json'], { env: c.env, input: body, timeoutMs: 30_000 });
-        expect(r.timedOut).toBe(false);
-        expect(r.code).toBe(0);
-        outputs.push({ body, stdout: r.stdout });
+      for (let round = 0; round < 6; round++) {
+        const bodies = Array.from({ length: 8 }, (_, i) => `spill ${round}.${i}\n` + 'x'.repeat(20_000) + `\nend ${round}.${i}\n`);
+        const runs = await Promise.all(bodies.map((body) => run(['spill', '--session', 'swap-session', '--tool', 'Bash', '--json'], { env: c.env, input: body, timeoutMs: 60_000 })));
+        runs.forEach((r, i) => {
+          expect(r.timedOut).toBe(false);
+          expect(r.code).toBe(0);
+          outputs.push({ body: bodies[i]!, stdout: r.stdout });
+        });
       }
     } finally {
       await swap.stop();
