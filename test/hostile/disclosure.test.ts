@@ -109,3 +109,16 @@ describe('a deeply nested transcript line', () => {
     expect(turns.code).toBe(0);
   });
 });
+
+describe('a deeply nested manifest record', () => {
+  it('costs its arguments, not the session', async () => {
+    const c = await caseDirs(base(), 'nested-manifest');
+    const folder = path.join(c.spills, 'session-nested');
+    const depth = 20_000;
+    await write(path.join(folder, 'blob.txt'), 'blob\n');
+    const nested = '['.repeat(depth) + ']'.repeat(depth);
+    await write(path.join(folder, 'spillway.jsonl'), `{"v":1,"file":"blob.txt","tool":"Bash","toolCallId":"c1","args":${nested},"bytes":5,"lines":1,"sha256":"","createdAt":"","sessionId":"nested"}\n`);
+    const session = (await list(c)).sessions.find((s) => s.id === 'nested');
+    expect(session?.blobs.map((b) => path.basename(b.path))).toEqual(['blob.txt']);
+  });
+});
