@@ -4,7 +4,7 @@
 // outside every root whose hash must not change.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promises as fsp, rmSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -14,14 +14,12 @@ const REPO = path.resolve(__dirname, '../..');
 let built: string | undefined;
 
 /**
- * dist-like CLI bundle of the current src/ (never a stale dist/).
- * SPILLWAY_HOSTILE_SRC=<folder holding another src/> runs the suite against
- * other sources, e.g. an older commit's, to see which cases it fails.
+ * dist-like CLI bundle of the current src/ (never a stale dist/), written to
+ * `out`. SPILLWAY_HOSTILE_SRC=<folder holding another src/> runs the suite
+ * against other sources, e.g. an older commit's, to see which cases it fails.
  */
-export function cli(): string {
-  if (built) return built;
+export function buildCli(out: string): string {
   const src = process.env.SPILLWAY_HOSTILE_SRC ? path.resolve(process.env.SPILLWAY_HOSTILE_SRC, 'src') : path.join(REPO, 'src');
-  const out = path.join(os.tmpdir(), `spillway-hostile-cli-${process.pid}.js`);
   buildSync({
     entryPoints: [path.join(src, 'cli/main.ts')],
     bundle: true,
@@ -32,8 +30,13 @@ export function cli(): string {
     logLevel: 'silent',
     nodePaths: [path.join(REPO, 'node_modules')],
   });
-  process.once('exit', () => rmSync(out, { force: true }));
   return (built = out);
+}
+
+/** The CLI hostileFile() built for this file. */
+export function cli(): string {
+  if (!built) throw new Error('call hostileFile() first: it builds the CLI');
+  return built;
 }
 
 export interface Run {
@@ -235,8 +238,8 @@ export function hostileFile(name: string): { base: () => string; sentinel: () =>
   let sentinel: Awaited<ReturnType<typeof makeSentinel>>;
   let initial = '';
   beforeAll(async () => {
-    cli();
     base = await fsp.mkdtemp(path.join(os.tmpdir(), `spillway-hostile-${name}-`));
+    buildCli(path.join(base, 'cli.js'));
     sentinel = await makeSentinel(base);
     initial = await sentinel.hash();
   });
