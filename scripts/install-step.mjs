@@ -1,6 +1,6 @@
 // One place for how the set-up scripts run an installer: quietly (its output
 // goes to .cache/logs/<name>.log and is shown only when it fails), with a
-// progress line every 20 s so a first run that takes minutes is visibly alive,
+// progress line every 30 s so a first run that takes minutes is visibly alive,
 // and with an environment cleaned of the outer npm's variables.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -39,7 +39,7 @@ export function runStep(name, what, cmd, args, { env = process.env, cwd = repoRo
   const started = Date.now();
   const seconds = () => Math.round((Date.now() - started) / 1000);
   log(`${what}...`);
-  const ticker = setInterval(() => log(`${what}: still working (${seconds()} s)`), 20_000);
+  const ticker = setInterval(() => log(`${what}: still working (${seconds()} s)`), 30_000);
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', out, out] });
     child.on('error', finish);

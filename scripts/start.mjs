@@ -77,12 +77,18 @@ function writeRevealHelper(dir) {
     name: 'start-reveal', publisher: 'spillway', version: '0.0.0', engines: { vscode: '^1.90.0' },
     activationEvents: ['onStartupFinished'], main: './reveal.js',
   }));
-  // Focus again once the workbench has settled: its own restore of the editor
-  // area can take the focus back from a view focused at startup.
+  // Focusing the view opens it, which starts the first scan; while it runs the
+  // view shows its "loading" welcome text, and when the tree replaces that
+  // text the focus goes with it. So: focus, wait for the scan, focus the tree.
   fs.writeFileSync(path.join(dir, 'reveal.js'), [
     "const vscode = require('vscode');",
     "const focus = () => vscode.commands.executeCommand('spillway.spills.focus');",
-    "exports.activate = async () => { await vscode.extensions.getExtension('spillway.spillway')?.activate(); await focus(); setTimeout(focus, 3000); };",
+    'exports.activate = async () => {',
+    "  const api = await vscode.extensions.getExtension('spillway.spillway')?.activate();",
+    '  await focus();',
+    '  await api?.container?.service?.ready?.();',
+    '  setTimeout(focus, 500);',
+    '};',
   ].join('\n'));
 }
 
