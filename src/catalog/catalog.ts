@@ -36,7 +36,7 @@ import { claimKey, offer, walk } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
 import { grep, type BlobFolder } from './grep';
 import { buildTurnSeries } from './turns';
-import { executeClean, planClean } from './clean';
+import { executeClean, planClean, refusal } from './clean';
 import { CatalogWatcher } from './watcher';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
@@ -428,7 +428,7 @@ export class Catalog {
     for (const folder of claimFolders(claim)) stamps[folder] = stampOf(folder);
     let described: Described | undefined;
     try {
-      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root });
+      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root, refusal: (file) => refusal(file, this.roots) });
     } catch (err) {
       this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
       described = undefined;

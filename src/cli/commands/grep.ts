@@ -1,6 +1,6 @@
 // `spillway grep PATTERN`: search every blob (ripgrep when found, else Node).
 import { UsageError, type CliCommand } from '../io';
-import { json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
+import { human, json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
@@ -46,7 +46,7 @@ export const grepCommand: CliCommand = async (argv, io) => {
       },
       (match) => {
         if (values.json) matches.push(match);
-        else io.stdout(`${match.path}:${match.line}:${match.text}\n`);
+        else io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
       },
     );
   } catch (err) {
@@ -54,12 +54,15 @@ export const grepCommand: CliCommand = async (argv, io) => {
     if (/pattern|regular expression|ripgrep/.test(message)) throw new UsageError(message);
     throw err;
   }
-  for (const e of summary.errors) io.stderr(`spillway grep: ${e.path}: ${e.message}\n`);
+  for (const e of summary.errors) io.stderr(human`spillway grep: ${e.path}: ${e.message}
+`);
   const capped = summary.cappedBlobs ?? [];
   if (values.json) json(io, { matches, truncated: summary.truncated, cappedBlobs: capped, engine: summary.engine });
   else {
-    for (const blob of capped) io.stderr(`spillway grep: ${blob}: more than ${perBlob} matches, the first ${perBlob} shown (--max-per-blob)\n`);
-    if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)\n`);
+    for (const blob of capped) io.stderr(human`spillway grep: ${blob}: more than ${perBlob} matches, the first ${perBlob} shown (--max-per-blob)
+`);
+    if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)
+`);
   }
   return 0;
 };
