@@ -125,17 +125,24 @@ export class LocalSpillStore implements SpillStore {
     const file = path.join(dir, name);
     this.assertInside(file, dir);
     const data = Buffer.from(input.content, 'utf8');
-    await writeExclusive(file, data);
-    // The folder was checked before the open; make sure it was not swapped for
-    // a symlink in between (the file must be exactly where we meant it).
-    if ((await fsp.realpath(file)) !== file) {
-      await fsp.unlink(file).catch(() => undefined);
-      throw new SpillError('ELOOP', `spill folder changed under us: ${dir}`);
-    }
+    await createExactly(file, data);
     const sha256 = sha256Hex(data);
     const lines = countLines(data);
     await this.append(dir, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
     return { locator: file as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
+  }
+
+  /**
+   * An empty private file (0600, created exclusively in the session's 0700
+   * folder) that another process fills, e.g. a shell capturing a command's
+   * output; recorded later with `recordExternal`. Fails if the name is taken.
+   */
+  async createEmpty(owner: SpillOwner, name: string): Promise<string> {
+    const dir = await this.ensureSessionDir(owner);
+    const file = path.join(dir, sanitizeSegment(name));
+    this.assertInside(file, dir);
+    await createExactly(file, Buffer.alloc(0));
+    return file;
   }
 
   /**
@@ -289,6 +296,18 @@ export class LocalSpillStore implements SpillStore {
 }
 
 /** Exclusive create, owner-only, never through a symlink; a partial file is removed. */
+/**
+ * Exclusive create, then make sure the folder (checked before the open) was
+ * not swapped for a symlink in between: the file must be exactly where meant.
+ */
+async function createExactly(file: string, data: Buffer): Promise<void> {
+  await writeExclusive(file, data);
+  if ((await fsp.realpath(file)) !== file) {
+    await fsp.unlink(file).catch(() => undefined);
+    throw new SpillError('ELOOP', `spill folder changed under us: ${path.dirname(file)}`);
+  }
+}
+
 async function writeExclusive(file: string, data: Buffer): Promise<void> {
   const handle = await fsp.open(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
