@@ -145,6 +145,10 @@ try {
           call('big', { n: 100_000, tag: 'alpha' }, 'call_big_1'),
           seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_2')),
           seeing(call('bash', { command: 'seq 1 200000; echo "FATAL: bash exploded"' }, 'call_bash_1')),
+          // A failing build over pi's 50 KB limit: the failure line is in the middle, pi shows only the tail.
+          seeing(call('bash', { command: 'seq 1 100000 | sed "s/$/ compiled ok/"; echo "error: undefined reference to main_loop"; seq 100001 150000 | sed "s/$/ compiled ok/"; echo "0 failed, retrying (attempt 2)"; exit 2' }, 'call_bash_fail')),
+          // A failing command under the threshold: left exactly as pi returned it.
+          seeing(call('bash', { command: 'echo "tiny failure"; exit 3' }, 'call_bash_small_fail')),
           seeing(call('big', { n: 3_000, tag: 'small' }, 'call_small_1')),
           seeing(fauxAssistantMessage('done')),
         ],
