@@ -4,7 +4,14 @@
 // that does not name the failure. Three
 // digests of the same size: head-only (what Claude Code's 2 KB preview does),
 // head+tail without salience, and Spillway's digest.
-import { engine, fmt, logLine, rng } from './spill-common.mjs';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { engine, fmt, importTs, logLine, rng } from './spill-common.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const { digestText, utf8Bytes } = engine;
 const rand = rng(42);
@@ -69,5 +76,59 @@ for (const decoyRate of [0, 0.01, 0.05]) {
     }
     const pct = (n) => (fmt((n / N) * 100) + '%').padStart(7);
     console.log(`${String(budget).padStart(6)}  ${pct(head).padStart(9)}  ${pct(ht).padStart(23)}  ${pct(sw).padStart(15)}  ${String(maxBytes).padStart(10)}`);
+  }
+}
+
+// The same question end to end, for failing commands through the real
+// adapters: the real Claude Code 2.1.332 binary (against the tests' mock
+// Messages API on 127.0.0.1) runs failing builds of 20 KB - 5 MB (exit 1 or
+// 2, failure line at a random place in the middle, decoys `0 failed` and
+// `retrying (attempt 2)`) once without Spillway and once with its hooks
+// installed (`spillway hook install claude-code`, bypassPermissions). Counted
+// in what the model was sent: the failure line, the exit code, and a path to a
+// file holding the complete output.
+const claudeBin = path.join(root, 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+if (!fs.existsSync(claudeBin)) {
+  console.log(`\n(skipped: no Claude Code binary at ${claudeBin})`);
+} else {
+  const mockLib = await importTs('test/integration/adapters/helpers/mock-anthropic.ts');
+  const { failingBuild, fullOutputOf } = await importTs('test/integration/adapters/helpers/failing-build.ts');
+  const M = Number(process.env.BENCH_FAILING ?? 12);
+  const sizes = [20_000, 300_000, 5_000_000];
+  const builds = Array.from({ length: M }, (_, i) => failingBuild(sizes[i % sizes.length], 1 + (i % 2), rand));
+  const runAgent = async (withSpillway) => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-cc-'));
+    const { configDir, workDir } = mockLib.claudeDirs(tmp);
+    if (withSpillway) execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'hook', 'install', 'claude-code', '--user'], { env: { ...process.env, CLAUDE_CONFIG_DIR: configDir } });
+    const mock = await mockLib.startMockAnthropic(mockLib.bashScript(builds.map((b) => b.command)));
+    try {
+      await mockLib.runClaude({ bin: claudeBin, prompt: 'build', cwd: workDir, env: mockLib.offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
+      const last = mock.requests[mock.requests.length - 1];
+      const texts = mockLib.toolResults(last).map((r) => r.text);
+      let line = 0;
+      let code = 0;
+      let file = 0;
+      let chars = 0;
+      builds.forEach((b, i) => {
+        const t = texts[i] ?? '';
+        chars += t.length;
+        if (t.includes(b.failureLine)) line++;
+        if (t.includes(`Exit code ${b.exitCode}`)) code++;
+        const named = [...t.matchAll(/(\/[^\s\]]+\.txt)/g)].map((m) => m[1]);
+        const full = fullOutputOf(b, workDir);
+        if (named.some((p) => fs.existsSync(p) && fs.readFileSync(p, 'utf8') === full)) file++;
+      });
+      return { line, code, file, chars: Math.round(chars / builds.length) };
+    } finally {
+      await mock.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  const pct = (n) => `${fmt((n / M) * 100)}%`;
+  console.log(`\nfailing commands through the real Claude Code 2.1.332 (${M} builds of 20 KB - 5 MB, exit 1 or 2)`);
+  console.log('adapter                     failure line  exit code  full-output file  chars seen (mean)');
+  for (const [label, withSpillway] of [['Claude Code alone', false], ['Claude Code + Spillway', true]]) {
+    const r = await runAgent(withSpillway);
+    console.log(`${label.padEnd(28)}${pct(r.line).padStart(12)}${pct(r.code).padStart(11)}${pct(r.file).padStart(18)}${String(r.chars).padStart(19)}`);
   }
 }
