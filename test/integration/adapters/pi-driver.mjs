@@ -9,7 +9,7 @@ import * as path from 'node:path';
 
 const [scenario, tmp, repoRoot] = process.argv.slice(2);
 if (!scenario || !tmp || !repoRoot) {
-  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel> <tmpDir> <repoRoot>');
+  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands> <tmpDir> <repoRoot>');
   process.exit(2);
 }
 // pi is a dev dependency of the repo: resolve it from there, not from this file's folder.
@@ -100,8 +100,9 @@ async function runSession({ settings, sessionManager, steps, contextWindow = 50_
     cwd,
     agentDir,
     settingsManager,
-    // The package itself, as pi finds it after `pi install`: package.json "pi.extensions".
-    additionalExtensionPaths: [repoRoot],
+    // The package itself, as pi finds it after `pi install`: package.json "pi.extensions"
+    // (left out to measure pi alone).
+    additionalExtensionPaths: process.env.PI_DRIVER_WITHOUT_SPILLWAY === '1' ? [] : [repoRoot],
     extensionFactories: [testExtension],
     noSkills: true,
     noPromptTemplates: true,
@@ -197,6 +198,11 @@ try {
         steps: [[seeing(call('big', { n: 60_000, tag: 't3' }, 'call_t3')), seeing(fauxAssistantMessage('ok 3'))]],
       });
     }
+  } else if (scenario === 'commands') {
+    // One bash call per command of PI_DRIVER_COMMANDS (a JSON list), default settings (benchmarks).
+    const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
+    const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
+    await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, sessionDir), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }
