@@ -90,41 +90,53 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
  * The finish step, run by the wrapped command after it ended (`spillway hook
  * claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND`): records the
  * capture in the session's manifest and returns what the model sees.
+ * STATUS is the exit code, or `killed` / `interrupted` / `running` when the
+ * Post hooks digest a capture the command did not finish itself.
  */
 export async function finishCapture(file: string, status: string, command: string, digestBytes: number, logger?: SpillLogger): Promise<string> {
   const where = captureLocation(file);
   if (!where) throw new Error(`not a Spillway capture file: ${file}`);
-  const store = storeFor(where.sessionDir, where.spillDir, logger);
   const digest = await digestFile(file, {
     budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
     toolName: 'Bash',
     locator: file,
     retrievalHint: LOCAL_RETRIEVAL_HINT,
   });
-  try {
-    await store.recordExternal({
-      owner: { sessionId: where.sessionId },
-      source: { toolName: 'Bash', callId: where.toolUseId, label: labelFor({ command }) },
-      file: path.basename(file),
-      args: { command },
-    });
-  } catch (err) {
-    // The digest still names the file; only the catalog loses the tool name.
-    logger?.warn(`could not record ${file} in the manifest: ${(err as Error).message}`);
+  // A command still running records itself when it ends.
+  if (status !== 'running') {
+    try {
+      await storeFor(where.sessionDir, where.spillDir, logger).recordExternal({
+        owner: { sessionId: where.sessionId },
+        source: { toolName: 'Bash', callId: where.toolUseId, label: labelFor({ command }) },
+        file: path.basename(file),
+        args: { command },
+      });
+    } catch (err) {
+      // The digest still names the file; only the catalog loses the tool name.
+      logger?.warn(`could not record ${file} in the manifest: ${(err as Error).message}`);
+    }
   }
-  return `${digest}${digest.endsWith('\n') ? '' : '\n'}[spillway: the command exited with code ${/^\d+$/.test(status) ? status : '?'}; its complete output (stdout and stderr) is in ${file}]\n`;
+  return `${digest}${digest.endsWith('\n') ? '' : '\n'}${trailer(status, file)}\n`;
+}
+
+function trailer(status: string, file: string): string {
+  if (/^\d+$/.test(status)) return `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${file}]`;
+  if (status === 'running') return `[spillway: the command is still running; its output so far (stdout and stderr) is in ${file}, and all of it will be when it ends]`;
+  return `[spillway: the command was stopped (${status}); all it printed (stdout and stderr) is in ${file}]`;
 }
 
 /**
  * PostToolUse / PostToolUseFailure of a wrapped command: a digest of the
- * capture when the command never reached its finish step (killed: timeout,
- * interrupt), undefined otherwise (its own output already is what the model
- * should see). A command still running in the background is left alone.
+ * capture when the command never reached its finish step (killed or
+ * interrupted; or moved to the background by its timeout, so still running),
+ * undefined otherwise (its own output already is what the model should see).
+ * A command started in the background is left alone: the model reads its
+ * output file, where the wrapper puts the digest when it ends.
  */
 export async function unfinishedCaptureDigest(event: PostToolUseEvent | PostToolUseFailureEvent, opts: BashCaptureOptions): Promise<string | undefined> {
   const input = event.tool_input as { command?: unknown; run_in_background?: unknown } | undefined;
   const file = captureFileOf(input?.command);
-  if (!file || (event.hook_event_name === 'PostToolUse' && input?.run_in_background === true)) return undefined;
+  if (!file || input?.run_in_background === true) return undefined;
   const where = captureLocation(file);
   // Only the capture this session's PreToolUse made for this very call.
   if (!where || where.sessionDir !== path.resolve(claudeSessionDir(event)) || where.toolUseId !== event.tool_use_id) return undefined;
@@ -133,9 +145,17 @@ export async function unfinishedCaptureDigest(event: PostToolUseEvent | PostTool
   const { records } = await readManifest(where.spillDir);
   if (records.some((r) => r.file === path.basename(file))) return undefined; // finished
   const command = wrappedCommandOf(input?.command) ?? '';
-  const status = event.hook_event_name === 'PostToolUseFailure' && event.is_interrupt ? 'interrupted' : 'killed';
+  const status = stillRunning(event) ? 'running' : event.hook_event_name === 'PostToolUseFailure' && event.is_interrupt ? 'interrupted' : 'killed';
   const digest = await finishCapture(file, status, command, opts.digestBytes ?? DEFAULT_DIGEST_BYTES, opts.logger);
-  return `[spillway: the command ended before it could hand back its output (${status}); what it printed until then:]\n${digest}`;
+  const lead = status === 'running' ? 'the command is still running (moved to the background); what it printed so far' : `the command ended before it could hand back its output (${status}); what it printed until then`;
+  return `[spillway: ${lead}:]\n${digest}`;
+}
+
+/** Claude Code moved a command that outran its timeout to the background: the response names the task. */
+function stillRunning(event: PostToolUseEvent | PostToolUseFailureEvent): boolean {
+  if (event.hook_event_name !== 'PostToolUse') return false;
+  const response = event.tool_response as { backgroundTaskId?: unknown } | undefined;
+  return typeof response?.backgroundTaskId === 'string';
 }
 
 interface CaptureLocation {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MockAnthropic } from './helpers/mock-anthropic';
+import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MessagesRequest, type MockAnthropic, type MockReply } from './helpers/mock-anthropic';
 import { failingBuild, fullOutputOf, type FailingBuild } from './helpers/failing-build';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -99,5 +99,55 @@ describe('Claude Code 2.1.332 with the Bash capture', () => {
     expect(captures).toHaveLength(BUILDS.length);
     for (const c of captures) expect(c.tool).toBe('Bash');
     expect(blobs.filter((b) => /tool-results/.test(b.path))).toHaveLength(0);
+  });
+});
+
+describe('Claude Code 2.1.332 with the Bash capture: background and timeout', () => {
+  const build = failingBuild(300_000, 2);
+  const SLOW = `seq 1 3000 | sed 's/$/ step ok/'; echo "FATAL: worker 7 lost its lease"; seq 1 2000; sleep 20`;
+  let seen: string[] = [];
+  let workDir2 = '';
+
+  beforeAll(async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-bg-'));
+    const dirs = claudeDirs(home);
+    workDir2 = dirs.workDir;
+    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
+    expect(install.status, install.stderr).toBe(0);
+    const steps: Array<(req: MessagesRequest) => MockReply> = [
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: build.command, run_in_background: true } }),
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: 'sleep 4' } }),
+      // Read the background task's output file, which the first result names.
+      (req) => ({ kind: 'tool_use', name: 'Read', input: { file_path: /(\/\S+\.output)\b/.exec(toolResults(req)[0]!.text)?.[1] ?? '/nonexistent' } }),
+      // Outruns its timeout: Claude Code moves it to the background.
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: SLOW, timeout: 3000 } }),
+    ];
+    const m = await startMockAnthropic((req) => {
+      if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
+      const n = toolResults(req).length;
+      return n < steps.length ? steps[n]!(req) : { kind: 'text', text: 'done' };
+    });
+    try {
+      await runClaude({ bin: claudeBin, prompt: 'go', cwd: dirs.workDir, env: offlineClaudeEnv({ home, configDir: dirs.configDir, baseUrl: m.url }) });
+      seen = toolResults(m.requests[m.requests.length - 1]!).map((r) => r.text);
+    } finally {
+      await m.close();
+      if (!process.env.KEEP_E2E) setTimeout(() => fs.rmSync(home, { recursive: true, force: true }), 25_000).unref();
+    }
+  }, 180_000);
+
+  it('a build run in the background and read later: its output file ends with the digest', () => {
+    const read = seen[2]!;
+    expect(read).toContain(build.failureLine);
+    expect(read).toContain('exited with code 2');
+    const file = /(\/\S+\/spillway\/bash-[^\s\]]+\.txt)/.exec(read)?.[1];
+    expect(fs.readFileSync(file!, 'utf8')).toBe(fullOutputOf(build, workDir2));
+  });
+
+  it('a command moved to the background by its timeout: the model gets what it printed so far, failure line included', () => {
+    const slow = seen[3]!;
+    expect(slow).toContain('still running');
+    expect(slow).toContain('FATAL: worker 7 lost its lease');
+    expect(slow.length).toBeLessThan(5_000);
   });
 });

@@ -122,6 +122,17 @@ describe('Post hooks of a wrapped command', () => {
     expect(out.hookSpecificOutput.updatedToolOutput.interrupted).toBe(true);
   });
 
+  it('show what a command moved to the background by its timeout printed so far, without recording it yet', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    const event = post(command);
+    event.tool_response = { stdout: '', stderr: '', interrupted: false, backgroundTaskId: 'b123' };
+    const out = (await hookOutputFor(event, {})) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } };
+    expect(out.hookSpecificOutput.updatedToolOutput.stdout).toContain('still running');
+    expect(out.hookSpecificOutput.updatedToolOutput.stdout).toContain('FATAL: out of memory');
+    expect((await readManifest(path.dirname(file))).records).toHaveLength(0);
+  });
+
   it('leave a command still running in the background alone', async () => {
     const { command, file } = await wrappedCall();
     fs.writeFileSync(file, log);
