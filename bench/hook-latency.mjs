@@ -103,39 +103,48 @@ const preEvent = (id) => JSON.stringify({
   session_id: sid, transcript_path: path.join(project, `${sid}.jsonl`), cwd: tmp, permission_mode: 'bypassPermissions',
   hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo ok' }, tool_use_id: id,
 });
-function timeShell(command) {
+function timeShell(command, name) {
   const out = fs.openSync(path.join(tmp, 'shell-out'), 'w');
+  const cpuFile = path.join(tmp, 'shell-cpu');
+  const shell = ['bash', '-c', `${claudeEval(command)} && pwd -P >| ${path.join(tmp, 'cwd')}`];
   const t0 = performance.now();
-  const r = spawnSync('bash', ['-c', `${claudeEval(command)} && pwd -P >| ${path.join(tmp, 'cwd')}`], { cwd: tmp, stdio: ['pipe', out, out] });
+  const r = gnuTime ? spawnSync(gnuTime, ['-o', cpuFile, '-f', '%U %S', ...shell], { cwd: tmp, stdio: ['pipe', out, out] }) : spawnSync(shell[0], shell.slice(1), { cwd: tmp, stdio: ['pipe', out, out] });
   const ms = performance.now() - t0;
   fs.closeSync(out);
   if (r.status === null) throw new Error('shell killed');
+  if (gnuTime) {
+    const [u, sys] = fs.readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
+    (cpu[name] ??= []).push((u + sys) * 1000);
+  }
   return ms;
 }
 for (let i = 0; i < RUNS; i++) {
   const id = `toolu_cap_${i}`;
-  capture['PreToolUse hook (wraps)'].push(time([lean, 'claude-code'], preEvent(id)));
+  capture['PreToolUse hook (wraps)'].push(time([lean, 'claude-code'], preEvent(id), 'PreToolUse hook (wraps)'));
   fs.rmSync(path.join(sessionDir, 'spillway', `bash-${id}.txt`), { force: true });
   for (const [name, command] of Object.entries(captureCommands)) {
-    (capture[`${name}: alone`] ??= []).push(timeShell(command));
+    (capture[`${name}: alone`] ??= []).push(timeShell(command, `${name}: alone`));
     const file = path.join(sessionDir, 'spillway', `bash-toolu_w_${name.length}_${i}.txt`);
     fs.writeFileSync(file, '', { mode: 0o600 });
     const wrapped = lib0.wrapBashCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: `${process.execPath} ${lean} claude-code bash-finish 2048` });
-    (capture[`${name}: wrapped`] ??= []).push(timeShell(wrapped));
+    (capture[`${name}: wrapped`] ??= []).push(timeShell(wrapped, `${name}: wrapped`));
   }
   const failure = JSON.stringify({
     session_id: sid, transcript_path: path.join(project, `${sid}.jsonl`), cwd: tmp, hook_event_name: 'PostToolUseFailure',
     tool_name: 'Bash', tool_input: { command: 'exit 2' }, tool_use_id: id, error: 'Exit code 2', is_interrupt: false,
   });
-  capture['PostToolUseFailure hook'].push(time([lean, 'claude-code'], failure));
+  capture['PostToolUseFailure hook'].push(time([lean, 'claude-code'], failure, 'PostToolUseFailure hook'));
 }
-console.log(`
-Bash capture, whole processes, ${RUNS} runs each (ms): median, p95`);
+console.log(`\nBash capture, whole processes, ${RUNS} runs each (ms; load ${os.loadavg()[0].toFixed(1)}): wall median, p95, cpu median, p95`);
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))];
-for (const [name, xs] of Object.entries(capture)) console.log(`  ${name.padEnd(38)}${stats(xs).median.toFixed(0).padStart(7)}${p95(xs).toFixed(0).padStart(7)}`);
+const med = (xs) => (xs ? stats(xs).median : NaN);
+for (const [name, xs] of Object.entries(capture)) {
+  const c = cpu[name];
+  console.log(`  ${name.padEnd(38)}${med(xs).toFixed(0).padStart(7)}${p95(xs).toFixed(0).padStart(7)}${med(c).toFixed(0).padStart(7)}${(c ? p95(c) : NaN).toFixed(0).padStart(7)}`);
+}
 for (const name of Object.keys(captureCommands)) {
-  const added = stats(capture[`${name}: wrapped`]).median - stats(capture[`${name}: alone`]).median + stats(capture['PreToolUse hook (wraps)']).median;
-  console.log(`  added per Bash call, ${name}: PreToolUse hook + wrapper = ${added.toFixed(0)} ms (median)`);
+  const added = (m) => (m[`${name}: wrapped`] && m['PreToolUse hook (wraps)'] ? med(m[`${name}: wrapped`]) - med(m[`${name}: alone`]) + med(m['PreToolUse hook (wraps)']) : NaN);
+  console.log(`  added per Bash call, ${name} (PreToolUse hook + wrapper, medians): wall ${added(capture).toFixed(0)} ms, cpu ${added(cpu).toFixed(0)} ms`);
 }
 
 // The hook's own work without process start-up, in this process (steadier on
