@@ -104,7 +104,8 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
     `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
     '__spillway_done() { { set +x; } 2>/dev/null; trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
       // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
-      `if [ "$(wc -c < "$__spillway_f")" -le ${inline} ]; then cat "$__spillway_f"; rm -f "$__spillway_f"; ` +
+      // $(( )) drops the spaces some wc put before the number.
+      `if [ "$(( $(wc -c < "$__spillway_f") ))" -le ${inline} ]; then cat "$__spillway_f"; rm -f "$__spillway_f"; ` +
       `else ${opts.finishCommand} "$__spillway_f" "$1" "$__spillway_cmd" || cat "$__spillway_f"; fi; }`,
     '__spillway_status() { return "$1"; }',
     'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',

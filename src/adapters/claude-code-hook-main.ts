@@ -16,14 +16,17 @@ async function main(): Promise<void> {
     process.exitCode = await runBashFinish(rest, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
     return;
   }
-  const chunks: Buffer[] = [];
-  if (!process.stdin.isTTY) for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  await runClaudeCodeHook(Buffer.concat(chunks).toString('utf8'), process.env, {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-  }, { script: process.argv[1]!, viaCli: false });
-  // Exit 0 whatever happens: a failing hook must never fail the tool call.
-  process.exitCode = 0;
+  try {
+    const chunks: Buffer[] = [];
+    if (!process.stdin.isTTY) for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    await runClaudeCodeHook(Buffer.concat(chunks).toString('utf8'), process.env, {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    }, { script: process.argv[1]!, viaCli: false });
+  } finally {
+    // Exit 0 whatever happens: a failing hook must never fail the tool call.
+    process.exitCode = 0;
+  }
 }
 
 void main();
