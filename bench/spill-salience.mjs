@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureNode } from '../scripts/ensure-node.mjs';
+import { ensurePi } from '../scripts/ensure-pi.mjs';
 import { engine, fmt, importTs, logLine, rng } from './spill-common.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -126,11 +126,11 @@ if (!fs.existsSync(claudeBin)) {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   };
-  // Real pi 1.6 (its SDK, faux provider, the tests' driver on Node 22), bash tool, default settings.
-  const runPi = (withSpillway) => {
+  // Real pi 1.6 (its SDK, faux provider, the tests' driver on Node 22 from .cache/pi), bash tool, default settings.
+  const runPi = async (withSpillway) => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-pi-'));
     try {
-      const node22 = ensureNode(22);
+      const { node: node22 } = await ensurePi();
       const res = spawnSync(node22, [path.join(root, 'test', 'integration', 'adapters', 'pi-driver.mjs'), 'commands', tmp, root], {
         encoding: 'utf8',
         maxBuffer: 256 << 20,
