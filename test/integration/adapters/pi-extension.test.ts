@@ -81,8 +81,10 @@ describe('pi extension: eager spill', () => {
   let sessionFile: string;
   let blobDir: string;
 
+  let piTmp: string;
+
   beforeAll(() => {
-    ({ report } = runDriver('eager'));
+    ({ report, tmp: piTmp } = runDriver('eager'));
     const s = report.sessions[0]!;
     sessionFile = s.file;
     blobDir = path.join(s.dir, `${s.id}-blobs`);
@@ -190,9 +192,11 @@ describe('pi extension: eager spill', () => {
 
   it('shows the blobs with their tool names in `spillway list --json`', () => {
     const s = report.sessions[0]!;
-    const res = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--no-default-roots', '--root', s.dir, '--source', 'pi'], {
+    // pi's default roots, as a user has them: its sessions folder and TMPDIR (where pi's own logs are).
+    const home = fs.mkdtempSync(path.join(piTmp, 'home-'));
+    const res = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--source', 'pi'], {
       encoding: 'utf8',
-      env: { ...process.env, HOME: path.dirname(s.dir) },
+      env: { ...process.env, HOME: home, TMPDIR: piTmp, PI_CODING_AGENT_SESSION_DIR: path.dirname(s.dir) },
     });
     expect(res.status, res.stderr).toBe(0);
     const listed = JSON.parse(res.stdout) as { sessions: Array<{ id: string; blobs: Array<{ path: string; tool: string | null; toolCallId: string | null }> }> };
@@ -203,6 +207,9 @@ describe('pi extension: eager spill', () => {
       ['call_bash_fail', 'bash'],
       ['call_big_1', 'big'],
     ]);
+    // ...and in no other session (pi's unattached-logs fallback included).
+    const everywhere = listed.sessions.flatMap((x) => x.blobs.map((b) => b.path));
+    expect(new Set(everywhere).size).toBe(everywhere.length);
   });
 
   it('records each spill in the session as a custom index entry, never with the full body', () => {
