@@ -50,3 +50,16 @@ export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
+
+/**
+ * A TypeScript module of this repo (a test helper), bundled by esbuild into a
+ * temp file and imported, so benchmarks reuse the tests' code instead of a copy.
+ */
+export async function importTs(relPath) {
+  const esbuild = await import('esbuild');
+  const os = await import('node:os');
+  const fs = await import('node:fs');
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-ts-')), 'module.mjs');
+  await esbuild.build({ entryPoints: [path.join(here, '..', relPath)], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'warning' });
+  return import(out);
+}

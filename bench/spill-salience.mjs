@@ -4,7 +4,15 @@
 // that does not name the failure. Three
 // digests of the same size: head-only (what Claude Code's 2 KB preview does),
 // head+tail without salience, and Spillway's digest.
-import { engine, fmt, logLine, rng } from './spill-common.mjs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensurePi } from '../scripts/ensure-pi.mjs';
+import { engine, fmt, importTs, logLine, rng } from './spill-common.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const { digestText, utf8Bytes } = engine;
 const rand = rng(42);
@@ -69,5 +77,84 @@ for (const decoyRate of [0, 0.01, 0.05]) {
     }
     const pct = (n) => (fmt((n / N) * 100) + '%').padStart(7);
     console.log(`${String(budget).padStart(6)}  ${pct(head).padStart(9)}  ${pct(ht).padStart(23)}  ${pct(sw).padStart(15)}  ${String(maxBytes).padStart(10)}`);
+  }
+}
+
+// The same question end to end, for failing commands through the real
+// adapters: the real Claude Code 2.1.332 binary (against the tests' mock
+// Messages API on 127.0.0.1) and real pi 1.6 run failing builds of 20 KB - 5 MB (exit 1 or
+// 2, failure line at a random place in the middle, decoys `0 failed` and
+// `retrying (attempt 2)`) once without Spillway and once with it (Claude Code:
+// `spillway hook install claude-code`, bypassPermissions; pi: the extension
+// loaded from package.json "pi.extensions"). Counted
+// in what the model was sent: the failure line, the exit code, and a path to a
+// file holding the complete output.
+const claudeBin = path.join(root, 'node_modules', '@anthropic-ai', 'claude-agent-sdk-linux-x64', 'claude');
+if (!fs.existsSync(claudeBin)) {
+  console.log(`\n(skipped: no Claude Code binary at ${claudeBin})`);
+} else {
+  const mockLib = await importTs('test/integration/adapters/helpers/mock-anthropic.ts');
+  const { failingBuild, fullOutputOf } = await importTs('test/integration/adapters/helpers/failing-build.ts');
+  const M = Number(process.env.BENCH_FAILING ?? 12);
+  const sizes = [20_000, 300_000, 5_000_000];
+  const builds = Array.from({ length: M }, (_, i) => failingBuild(sizes[i % sizes.length], 1 + (i % 2), rand));
+  /** Per build: is the failure line, the exit code, a file with the complete output in what the model saw? */
+  const score = (texts, cwd) => {
+    const r = { line: 0, code: 0, file: 0, chars: 0 };
+    builds.forEach((b, i) => {
+      const t = texts[i] ?? '';
+      r.chars += t.length / builds.length;
+      if (t.includes(b.failureLine)) r.line++;
+      if (t.includes(`Exit code ${b.exitCode}`) || t.includes(`exited with code ${b.exitCode}`)) r.code++;
+      const full = fullOutputOf(b, cwd);
+      const named = [...t.matchAll(/(\/[^\s\]]+\.(?:txt|log))/g)].map((m) => m[1]);
+      // pi's blob of a result under its own 50 KB cut is the tool's text: the output, then pi's status line.
+      if (named.some((p) => fs.existsSync(p) && fs.readFileSync(p, 'utf8').includes(full.trimEnd()))) r.file++;
+    });
+    return r;
+  };
+  const runClaudeCode = async (withSpillway) => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-cc-'));
+    const { configDir, workDir } = mockLib.claudeDirs(tmp);
+    if (withSpillway) execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'hook', 'install', 'claude-code', '--user'], { env: { ...process.env, CLAUDE_CONFIG_DIR: configDir } });
+    const mock = await mockLib.startMockAnthropic(mockLib.bashScript(builds.map((b) => b.command)));
+    try {
+      await mockLib.runClaude({ bin: claudeBin, prompt: 'build', cwd: workDir, env: mockLib.offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
+      return score(mockLib.toolResults(mock.requests[mock.requests.length - 1]).map((r) => r.text), workDir);
+    } finally {
+      await mock.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  // Real pi 1.6 (its SDK, faux provider, the tests' driver on Node 22 from .cache/pi), bash tool, default settings.
+  const runPi = async (withSpillway) => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-pi-'));
+    try {
+      const { node: node22 } = await ensurePi();
+      const res = spawnSync(node22, [path.join(root, 'test', 'integration', 'adapters', 'pi-driver.mjs'), 'commands', tmp, root], {
+        encoding: 'utf8',
+        maxBuffer: 256 << 20,
+        env: { ...process.env, TMPDIR: tmp, PI_DRIVER_COMMANDS: JSON.stringify(builds.map((b) => b.command)), PI_DRIVER_WITHOUT_SPILLWAY: withSpillway ? '0' : '1' },
+      });
+      const report = JSON.parse(res.stdout.trim().split('\n').pop());
+      if (report.errors.length > 0) throw new Error(report.errors.join('\n'));
+      const last = report.requests[report.requests.length - 1];
+      return score(builds.map((_, i) => last.find((r) => r.toolCallId === `call_cmd_${i}`)?.text ?? ''), path.join(tmp, 'work'));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  const pct = (n) => `${fmt((n / M) * 100)}%`;
+  console.log(`\nfailing commands through the real agents (${M} builds of 20 KB - 5 MB, exit 1 or 2)`);
+  console.log('agent                       failure line  exit code  full-output file  chars seen (mean)');
+  const rows = [
+    ['Claude Code 2.1.332 alone', () => runClaudeCode(false)],
+    ['Claude Code + Spillway', () => runClaudeCode(true)],
+    ['pi 1.6 alone', () => runPi(false)],
+    ['pi 1.6 + Spillway', () => runPi(true)],
+  ];
+  for (const [label, run] of rows) {
+    const r = await run();
+    console.log(`${label.padEnd(28)}${pct(r.line).padStart(12)}${pct(r.code).padStart(11)}${pct(r.file).padStart(18)}${String(Math.round(r.chars)).padStart(19)}`);
   }
 }

@@ -1,25 +1,64 @@
-// Claude Agent SDK: the same PostToolUse behaviour as the command hook, as a
-// HookCallback for `options.hooks.PostToolUse`. Only the SDK's types are
-// imported, so using Spillway never loads the SDK itself.
-import type { HookCallback, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
-import { toPostToolUseEvent } from './claude-code-event';
-import { replacementFor, type ClaudeCodeSpillOptions } from './claude-code-hook';
+// Claude Agent SDK: the command hook's behaviour as HookCallbacks for
+// `options.hooks`. Only the SDK's types are imported, so using Spillway never
+// loads the SDK itself.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { HookCallback, HookCallbackMatcher, HookEvent, HookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
+import { finishCommandFor } from './claude-code-bash';
+import { toHookEvent } from './claude-code-event';
+import { hookOutputFor, type ClaudeCodeSpillOptions } from './claude-code-hook';
+import { DEFAULT_DIGEST_BYTES } from '../spill/policy';
+import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 
-export type SpillHookOptions = ClaudeCodeSpillOptions;
+export interface SpillHookOptions extends ClaudeCodeSpillOptions {
+  /**
+   * Spillway's dist/hook.js, which a captured Bash command runs when it ends
+   * (the SDK's hooks run in this process, the command in Claude Code's shell).
+   * Default: the hook.js installed beside this module.
+   */
+  hookScript?: string;
+}
 
 /**
- * ```ts
- * query({ prompt, options: { hooks: { PostToolUse: [{ hooks: [spillHook()] }] } } })
- * ```
- * Returns `{}` (keep the tool's output) whenever it does not spill; never throws.
+ * One callback for every event Spillway handles (PreToolUse, PostToolUse,
+ * PostToolUseFailure). Returns `{}` (leave the tool alone) whenever it has
+ * nothing to change; never throws.
  */
 export function spillHook(options: SpillHookOptions = {}): HookCallback {
+  const finishCommand = options.finishCommand ?? finishCommandOf(options);
+  const resolved: ClaudeCodeSpillOptions = { ...options, ...(finishCommand ? { finishCommand } : {}) };
   return async (input): Promise<HookJSONOutput> => {
-    const parsed = toPostToolUseEvent(input);
+    const parsed = toHookEvent(input);
     if (!parsed.ok) {
       if (parsed.kind === 'invalid') options.logger?.warn(`spillway: ignored hook input: ${parsed.reason}`);
       return {};
     }
-    return (await replacementFor(parsed.event, options)) ?? {};
+    return ((await hookOutputFor(parsed.event, resolved)) as HookJSONOutput | undefined) ?? {};
   };
+}
+
+/**
+ * ```ts
+ * query({ prompt, options: { hooks: spillwayHooks() } })
+ * ```
+ * The hooks for `options.hooks`: the Bash capture (PreToolUse,
+ * PostToolUseFailure) and the spill of large results (PostToolUse), with the
+ * same matchers `spillway hook install claude-code` writes.
+ */
+export function spillwayHooks(options: SpillHookOptions = {}): Partial<Record<HookEvent, HookCallbackMatcher[]>> {
+  const hook = spillHook(options);
+  const out: Partial<Record<HookEvent, HookCallbackMatcher[]>> = {};
+  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) out[event as HookEvent] = [{ matcher, hooks: [hook] }];
+  return out;
+}
+
+function finishCommandOf(options: SpillHookOptions): string | undefined {
+  // Bundled: dist/index.js beside dist/hook.js; from the sources: the built dist/.
+  const candidates = options.hookScript ? [options.hookScript] : [path.join(__dirname, 'hook.js'), path.resolve(__dirname, '..', '..', 'dist', 'hook.js')];
+  const script = candidates.find((c) => fs.existsSync(c));
+  if (!script) {
+    options.logger?.warn(`spillway: ${candidates[0]} not found; Bash commands are not captured`);
+    return undefined;
+  }
+  return finishCommandFor(script, false, options.digestBytes ?? DEFAULT_DIGEST_BYTES);
 }

@@ -1,26 +1,47 @@
-// What Claude Code sends a PostToolUse hook, checked before anything acts on
+// What Claude Code sends the tool hooks Spillway handles (PreToolUse,
+// PostToolUse, PostToolUseFailure), checked before anything acts on
 // it, and where that session's files live.
 import * as path from 'node:path';
 
-/** The fields Spillway reads; Claude Code sends more (prompt_id, effort, ...), which are ignored. */
-export interface PostToolUseEvent {
+/** The fields every tool event carries; Claude Code sends more (prompt_id, effort, ...), which are ignored. */
+interface ToolEventBase {
   session_id: string;
   transcript_path: string;
   cwd: string;
-  hook_event_name: 'PostToolUse';
+  /** `bypassPermissions`, `default`, ...: the Bash capture only rewrites commands when no permission rule reads them. */
+  permission_mode?: string;
   tool_name: string;
   tool_input: unknown;
-  tool_response: unknown;
   tool_use_id: string;
 }
 
+export interface PostToolUseEvent extends ToolEventBase {
+  hook_event_name: 'PostToolUse';
+  tool_response: unknown;
+}
+
+/** Before the tool runs: the hook may rewrite its input (`updatedInput`). */
+export interface PreToolUseEvent extends ToolEventBase {
+  hook_event_name: 'PreToolUse';
+}
+
+/** The tool failed (a Bash command exiting non-zero too): `error` is Claude Code's own, already cut, text. */
+export interface PostToolUseFailureEvent extends ToolEventBase {
+  hook_event_name: 'PostToolUseFailure';
+  error: string;
+  is_interrupt: boolean;
+}
+
+export type ToolHookEvent = PostToolUseEvent | PreToolUseEvent | PostToolUseFailureEvent;
+
 export type ParsedHookInput =
-  | { ok: true; event: PostToolUseEvent }
+  | { ok: true; event: ToolHookEvent }
   /** `ignore`: a valid event Spillway does not act on; `invalid`: input it does not understand. */
   | { ok: false; kind: 'ignore' | 'invalid'; reason: string };
 
 /** A session id becomes a folder name: one plain path segment only. */
 const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+const HANDLED_EVENTS = new Set(['PostToolUse', 'PreToolUse', 'PostToolUseFailure']);
 
 export function parseHookInput(text: string): ParsedHookInput {
   if (text.trim() === '') return { ok: false, kind: 'invalid', reason: 'no input on stdin' };
@@ -30,39 +51,39 @@ export function parseHookInput(text: string): ParsedHookInput {
   } catch (err) {
     return { ok: false, kind: 'invalid', reason: `stdin is not JSON (${(err as Error).message})` };
   }
-  return toPostToolUseEvent(value);
+  return toHookEvent(value);
 }
 
 /** Checks an already-parsed hook input (the Agent SDK hands objects, not text). */
-export function toPostToolUseEvent(value: unknown): ParsedHookInput {
+export function toHookEvent(value: unknown): ParsedHookInput {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, kind: 'invalid', reason: 'hook input is not a JSON object' };
   }
   const v = value as Record<string, unknown>;
-  if (typeof v.hook_event_name !== 'string') return { ok: false, kind: 'invalid', reason: 'hook input has no hook_event_name' };
-  if (v.hook_event_name !== 'PostToolUse') {
-    return { ok: false, kind: 'ignore', reason: `event ${v.hook_event_name} is not PostToolUse` };
-  }
+  const name = v.hook_event_name;
+  if (typeof name !== 'string') return { ok: false, kind: 'invalid', reason: 'hook input has no hook_event_name' };
+  if (!HANDLED_EVENTS.has(name)) return { ok: false, kind: 'ignore', reason: `event ${name} is not handled` };
   const missing = ['session_id', 'transcript_path', 'tool_name', 'tool_use_id'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
-  if (missing.length > 0) return { ok: false, kind: 'invalid', reason: `PostToolUse input lacks ${missing.join(', ')}` };
-  if (!('tool_response' in v)) return { ok: false, kind: 'invalid', reason: 'PostToolUse input lacks tool_response' };
+  if (missing.length > 0) return { ok: false, kind: 'invalid', reason: `${name} input lacks ${missing.join(', ')}` };
+  if (name === 'PostToolUse' && !('tool_response' in v)) return { ok: false, kind: 'invalid', reason: 'PostToolUse input lacks tool_response' };
   const sessionId = v.session_id as string;
   if (!SAFE_SEGMENT.test(sessionId)) return { ok: false, kind: 'invalid', reason: `unusable session_id ${JSON.stringify(sessionId)}` };
   const transcriptPath = v.transcript_path as string;
   if (!path.isAbsolute(transcriptPath)) return { ok: false, kind: 'invalid', reason: 'transcript_path is not absolute' };
-  return {
-    ok: true,
-    event: {
-      session_id: sessionId,
-      transcript_path: transcriptPath,
-      cwd: typeof v.cwd === 'string' ? v.cwd : '',
-      hook_event_name: 'PostToolUse',
-      tool_name: v.tool_name as string,
-      tool_input: v.tool_input,
-      tool_response: v.tool_response,
-      tool_use_id: v.tool_use_id as string,
-    },
+  const base: ToolEventBase = {
+    session_id: sessionId,
+    transcript_path: transcriptPath,
+    cwd: typeof v.cwd === 'string' ? v.cwd : '',
+    ...(typeof v.permission_mode === 'string' ? { permission_mode: v.permission_mode } : {}),
+    tool_name: v.tool_name as string,
+    tool_input: v.tool_input,
+    tool_use_id: v.tool_use_id as string,
   };
+  if (name === 'PreToolUse') return { ok: true, event: { ...base, hook_event_name: 'PreToolUse' } };
+  if (name === 'PostToolUseFailure') {
+    return { ok: true, event: { ...base, hook_event_name: 'PostToolUseFailure', error: typeof v.error === 'string' ? v.error : '', is_interrupt: v.is_interrupt === true } };
+  }
+  return { ok: true, event: { ...base, hook_event_name: 'PostToolUse', tool_response: v.tool_response } };
 }
 
 /**

@@ -7,7 +7,6 @@
 //
 // Loaded by pi from this package's `"pi": {"extensions": [...]}` entry. Only
 // pi's *types* are imported, so nothing of pi is bundled or loaded from here.
-import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
 import type {
   ExtensionAPI,
@@ -17,9 +16,12 @@ import type {
   TurnEndEvent,
   TurnEndEventResult,
 } from '@earendil-works/pi-coding-agent' with { 'resolution-mode': 'import' };
+import { isPiOutputPath } from '../catalog/sources/pi-output-files';
 import { BudgetTracker } from '../spill/budget';
-import { LocalSpillStore } from '../spill/local-store';
-import { createSpillPolicy, labelFor, type SpillPolicy } from '../spill/policy';
+import { digestFile } from '../spill/digest';
+import { hashAndCount, LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
+import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
+import { regularFileProblem } from '../spill/regular-file';
 import { countLines, formatCount, sha256Hex, utf8Bytes } from '../spill/text';
 import type { SpillLogger } from '../spill/types';
 import { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './pi-config';
@@ -44,10 +46,11 @@ export interface PiSpillRecord {
   aliased: boolean;
   /** `eager` (tool_result) or `budget-delta` (turn_end). */
   trigger: 'eager' | 'budget-delta';
+  /** pi's status line for a failed command ("Command exited with code 2"), kept in the stub. */
+  status?: string;
+  /** True when `spillPath` is pi's own full-output file (referenced, not copied). */
+  external?: boolean;
 }
-
-/** A pi-bash log is read back as the full body only up to this size. */
-const MAX_FULL_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 type TextBlock = { type: 'text'; text: string };
 type ContentBlock = { type: string };
@@ -91,16 +94,14 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
 
     pi.on('tool_result', async (event, ctx): Promise<ToolResultEventResult | undefined> => {
       if (isProtected(config, event.toolName)) return undefined;
-      const full = await fullBody(event.content, event.details, logger);
-      if (full === undefined || full.length < config.spillThreshold) return undefined;
-      const record = await spill(ctx, config, logger, oneAtATime, {
-        toolName: event.toolName,
-        toolCallId: event.toolCallId,
-        args: event.input,
-        body: full,
-        trigger: 'eager',
-        floorChars: config.spillThreshold,
-      });
+      const body = await bodyOf(event.content, event.details);
+      if (body === undefined) return undefined;
+      const input = { toolName: event.toolName, toolCallId: event.toolCallId, args: event.input, trigger: 'eager' as const, status: body.status };
+      let record: PiSpillRecord | undefined;
+      if (body.log) record = await referenceLog(ctx, config, logger, body.log, input);
+      else if (body.text.length >= config.spillThreshold) {
+        record = await spill(ctx, config, logger, oneAtATime, { ...input, body: body.text, floorChars: config.spillThreshold });
+      }
       if (!record) return undefined;
       index.set(record.toolCallId, record);
       pi.appendEntry(PI_INDEX_ENTRY_TYPE, record);
@@ -115,16 +116,14 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
         const message = event.toolResults[i]!;
         const entryId = event.toolResultEntryIds[i];
         if (!entryId || index.has(message.toolCallId) || isProtected(config, message.toolName)) continue;
-        const full = await fullBody(message.content, message.details, logger);
-        if (full === undefined || full.length < config.budgetFlushFloor) continue;
-        const record = await spill(ctx, config, logger, oneAtATime, {
-          toolName: message.toolName,
-          toolCallId: message.toolCallId,
-          args: argsOf(event, message.toolCallId),
-          body: full,
-          trigger: 'budget-delta',
-          floorChars: config.budgetFlushFloor,
-        });
+        const body = await bodyOf(message.content, message.details);
+        if (body === undefined) continue;
+        const input = { toolName: message.toolName, toolCallId: message.toolCallId, args: argsOf(event, message.toolCallId), trigger: 'budget-delta' as const, status: body.status };
+        let record: PiSpillRecord | undefined;
+        if (body.log) record = await referenceLog(ctx, config, logger, body.log, input);
+        else if (body.text.length >= config.budgetFlushFloor) {
+          record = await spill(ctx, config, logger, oneAtATime, { ...input, body: body.text, floorChars: config.budgetFlushFloor });
+        }
         if (!record) continue;
         index.set(record.toolCallId, record);
         drafts.push({ type: 'custom', customType: PI_INDEX_ENTRY_TYPE, data: record });
@@ -141,29 +140,32 @@ function isProtected(config: PiSpillConfig, toolName: string): boolean {
   return config.protectedTools.includes(toolName);
 }
 
+/** pi's status paragraph after a failed command's output (see pi's `appendStatus`). */
+const PI_STATUS = /\n\n(Command (?:exited with code -?\d+|aborted|timed out after [^\n]*|terminated without an exit code))$/;
+/** pi's truncation notice names its full-output file (also in the text of a failure pi threw, which has no details). */
+const PI_FULL_OUTPUT_NOTICE = /Full output: (\/[^\n\]]+)\]/;
+
+interface ResultBody {
+  /** What the tool returned, all text. */
+  text: string;
+  /** pi's own file with the whole output (a truncated bash result), when there is one. */
+  log?: string;
+  status?: string;
+}
+
 /**
- * The full text of a result, or undefined when it is not all text (images are
- * left alone). pi's bash keeps only the tail in `content` and the whole output
- * in `details.fullOutputPath`; that file is the real body when it is there.
+ * A result's text, or undefined when it is not all text (images are left
+ * alone). pi's bash keeps only the tail in `content` and the whole output in
+ * `details.fullOutputPath`; that file, when it is there, is the real body.
  */
-async function fullBody(content: readonly ContentBlock[], details: unknown, logger: SpillLogger): Promise<string | undefined> {
+async function bodyOf(content: readonly ContentBlock[], details: unknown): Promise<ResultBody | undefined> {
   if (!content.every((b) => b.type === 'text' && typeof (b as TextBlock).text === 'string')) return undefined;
-  const shown = (content as readonly TextBlock[]).map((b) => b.text).join('\n');
-  const logPath = fullOutputPathOf(details);
-  if (!logPath) return shown;
-  try {
-    const handle = await fsp.open(logPath, C.O_RDONLY | C.O_NOFOLLOW);
-    try {
-      const st = await handle.stat();
-      if (!st.isFile() || st.size > MAX_FULL_OUTPUT_BYTES) return shown;
-      return (await handle.readFile()).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    logger.warn(`full output ${logPath} unreadable, spilling what the tool returned: ${(err as Error).message}`);
-    return shown;
-  }
+  const text = (content as readonly TextBlock[]).map((b) => b.text).join('\n');
+  const status = PI_STATUS.exec(text)?.[1];
+  const log = fullOutputPathOf(details) ?? PI_FULL_OUTPUT_NOTICE.exec(text)?.[1];
+  if (!log || !isPiOutputPath(log)) return { text, ...(status ? { status } : {}) };
+  const problem = await regularFileProblem(log).catch((err: Error) => err);
+  return { text, ...(problem ? {} : { log }), ...(status ? { status } : {}) };
 }
 
 function fullOutputPathOf(details: unknown): string | undefined {
@@ -174,12 +176,55 @@ function fullOutputPathOf(details: unknown): string | undefined {
   return d.fullOutputPath;
 }
 
+/**
+ * pi already wrote the whole output to its own file: point the model at that
+ * file with a digest streamed from it, and store nothing a second time (the
+ * catalog lists pi's file once, from the result's `details.fullOutputPath`).
+ */
+async function referenceLog(
+  ctx: ExtensionContext,
+  config: PiSpillConfig,
+  logger: SpillLogger,
+  log: string,
+  input: Pick<PiSpillRecord, 'toolName' | 'toolCallId' | 'args' | 'trigger' | 'status'>,
+): Promise<PiSpillRecord | undefined> {
+  if (!ctx.sessionManager.getSessionFile()) return undefined;
+  try {
+    const facts = await hashAndCount(log);
+    const preview = await digestFile(log, {
+      budgetBytes: Math.max(MIN_DIGEST_BYTES, config.spillPreviewBytes),
+      toolName: input.toolName,
+      locator: log,
+      retrievalHint: LOCAL_RETRIEVAL_HINT,
+    });
+    return {
+      v: 1,
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+      ...(input.args !== undefined ? { args: input.args } : {}),
+      spillPath: log,
+      spillBytes: facts.bytes,
+      spillLines: facts.lines,
+      resultPreview: preview,
+      contentHash: facts.sha256,
+      aliased: false,
+      trigger: input.trigger,
+      ...(input.status ? { status: input.status } : {}),
+      external: true,
+    };
+  } catch (err) {
+    logger.warn(`full output ${log} unreadable, result left as pi returned it: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
 interface SpillInput {
   toolName: string;
   toolCallId: string;
   args: unknown;
   body: string;
   trigger: PiSpillRecord['trigger'];
+  status?: string | undefined;
   /** The caller's size floor in chars (the engine's threshold is in bytes, set just under it). */
   floorChars: number;
 }
@@ -232,6 +277,7 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
     contentHash: decision.ref.sha256 ?? sha256Hex(input.body),
     aliased: decision.aliased,
     trigger: input.trigger,
+    ...(input.status ? { status: input.status } : {}),
   };
 }
 
@@ -259,6 +305,8 @@ export function renderStub(record: PiSpillRecord): string {
     `Read it with the read tool using offset/limit (or grep it) instead of re-running the command.`,
     `Preview (${formatCount(utf8Bytes(record.resultPreview))} bytes: head, failure lines, tail):`,
     record.resultPreview,
+    // pi's exit status; the digest's tail already ends with it when the body was pi's own text.
+    ...(record.status && !record.resultPreview.trimEnd().endsWith(record.status) ? ['', record.status] : []),
   ].join('\n');
 }
 
@@ -270,7 +318,7 @@ export function renderStub(record: PiSpillRecord): string {
  */
 function replacementFor(event: ToolResultEvent, record: PiSpillRecord): ToolResultEventResult {
   const stub = renderStub(record);
-  const result: ToolResultEventResult = { content: [{ type: 'text', text: stub }], details: scrubDetails(event.details, record) };
+  const result: ToolResultEventResult = { content: [{ type: 'text', text: stub }], details: scrubDetails(event.details, record), isError: event.isError };
   const sc = event.structuredContent;
   if (typeof sc === 'object' && sc !== null && !Array.isArray(sc) && typeof (sc as Record<string, unknown>).output === 'string') {
     result.structuredContent = { ...(sc as Record<string, unknown>), output: stub } as ToolResultEventResult['structuredContent'];

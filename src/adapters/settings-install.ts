@@ -1,12 +1,24 @@
-// Adds or removes Spillway's PostToolUse command hook in a Claude Code
-// settings.json, merging with whatever else is there. Idempotent; the file is
-// backed up before any change and replaced atomically (never half-written).
+// Adds or removes Spillway's command hooks in a Claude Code settings.json
+// (PreToolUse and PostToolUseFailure on Bash for the capture, PostToolUse on
+// the tools whose output can be large), merging with whatever else is there.
+// Idempotent; an older install is upgraded in place; the user's indentation is
+// kept; the file is replaced atomically (never half-written).
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { shellQuote } from './bash-capture';
+
+export { shellQuote };
 
 /** Tools whose output can be large; Read is left out on purpose (no read -> spill -> read loop). */
 export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|BashOutput|Grep|Glob|WebFetch|WebSearch|Task|Agent|mcp__.*';
+
+/** Every event Spillway hooks, with its matcher. */
+export const CLAUDE_CODE_HOOK_EVENTS: ReadonlyArray<{ event: string; matcher: string }> = [
+  { event: 'PreToolUse', matcher: 'Bash' },
+  { event: 'PostToolUse', matcher: CLAUDE_CODE_HOOK_MATCHER },
+  { event: 'PostToolUseFailure', matcher: 'Bash' },
+];
 
 /** Claude Code waits for a command hook at most this many seconds. */
 const HOOK_TIMEOUT_SECONDS = 30;
@@ -46,11 +58,6 @@ export function claudeSettingsPath(scope: SettingsScope, env: NodeJS.ProcessEnv 
   return path.join(configDir, 'settings.json');
 }
 
-/** Quote one word for the POSIX shell Claude Code runs command hooks with. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * The command Claude Code runs: this Node binary and the hook script by
  * absolute path, so it works without `spillway` on PATH and without npx's
@@ -67,53 +74,51 @@ export function isSpillwayHookCommand(command: unknown): boolean {
 
 export async function installClaudeCodeHook(settingsPath: string, command: string): Promise<InstallResult> {
   if (!isSpillwayHookCommand(command)) throw new Error(`the hook command must end with 'hook claude-code' or 'hook.js claude-code'`);
-  const { settings, existed } = await readSettings(settingsPath);
-  const groups = postToolUseGroups(settings);
+  const { settings, existed, indent } = await readSettings(settingsPath);
   const changes: string[] = [];
-
-  const present = groups.some(
-    (g) => g.matcher === CLAUDE_CODE_HOOK_MATCHER && (g.hooks ?? []).some((h) => h.command === command),
+  const ours = countOurs(settings);
+  const complete = CLAUDE_CODE_HOOK_EVENTS.every(({ event, matcher }) =>
+    eventGroups(settings, event).some((g) => g.matcher === matcher && (g.hooks ?? []).some((h) => h.command === command)),
   );
-  const ours = countOurs(groups);
-  if (present && ours === 1) {
+  if (complete && ours === CLAUDE_CODE_HOOK_EVENTS.length) {
     return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
   }
   if (ours > 0) {
     removeOurs(settings);
     changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
   }
-  postToolUseGroups(settings, true).push({
-    matcher: CLAUDE_CODE_HOOK_MATCHER,
-    hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }],
-  });
-  changes.push(`added PostToolUse hook (matcher "${CLAUDE_CODE_HOOK_MATCHER}"): ${command}`);
-  const backupPath = await writeSettings(settingsPath, settings, existed);
+  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) {
+    eventGroups(settings, event, true).push({ matcher, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
+    changes.push(`added ${event} hook (matcher "${matcher}"): ${command}`);
+  }
+  // A backup only of a file Spillway was not in yet: never one holding an installed version.
+  const backupPath = await writeSettings(settingsPath, settings, existed, indent, ours === 0 ? 'backup' : 'none');
   return { settingsPath, changes, changed: true, ...(backupPath ? { backupPath } : {}) };
 }
 
 export async function uninstallClaudeCodeHook(settingsPath: string): Promise<InstallResult> {
-  const { settings, existed } = await readSettings(settingsPath);
+  const { settings, existed, indent } = await readSettings(settingsPath);
   if (!existed) return { settingsPath, changes: [`nothing to remove: ${settingsPath} does not exist`], changed: false };
   const removed = removeOurs(settings);
   if (removed === 0) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
-  const backupPath = await writeSettings(settingsPath, settings, existed);
+  // The file is Spillway-free again: the install's backup has nothing left to restore.
+  await writeSettings(settingsPath, settings, existed, indent, 'remove');
   return {
     settingsPath,
-    changes: [`removed ${removed} Spillway PostToolUse hook entr${removed === 1 ? 'y' : 'ies'}`],
+    changes: [`removed ${removed} Spillway hook entr${removed === 1 ? 'y' : 'ies'}`],
     changed: true,
-    ...(backupPath ? { backupPath } : {}),
   };
 }
 
-async function readSettings(settingsPath: string): Promise<{ settings: Settings; existed: boolean }> {
+async function readSettings(settingsPath: string): Promise<{ settings: Settings; existed: boolean; indent: string }> {
   let text: string;
   try {
     text = await fsp.readFile(settingsPath, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: {}, existed: false };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: {}, existed: false, indent: DEFAULT_INDENT };
     throw err;
   }
-  if (text.trim() === '') return { settings: {}, existed: true };
+  if (text.trim() === '') return { settings: {}, existed: true, indent: DEFAULT_INDENT };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -127,71 +132,92 @@ async function readSettings(settingsPath: string): Promise<{ settings: Settings;
   if (settings.hooks !== undefined && (typeof settings.hooks !== 'object' || settings.hooks === null || Array.isArray(settings.hooks))) {
     throw new Error(`${settingsPath}: "hooks" is not an object; nothing was changed`);
   }
-  if (settings.hooks?.PostToolUse !== undefined && !Array.isArray(settings.hooks.PostToolUse)) {
-    throw new Error(`${settingsPath}: "hooks.PostToolUse" is not an array; nothing was changed`);
+  for (const { event } of CLAUDE_CODE_HOOK_EVENTS) {
+    if (settings.hooks?.[event] !== undefined && !Array.isArray(settings.hooks[event])) {
+      throw new Error(`${settingsPath}: "hooks.${event}" is not an array; nothing was changed`);
+    }
   }
-  return { settings, existed: true };
+  return { settings, existed: true, indent: indentOf(text) };
 }
 
-function postToolUseGroups(settings: Settings, create = false): MatcherGroup[] {
+const DEFAULT_INDENT = '  ';
+
+/** The indentation of the file's first indented line (a one-line file gets the default). */
+function indentOf(text: string): string {
+  return /^([ \t]+)\S/m.exec(text)?.[1] ?? DEFAULT_INDENT;
+}
+
+function eventGroups(settings: Settings, event: string, create = false): MatcherGroup[] {
   if (!settings.hooks) {
     if (!create) return [];
     settings.hooks = {};
   }
-  if (!settings.hooks.PostToolUse) {
+  if (!settings.hooks[event]) {
     if (!create) return [];
-    settings.hooks.PostToolUse = [];
+    settings.hooks[event] = [];
   }
-  return settings.hooks.PostToolUse;
+  return settings.hooks[event];
 }
 
-function countOurs(groups: MatcherGroup[]): number {
+function countOurs(settings: Settings): number {
   let n = 0;
-  for (const g of groups) for (const h of Array.isArray(g.hooks) ? g.hooks : []) if (isSpillwayHookCommand(h.command)) n++;
+  for (const event of Object.keys(settings.hooks ?? {})) {
+    const groups = settings.hooks![event];
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups) for (const h of Array.isArray(g.hooks) ? g.hooks : []) if (isSpillwayHookCommand(h.command)) n++;
+  }
   return n;
 }
 
-/** Removes Spillway's entries only; a group or key left empty by that goes too. */
+/** Removes Spillway's entries only, from every event; a group or key left empty by that goes too. */
 function removeOurs(settings: Settings): number {
-  const groups = postToolUseGroups(settings);
-  const removed = countOurs(groups);
+  const removed = countOurs(settings);
   if (removed === 0 || !settings.hooks) return 0;
-  const kept: MatcherGroup[] = [];
-  for (const g of groups) {
-    if (!Array.isArray(g.hooks)) {
-      kept.push(g);
-      continue;
+  for (const event of Object.keys(settings.hooks)) {
+    const groups = settings.hooks[event];
+    if (!Array.isArray(groups)) continue;
+    const kept: MatcherGroup[] = [];
+    for (const g of groups) {
+      if (!Array.isArray(g.hooks)) {
+        kept.push(g);
+        continue;
+      }
+      const hooks = g.hooks.filter((h) => !isSpillwayHookCommand(h.command));
+      if (hooks.length > 0) kept.push({ ...g, hooks });
+      else if (hooks.length === g.hooks.length) kept.push(g);
     }
-    const hooks = g.hooks.filter((h) => !isSpillwayHookCommand(h.command));
-    if (hooks.length > 0) kept.push({ ...g, hooks });
-    else if (hooks.length === g.hooks.length) kept.push(g);
+    if (kept.length > 0) settings.hooks[event] = kept;
+    else delete settings.hooks[event];
   }
-  if (kept.length > 0) settings.hooks.PostToolUse = kept;
-  else delete settings.hooks.PostToolUse;
   if (Object.keys(settings.hooks).length === 0) delete settings.hooks;
   return removed;
 }
 
-/** Backs up the old file (when there was one), then writes a temp file and renames it over. */
-async function writeSettings(settingsPath: string, settings: Settings, existed: boolean): Promise<string | undefined> {
+/**
+ * Writes a temp file and renames it over. `backup`: copy the old file to
+ * `<file>.spillway-backup` first; `remove`: delete that copy after writing.
+ */
+async function writeSettings(settingsPath: string, settings: Settings, existed: boolean, indent: string, backup: 'backup' | 'none' | 'remove'): Promise<string | undefined> {
   await fsp.mkdir(path.dirname(settingsPath), { recursive: true, mode: 0o700 });
-  let backupPath: string | undefined;
+  const backupPath = `${settingsPath}.spillway-backup`;
   let mode = 0o600;
   // A settings.json kept as a symlink (dotfiles) stays one: write its target.
   const target = existed ? await fsp.realpath(settingsPath) : settingsPath;
   if (existed) {
     mode = (await fsp.stat(target)).mode & 0o777;
-    backupPath = `${settingsPath}.spillway-backup`;
-    await fsp.rm(backupPath, { force: true });
-    await fsp.copyFile(target, backupPath);
+    if (backup === 'backup') {
+      await fsp.rm(backupPath, { force: true });
+      await fsp.copyFile(target, backupPath);
+    }
   }
   const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, JSON.stringify(settings, null, 2) + '\n', { mode, flag: 'wx' });
+  await fsp.writeFile(tmp, JSON.stringify(settings, null, indent) + '\n', { mode, flag: 'wx' });
   try {
     await fsp.rename(tmp, target);
   } catch (err) {
     await fsp.rm(tmp, { force: true });
     throw err;
   }
-  return backupPath;
+  if (backup === 'remove') await fsp.rm(backupPath, { force: true });
+  return existed && backup === 'backup' ? backupPath : undefined;
 }

@@ -239,6 +239,28 @@ export class LocalSpillStore implements SpillStore {
     return input.original;
   }
 
+  /**
+   * An empty private file (0600, created exclusively, never through a
+   * symlink, in the session's 0700 folder) that another process fills, e.g. a
+   * shell capturing a command's output; recorded later with `recordExternal`.
+   * Fails if the name is taken. Returns its path.
+   */
+  async createEmpty(owner: SpillOwner, name: string): Promise<string> {
+    const safe = sanitizeSegment(name);
+    return withDir(this.ensureSessionDir(owner), async (dir) => {
+      const handle = await fsp.open(dir.at(safe), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+      const made = await handle.stat().finally(() => handle.close());
+      // The shell will open it by path: that path must lead to this very file.
+      const file = path.join(dir.path, safe);
+      const named = await fsp.lstat(file).catch(() => undefined);
+      if (named?.ino !== made.ino || named.dev !== made.dev) {
+        await fsp.unlink(dir.at(safe)).catch(() => undefined);
+        throw new SpillError('ELOOP', `spill folder moved while the file was created: ${dir.path}`);
+      }
+      return file;
+    });
+  }
+
   /** Record a blob the agent wrote itself; returns a ref to it. */
   async recordExternal(input: ExternalSpill): Promise<SpillRef> {
     if (path.isAbsolute(input.file)) throw new SpillError('EINVAL', `external file must be relative to the manifest folder: ${input.file}`);

@@ -14,10 +14,9 @@ import { contentChars, num, obj, own, recordCall, str, type ApiCall } from '../c
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder } from './common';
+import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
-/** pi's output files in TMPDIR: `pi-<kind>-<random hex><ext>` (bash, powershell, mcp, codemode). */
-const PI_OUTPUT_FILE = /^pi-[a-z]+-[0-9a-f]{8,}(\.[A-Za-z0-9]+)?$/;
 /** The shell logs among them, listed even when no session names them; group 1 is the tool. */
 const PI_SHELL_LOG = /^pi-(bash|powershell)-[0-9a-f]{8,}\.log$/;
 /** The fallback claim's folder key: the logs' folder plus this glob-like name (never a real folder). */
@@ -282,11 +281,6 @@ export const pi: Source = {
     };
   },
 };
-
-/** An absolute path to one of pi's output files (what `details.fullOutputPath` names). */
-function isPiOutputPath(file: string): boolean {
-  return path.isAbsolute(file) && PI_OUTPUT_FILE.test(path.basename(file));
-}
 
 /**
  * pi shell logs in `dir` (TMPDIR) as one session; the catalog gives each log

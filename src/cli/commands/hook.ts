@@ -1,7 +1,9 @@
-// `spillway hook claude-code`: the PostToolUse command hook itself (stdin ->
-// stdout), plus `hook install|uninstall claude-code` to wire it into settings.
+// `spillway hook claude-code`: the Claude Code command hook itself (stdin ->
+// stdout; PreToolUse, PostToolUse, PostToolUseFailure), its Bash capture's
+// `bash-finish` step, plus `hook install|uninstall claude-code`.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runBashFinish } from '../../adapters/claude-code-bash-finish';
 import { runClaudeCodeHook } from '../../adapters/claude-code-hook';
 import {
   claudeSettingsPath,
@@ -14,11 +16,14 @@ import { UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
   spillway hook claude-code
-      Claude Code PostToolUse hook: reads the event on stdin, prints the
-      replacement tool output (or nothing) on stdout. Never fails the tool call.
+      Claude Code hook (PreToolUse, PostToolUse, PostToolUseFailure): reads the
+      event on stdin, prints the hook's answer (or nothing) on stdout. Never
+      fails the tool call.
+  spillway hook claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND
+      The step a captured Bash command runs when it ends (written by the hook).
   spillway hook install claude-code [--user | --project DIR] [--command CMD]
       Add the hook to ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected)
-      or to DIR/.claude/settings.json. Idempotent; keeps settings.json.spillway-backup.
+      or to DIR/.claude/settings.json. Idempotent; upgrades an older install.
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove Spillway's hook entries again.
@@ -30,6 +35,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
     io.stdout(HELP);
     return first === undefined ? 2 : 0;
   }
+  if (first === 'claude-code' && rest[0] === 'bash-finish') return runBashFinish(rest.slice(1), io);
   if (first === 'claude-code') return runHook(io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
@@ -37,7 +43,8 @@ export const hookCommand: CliCommand = async (argv, io) => {
 
 /** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
 async function runHook(io: CliIO): Promise<number> {
-  await runClaudeCodeHook((await io.readStdin()).toString('utf8'), io.env, io);
+  const cli = require.main?.filename ?? process.argv[1];
+  await runClaudeCodeHook((await io.readStdin()).toString('utf8'), io.env, io, cli ? { script: cli, viaCli: true } : undefined);
   return 0;
 }
 

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spillHook } from '../../../src/adapters/agent-sdk';
+import { spillHook, spillwayHooks } from '../../../src/adapters/agent-sdk';
+import { failingBuild, fullOutputOf } from './helpers/failing-build';
 import { readManifest } from '../../../src/spill/manifest';
 import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
 
@@ -65,4 +66,35 @@ describe('Agent SDK query() with spillHook()', () => {
       await mock.close();
     }
   }, 120_000);
+
+  it('with spillwayHooks(), a failing 300 KB build reaches the model with its failure line, exit code and the complete output file', async () => {
+    const dirs = claudeDirs(fs.mkdtempSync(path.join(tmp, 'capture-')));
+    const build = failingBuild(300_000, 2);
+    const mock = await startMockAnthropic(bashScript([build.command, 'echo ok']));
+    try {
+      const { query } = await import('@anthropic-ai/claude-agent-sdk');
+      const messages = query({
+        prompt: 'build it',
+        options: {
+          cwd: dirs.workDir,
+          pathToClaudeCodeExecutable: claudeBin,
+          permissionMode: 'bypassPermissions',
+          allowDangerouslySkipPermissions: true,
+          settingSources: [],
+          hooks: spillwayHooks({ hookScript: path.join(repoRoot, 'dist', 'hook.js') }),
+          env: offlineClaudeEnv({ home: tmp, configDir: dirs.configDir, baseUrl: mock.url }),
+        },
+      });
+      for await (const _m of messages) { /* run to the end */ }
+      const [seen, echo] = toolResults(mock.requests[mock.requests.length - 1]!);
+      expect(seen!.text).toContain(build.failureLine);
+      expect(seen!.text).toContain('Exit code 2');
+      expect(seen!.text.length).toBeLessThan(4_000);
+      const file = /(\/\S+\/spillway\/bash-[^\s\]]+\.txt)/.exec(seen!.text)?.[1];
+      expect(fs.readFileSync(file!, 'utf8')).toBe(fullOutputOf(build, dirs.workDir));
+      expect(echo!.text).toBe('ok');
+    } finally {
+      await mock.close();
+    }
+  }, 180_000);
 });

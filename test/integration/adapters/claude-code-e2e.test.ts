@@ -43,11 +43,15 @@ beforeAll(async () => {
   });
   expect(install.status, install.stderr).toBe(0);
   expect(install.stdout).toContain('added PostToolUse hook');
+  expect(install.stdout).toContain('added PreToolUse hook');
   expect(install.stdout).toContain(path.join(repoRoot, 'dist', 'hook.js'));
 
   mock = await startMockAnthropic(bashScript([CMD_10K, CMD_300K], 'The build failed; see above.'));
 
-  run = await runClaude({ bin: claudeBin, prompt: 'Build and process the records', cwd: workDir, env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
+  // The PostToolUse path alone, as in sessions where the Bash capture does not
+  // run (claude-code-capture-e2e.test.ts covers the capture).
+  const env = { ...offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }), SPILLWAY_CAPTURE_BASH: 'never' };
+  run = await runClaude({ bin: claudeBin, prompt: 'Build and process the records', cwd: workDir, env });
 }, 180_000);
 
 afterAll(async () => {

@@ -20,7 +20,7 @@ describe('spillway hook install/uninstall claude-code', () => {
     fs.writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(ls)'] } }));
     const first = run(['install', 'claude-code', '--project', project]);
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/added PostToolUse hook/);
+    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) expect(first.stdout).toContain(`added ${event} hook`);
     expect(first.stdout).toMatch(/backup of the previous file: .*settings\.json\.spillway-backup/);
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'));
     const command: string = settings.hooks.PostToolUse[0].hooks[0].command;
@@ -35,8 +35,10 @@ describe('spillway hook install/uninstall claude-code', () => {
     expect(run(['install', 'claude-code', '--project', project]).stdout).toMatch(/already installed/);
     const removed = run(['uninstall', 'claude-code', '--project', project]);
     expect(removed.status).toBe(0);
-    expect(removed.stdout).toMatch(/removed 1 Spillway PostToolUse hook entry/);
+    expect(removed.stdout).toMatch(/removed 3 Spillway hook entries/);
     expect(JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'))).toEqual({ permissions: { allow: ['Bash(ls)'] } });
+    // Nothing left behind that still holds the installed version.
+    expect(fs.existsSync(path.join(project, '.claude', 'settings.json.spillway-backup'))).toBe(false);
   });
 
   it('defaults to the user settings under CLAUDE_CONFIG_DIR, and takes --command', () => {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 const [scenario, tmp, repoRoot] = process.argv.slice(2);
 if (!scenario || !tmp || !repoRoot) {
-  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel> <tmpDir> <repoRoot>');
+  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands> <tmpDir> <repoRoot>');
   process.exit(2);
 }
 // pi is installed apart from the repo's dependencies (scripts/ensure-pi.mjs): resolve it there.
@@ -98,8 +98,9 @@ async function runSession({ settings, sessionManager, steps, contextWindow = 50_
     cwd,
     agentDir,
     settingsManager,
-    // The package itself, as pi finds it after `pi install`: package.json "pi.extensions".
-    additionalExtensionPaths: [repoRoot],
+    // The package itself, as pi finds it after `pi install`: package.json "pi.extensions"
+    // (left out to measure pi alone).
+    additionalExtensionPaths: process.env.PI_DRIVER_WITHOUT_SPILLWAY === '1' ? [] : [repoRoot],
     extensionFactories: [testExtension],
     noSkills: true,
     noPromptTemplates: true,
@@ -143,6 +144,10 @@ try {
           call('big', { n: 100_000, tag: 'alpha' }, 'call_big_1'),
           seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_2')),
           seeing(call('bash', { command: 'seq 1 200000; echo "FATAL: bash exploded"' }, 'call_bash_1')),
+          // A failing build over pi's 50 KB limit: the failure line is in the middle, pi shows only the tail.
+          seeing(call('bash', { command: 'seq 1 100000 | sed "s/$/ compiled ok/"; echo "error: undefined reference to main_loop"; seq 100001 150000 | sed "s/$/ compiled ok/"; echo "0 failed, retrying (attempt 2)"; exit 2' }, 'call_bash_fail')),
+          // A failing command under the threshold: left exactly as pi returned it.
+          seeing(call('bash', { command: 'echo "tiny failure"; exit 3' }, 'call_bash_small_fail')),
           seeing(call('big', { n: 3_000, tag: 'small' }, 'call_small_1')),
           seeing(fauxAssistantMessage('done')),
         ],
@@ -191,6 +196,11 @@ try {
         steps: [[seeing(call('big', { n: 60_000, tag: 't3' }, 'call_t3')), seeing(fauxAssistantMessage('ok 3'))]],
       });
     }
+  } else if (scenario === 'commands') {
+    // One bash call per command of PI_DRIVER_COMMANDS (a JSON list), default settings (benchmarks).
+    const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
+    const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
+    await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, sessionDir), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }

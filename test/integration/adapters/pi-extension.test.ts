@@ -81,8 +81,10 @@ describe('pi extension: eager spill', () => {
   let sessionFile: string;
   let blobDir: string;
 
+  let piTmp: string;
+
   beforeAll(() => {
-    ({ report } = runDriver('eager'));
+    ({ report, tmp: piTmp } = runDriver('eager'));
     const s = report.sessions[0]!;
     sessionFile = s.file;
     blobDir = path.join(s.dir, `${s.id}-blobs`);
@@ -125,15 +127,36 @@ describe('pi extension: eager spill', () => {
     expect(bashResult.message.content[0].text).toMatch(/^\[spillway\] bash \(seq 1 200000/);
   });
 
-  it('spills pi bash output in full from its log, keeping the tail and the failure line for the model', () => {
+  it('points the model at pi bash own full-output file (no copy), keeping the tail and the failure line', () => {
     const rec = report.resolved.find((r) => r.toolCallId === 'call_bash_1')!;
+    // pi's own log, named by the result's details.fullOutputPath: referenced, not stored a second time.
+    expect(path.basename(rec.spillPath!)).toMatch(/^pi-bash-[0-9a-f]+\.log$/);
     const body = fs.readFileSync(rec.spillPath!, 'utf8');
     expect(body.startsWith('1\n2\n3\n')).toBe(true);
-    expect(body).toContain('\n198500\n');
     expect(body.trimEnd().endsWith('200000\nFATAL: bash exploded')).toBe(true);
+    expect(fs.readdirSync(blobDir).some((f) => fs.readFileSync(path.join(blobDir, f), 'utf8').includes('\n198500\n'))).toBe(false);
     const seen = lastSeen(report, 'call_bash_1');
     expect(seen).toContain('FATAL: bash exploded');
     expect(seen).toContain('1,288,916 bytes');
+    expect(seen).toContain(rec.spillPath!);
+  });
+
+  it('digests a failing bash command like a passing one and keeps pi exit status line', () => {
+    const seen = lastSeen(report, 'call_bash_fail');
+    expect(seen).toMatch(/^\[spillway\] bash \(seq 1 100000/);
+    expect(seen).toContain('error: undefined reference to main_loop');
+    expect(seen).toContain('0 failed, retrying (attempt 2)');
+    expect(seen.trimEnd().endsWith('Command exited with code 2')).toBe(true);
+    expect(seen.length).toBeLessThan(2_500);
+    const rec = report.resolved.find((r) => r.toolCallId === 'call_bash_fail')!;
+    expect(fs.readFileSync(rec.spillPath!, 'utf8')).toContain('error: undefined reference to main_loop\n100001 compiled ok');
+    const result = sessionEntries(sessionFile).find((e) => e.type === 'message' && e.message?.toolCallId === 'call_bash_fail')!;
+    expect(result.message.isError).toBe(true);
+  });
+
+  it('leaves a small failing command exactly as pi returned it', () => {
+    // pi's own text: the output (with its newline), a blank line, the status.
+    expect(lastSeen(report, 'call_bash_small_fail')).toBe('tiny failure\n\n\nCommand exited with code 3');
   });
 
   it('aliases an identical later result to the same blob (no second write)', async () => {
@@ -142,7 +165,7 @@ describe('pi extension: eager spill', () => {
     expect(dup.spillPath).toBe(first.spillPath);
     expect(lastSeen(report, 'call_big_2')).toContain('identical to an earlier result');
     const blobs = fs.readdirSync(blobDir).filter((f) => f !== 'spillway.jsonl');
-    expect(blobs).toHaveLength(2); // alpha body + bash body, nothing for the duplicates
+    expect(blobs).toHaveLength(1); // the alpha body; nothing for the duplicates, nothing for pi's own logs
     const { records } = await readManifest(blobDir);
     expect(records.find((r) => r.toolCallId === 'call_big_2')?.aliasOf).toBe(path.basename(first.spillPath!));
   });
@@ -164,28 +187,34 @@ describe('pi extension: eager spill', () => {
     expect(lastSeen(report, 'call_big_3')).toContain('identical to an earlier result');
     const { records } = await readManifest(blobDir);
     expect(records.find((r) => r.toolCallId === 'call_big_3')?.aliasOf).toBeDefined();
-    expect(fs.readdirSync(blobDir).filter((f) => f !== 'spillway.jsonl')).toHaveLength(2);
+    expect(fs.readdirSync(blobDir).filter((f) => f !== 'spillway.jsonl')).toHaveLength(1);
   });
 
   it('shows the blobs with their tool names in `spillway list --json`', () => {
     const s = report.sessions[0]!;
-    const res = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--no-default-roots', '--root', s.dir, '--source', 'pi'], {
+    // pi's default roots, as a user has them: its sessions folder and TMPDIR (where pi's own logs are).
+    const home = fs.mkdtempSync(path.join(piTmp, 'home-'));
+    const res = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'list', '--json', '--source', 'pi'], {
       encoding: 'utf8',
-      env: { ...process.env, HOME: path.dirname(s.dir) },
+      env: { ...process.env, HOME: home, TMPDIR: piTmp, PI_CODING_AGENT_SESSION_DIR: path.dirname(s.dir) },
     });
     expect(res.status, res.stderr).toBe(0);
     const listed = JSON.parse(res.stdout) as { sessions: Array<{ id: string; blobs: Array<{ path: string; tool: string | null; toolCallId: string | null }> }> };
     const session = listed.sessions.find((x) => x.id === s.id)!;
-    const ours = session.blobs.filter((b) => path.dirname(b.path) === blobDir);
-    expect(ours.map((b) => [b.toolCallId, b.tool]).sort()).toEqual([
+    // Each output once: the blob Spillway wrote, and pi's own logs (not copied, so not listed twice).
+    expect(session.blobs.map((b) => [b.toolCallId, b.tool]).sort()).toEqual([
       ['call_bash_1', 'bash'],
+      ['call_bash_fail', 'bash'],
       ['call_big_1', 'big'],
     ]);
+    // ...and in no other session (pi's unattached-logs fallback included).
+    const everywhere = listed.sessions.flatMap((x) => x.blobs.map((b) => b.path));
+    expect(new Set(everywhere).size).toBe(everywhere.length);
   });
 
   it('records each spill in the session as a custom index entry, never with the full body', () => {
     const index = sessionEntries(sessionFile).filter((e) => e.type === 'custom' && e.customType === 'spillway-spill');
-    expect(index.map((e) => e.data.toolCallId)).toEqual(['call_big_1', 'call_big_2', 'call_bash_1', 'call_big_3']);
+    expect(index.map((e) => e.data.toolCallId)).toEqual(['call_big_1', 'call_big_2', 'call_bash_1', 'call_bash_fail', 'call_big_3']);
     for (const e of index) {
       expect(e.data.spillBytes).toBeGreaterThan(20_000);
       expect(e.data.contentHash).toMatch(/^[0-9a-f]{64}$/);

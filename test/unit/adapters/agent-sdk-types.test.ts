@@ -5,11 +5,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { spillHook } from '../../../src/adapters/agent-sdk';
+import { spillHook, spillwayHooks } from '../../../src/adapters/agent-sdk';
+import type { PostToolUseFailureContext, PreToolUseRewrite } from '../../../src/adapters/claude-code-bash';
 import type { PostToolUseReplacement } from '../../../src/adapters/claude-code-hook';
 
 // What the command hook prints is a valid synchronous hook answer.
 expectTypeOf<PostToolUseReplacement>().toMatchTypeOf<SyncHookJSONOutput>();
+expectTypeOf<PreToolUseRewrite>().toMatchTypeOf<SyncHookJSONOutput>();
+expectTypeOf<PostToolUseFailureContext>().toMatchTypeOf<SyncHookJSONOutput>();
+// spillwayHooks() is options.hooks itself.
+expectTypeOf(spillwayHooks()).toMatchTypeOf<NonNullable<Options['hooks']>>();
 // spillHook() plugs into options.hooks.PostToolUse as the SDK declares it.
 expectTypeOf(spillHook()).toEqualTypeOf<HookCallback>();
 const matcher: HookCallbackMatcher = { matcher: 'Bash|Grep|WebFetch|mcp__.*', hooks: [spillHook({ maxInlineBytes: 4096 })] };
@@ -36,6 +41,13 @@ const call = (hook: HookCallback, i: PostToolUseHookInput): Promise<HookJSONOutp
 describe('spillHook', () => {
   it('is registered under PostToolUse', () => {
     expect(hooks?.PostToolUse?.[0]?.hooks).toHaveLength(1);
+  });
+
+  it('comes with the capture hooks from spillwayHooks(), matched as the command hook installs them', () => {
+    const all = spillwayHooks();
+    expect(Object.keys(all).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
+    expect(all.PreToolUse?.[0]?.matcher).toBe('Bash');
+    expect(all.PostToolUseFailure?.[0]?.matcher).toBe('Bash');
   });
 
   it('returns the Bash-shaped digest and writes the blob beside the session', async () => {

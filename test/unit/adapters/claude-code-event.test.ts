@@ -20,7 +20,16 @@ describe('parseHookInput', () => {
   });
 
   it('ignores other events without calling them invalid', () => {
-    expect(parseHookInput(JSON.stringify({ ...base, hook_event_name: 'PostToolUseFailure' }))).toMatchObject({ ok: false, kind: 'ignore' });
+    expect(parseHookInput(JSON.stringify({ ...base, hook_event_name: 'Stop' }))).toMatchObject({ ok: false, kind: 'ignore' });
+  });
+
+  it('accepts PreToolUse (no tool_response) and PostToolUseFailure with its error and interrupt flag', () => {
+    const { tool_response: _r, ...noResponse } = base;
+    const pre = parseHookInput(JSON.stringify({ ...noResponse, hook_event_name: 'PreToolUse', permission_mode: 'bypassPermissions' }));
+    expect(pre).toMatchObject({ ok: true, event: { hook_event_name: 'PreToolUse', permission_mode: 'bypassPermissions' } });
+    const failure = parseHookInput(JSON.stringify({ ...noResponse, hook_event_name: 'PostToolUseFailure', error: 'Exit code 2', is_interrupt: true }));
+    expect(failure).toMatchObject({ ok: true, event: { hook_event_name: 'PostToolUseFailure', error: 'Exit code 2', is_interrupt: true } });
+    expect(parseHookInput(JSON.stringify({ ...noResponse, hook_event_name: 'PostToolUse' }))).toMatchObject({ ok: false, kind: 'invalid' });
   });
 
   it.each([

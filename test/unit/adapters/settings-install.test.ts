@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  CLAUDE_CODE_HOOK_EVENTS,
   CLAUDE_CODE_HOOK_MATCHER,
   claudeSettingsPath,
   defaultHookCommand,
@@ -51,7 +52,9 @@ describe('installClaudeCodeHook', () => {
     const r = await installClaudeCodeHook(settingsPath, COMMAND);
     expect(r.changed).toBe(true);
     expect(r.backupPath).toBeUndefined();
-    expect(read()).toEqual({ hooks: { PostToolUse: [{ matcher: CLAUDE_CODE_HOOK_MATCHER, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }] } });
+    const entry = (matcher: string) => [{ matcher, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }];
+    expect(read()).toEqual({ hooks: { PreToolUse: entry('Bash'), PostToolUse: entry(CLAUDE_CODE_HOOK_MATCHER), PostToolUseFailure: entry('Bash') } });
+    expect(CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
   });
 
   it('merges with existing settings and hooks, keeps a backup of the previous file', async () => {
@@ -71,7 +74,8 @@ describe('installClaudeCodeHook', () => {
     const after = read();
     expect(after.model).toBe('opus');
     expect(after.permissions).toEqual(before.permissions);
-    expect(after.hooks.PreToolUse).toEqual(before.hooks.PreToolUse);
+    expect(after.hooks.PreToolUse).toHaveLength(2);
+    expect(after.hooks.PreToolUse[0]).toEqual(before.hooks.PreToolUse[0]);
     expect(after.hooks.PostToolUse).toHaveLength(2);
     expect(after.hooks.PostToolUse[0]).toEqual(before.hooks.PostToolUse[0]);
     expect(fs.statSync(settingsPath).mode & 0o777).toBe(0o640);
@@ -84,9 +88,40 @@ describe('installClaudeCodeHook', () => {
     expect(again.changes[0]).toMatch(/already installed/);
     const moved = await installClaudeCodeHook(settingsPath, '/usr/local/bin/node /new/cli.js hook claude-code');
     expect(moved.changed).toBe(true);
-    expect(moved.changes[0]).toMatch(/replaced 1 earlier/);
-    const hooks = read().hooks.PostToolUse.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
-    expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
+    expect(moved.changes[0]).toMatch(/replaced 3 earlier/);
+    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
+      const hooks = read().hooks[event].flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
+      expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
+    }
+    // The upgrade made no backup: one would hold the installed version.
+    expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
+  });
+
+  it('upgrades an install of the PostToolUse hook alone in place, keeping the first backup', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const user = { model: 'opus' };
+    fs.writeFileSync(settingsPath, JSON.stringify(user));
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    const old = read();
+    delete old.hooks.PreToolUse;
+    delete old.hooks.PostToolUseFailure;
+    fs.writeFileSync(settingsPath, JSON.stringify(old));
+    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(r.changed).toBe(true);
+    expect(r.backupPath).toBeUndefined();
+    expect(Object.keys(read().hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
+    expect(JSON.parse(fs.readFileSync(`${settingsPath}.spillway-backup`, 'utf8'))).toEqual(user);
+  });
+
+  it.each([['  '], ['    '], ['\t']])('keeps the file indentation (%j)', async (indent) => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const original = JSON.stringify({ model: 'opus', env: { A: '1' } }, null, indent) + '\n';
+    fs.writeFileSync(settingsPath, original);
+    await installClaudeCodeHook(settingsPath, COMMAND);
+    expect(fs.readFileSync(settingsPath, 'utf8')).toBe(JSON.stringify(read(), null, indent) + '\n');
+    await uninstallClaudeCodeHook(settingsPath);
+    expect(fs.readFileSync(settingsPath, 'utf8')).toBe(original);
+    expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
   });
 
   it('refuses invalid JSON and changes nothing', async () => {
@@ -113,6 +148,7 @@ describe('installClaudeCodeHook', () => {
     expect(fs.lstatSync(settingsPath).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(real, 'utf8')).theme).toBe('dark');
     expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PostToolUse).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PreToolUse).toHaveLength(1);
   });
 });
 

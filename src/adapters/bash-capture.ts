@@ -1,0 +1,154 @@
+// The Bash capture: a PreToolUse rewrite of Claude Code's Bash command that
+// sends the command's whole output (stdout and stderr, in order) to a private
+// file while it runs, then prints either that output unchanged (small) or a
+// digest naming the file (large). It runs whatever the exit code, so a failing
+// build's last lines and failure lines reach the model even though Claude
+// Code's own failure text is cut to ~10 KB and no later hook can recover it.
+//
+// How Claude Code 2.1.332 runs a command (read from its binary): one fresh
+// `bash -c` per call, `source <snapshot> && ... && eval '<command>' [< /dev/null]
+// && pwd -P >| <cwd file>`, stdout and stderr both into one output file. The
+// wrapper keeps all of that: the user's command is eval'd in the same shell
+// (no subshell, so `cd` and everything else behaves as before), gets the same
+// stdin Claude Code would have given it, and the shell exits with its status.
+
+/** Every wrapped command starts with this assignment of the capture file: how the Post hooks recognise one. */
+export const CAPTURE_MARKER = '__spillway_f=';
+
+/** Commands longer than this are left alone (they ride along as one argument of the finish step). */
+const MAX_WRAPPED_COMMAND_CHARS = 64 * 1024;
+
+/** Quote a string for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Claude Code's heredoc test (a command with one gets no `< /dev/null`). */
+function hasHeredoc(command: string): boolean {
+  if (/\d\s*<<\s*\d/.test(command) || /\[\[\s*\d+\s*<<\s*\d+\s*\]\]/.test(command) || /\$\(\(.*<<.*\)\)/.test(command)) return false;
+  return /<<-?\s*(?:(['"]?)(\w+)\1|\\(\w+))/.test(command);
+}
+
+/** Claude Code's input-redirect test. */
+function hasInputRedirect(command: string): boolean {
+  return /(?:^|[\s;&|])<(?![<(])\s*\S+/.test(command);
+}
+
+/** True when Claude Code runs this command with stdin from /dev/null (it does unless the command reads a heredoc or a file). */
+export function claudeStdinIsDevNull(command: string): boolean {
+  return !hasHeredoc(command) && !hasInputRedirect(command);
+}
+
+/** Claude Code rewrites `>nul` (a Windows habit) to `>/dev/null` in commands without `<`, `$` or backquotes. */
+export function claudeNulRewrite(command: string): string {
+  if (command.includes('<') || command.includes('$') || command.includes('`')) return command;
+  return command.replace(/(\d?&?>+[ \t]*)[Nn][Uu][Ll](?=\s|$|[|&;)\n])/g, '$1/dev/null');
+}
+
+/**
+ * Why a command is left unwrapped, or undefined when it can be wrapped.
+ * `trap` could replace the wrapper's exit handler and `exec` could replace
+ * the shell before the output is handed back: either would leave the model
+ * with nothing, so such commands run exactly as Claude Code would run them.
+ */
+export function whyNotCapturable(command: string): string | undefined {
+  if (command.trim() === '') return 'empty command';
+  if (command.length > MAX_WRAPPED_COMMAND_CHARS) return 'command too long';
+  if (/(?:^|[^\w$-])(?:trap|exec)(?![\w-])/.test(command)) return 'command uses trap or exec';
+  if (command.includes('\0')) return 'command holds a NUL byte';
+  return undefined;
+}
+
+export interface WrapOptions {
+  /** The capture file, already created (empty, 0600) by the hook. */
+  captureFile: string;
+  /** Output of at most this many bytes is printed unchanged and the capture file removed. */
+  inlineBytes: number;
+  /** Shell words that run the finish step; it gets the capture file, the exit status and the command. */
+  finishCommand: string;
+}
+
+/**
+ * ANSI-C quoting (`$'...'`, bash and zsh): the command's newlines become `\n`,
+ * so the whole wrapper is one line and the command's own line numbers (in
+ * bash's error messages) stay what they were.
+ */
+export function ansiCQuote(text: string): string {
+  let out = "$'";
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === "'") out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, '0')}`;
+    else out += ch;
+  }
+  return `${out}'`;
+}
+
+/**
+ * The command Claude Code runs instead of `command`, on one line. Its only
+ * output is the command's own output (small) or the finish step's digest
+ * (large). If the finish step fails, the captured output is printed whole:
+ * what the model would have seen without Spillway.
+ *
+ * The done function runs at the end, or from the EXIT trap when the command
+ * ends the shell itself (`exit 3`, a syntax error, a signal bash traps).
+ * Spillway's own steps are kept out of an `xtrace` the command turned on.
+ */
+export function wrapBashCommand(command: string, opts: WrapOptions): string {
+  const stdin = claudeStdinIsDevNull(command) ? ' < /dev/null' : '';
+  const inline = Math.max(0, Math.floor(opts.inlineBytes));
+  return [
+    `${CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}`,
+    `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
+    '__spillway_done() { { set +x; } 2>/dev/null; trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
+      // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
+      // $(( )) drops the spaces some wc put before the number.
+      `if [ "$(( $(wc -c < "$__spillway_f") ))" -le ${inline} ]; then cat "$__spillway_f"; rm -f "$__spillway_f"; ` +
+      `else ${opts.finishCommand} "$__spillway_f" "$1" "$__spillway_cmd" || cat "$__spillway_f"; fi; }`,
+    '__spillway_status() { return "$1"; }',
+    'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',
+    `trap '__spillway_done "$?"' EXIT`,
+    `eval "$__spillway_cmd"${stdin}`,
+    '{ __spillway_rc=$?; __spillway_x=$-; set +x; } 2>/dev/null',
+    '__spillway_done "$__spillway_rc"',
+    '{ case $__spillway_x in *x*) set -x;; esac; __spillway_status "$__spillway_rc"; } 2>/dev/null',
+  ].join('; ');
+}
+
+/** The capture file a wrapped command names, or undefined for any other command. */
+export function captureFileOf(command: unknown): string | undefined {
+  if (typeof command !== 'string' || !command.startsWith(CAPTURE_MARKER)) return undefined;
+  return ansiCValueAt(command, CAPTURE_MARKER.length);
+}
+
+/** The user's command inside a wrapper, or undefined for any other command. */
+export function wrappedCommandOf(command: unknown): string | undefined {
+  if (typeof command !== 'string' || !command.startsWith(CAPTURE_MARKER)) return undefined;
+  const at = command.indexOf('; __spillway_cmd=');
+  return at === -1 ? undefined : ansiCValueAt(command, at + '; __spillway_cmd='.length);
+}
+
+/** Reads back one `ansiCQuote` value starting at `at`. */
+function ansiCValueAt(text: string, at: number): string | undefined {
+  if (!text.startsWith("$'", at)) return undefined;
+  let out = '';
+  for (let i = at + 2; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "'") return out;
+    if (ch !== '\\') {
+      out += ch;
+      continue;
+    }
+    const next = text[i + 1];
+    if (next === 'n') out += '\n';
+    else if (next === 't') out += '\t';
+    else if (next !== undefined && /[0-7]/.test(next)) {
+      out += String.fromCharCode(parseInt(text.slice(i + 1, i + 4), 8));
+      i += 2;
+    } else out += next ?? '';
+    i += 1;
+  }
+  return undefined;
+}

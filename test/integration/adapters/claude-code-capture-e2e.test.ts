@@ -1,0 +1,153 @@
+// The Bash capture on the REAL Claude Code 2.1.332, offline against the mock
+// Messages API, hooks installed by `spillway hook install claude-code`:
+// failing builds of 20 KB, 300 KB and 5 MB (exit 1 and 2) with the failure line
+// at a random place in the middle among decoys must reach the model with that
+// line, the exit code and the path of a file holding the complete output; a
+// short `echo ok` must reach it unchanged; `cd` must still hold in the next call.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic, toolResults, type MessagesRequest, type MockAnthropic, type MockReply } from './helpers/mock-anthropic';
+import { failingBuild, fullOutputOf, type FailingBuild } from './helpers/failing-build';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const cli = path.join(repoRoot, 'dist', 'cli.js');
+const claudeBin = path.join(repoRoot, ...CLAUDE_BIN_RELATIVE);
+
+const BUILDS: FailingBuild[] = [
+  failingBuild(20_000, 1),
+  failingBuild(20_000, 2),
+  failingBuild(300_000, 1),
+  failingBuild(300_000, 2),
+  failingBuild(5_000_000, 1),
+  failingBuild(5_000_000, 2),
+];
+const ECHO = 'echo ok';
+const CD = 'mkdir -p nested/dir && cd nested/dir';
+const PWD = 'pwd';
+
+let tmp: string;
+let configDir: string;
+let workDir: string;
+let mock: MockAnthropic;
+let run: { code: number | null; stdout: string; stderr: string };
+
+beforeAll(async () => {
+  if (!fs.existsSync(cli)) throw new Error('run `npm run build` first: dist/cli.js is missing');
+  if (!fs.existsSync(claudeBin)) throw new Error(`the Claude Code binary is missing: ${claudeBin} (npm ci installs it)`);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-e2e-'));
+  ({ configDir, workDir } = claudeDirs(tmp));
+  const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: configDir } });
+  expect(install.status, install.stderr).toBe(0);
+  for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) expect(install.stdout).toContain(`added ${event} hook`);
+  mock = await startMockAnthropic(bashScript([...BUILDS.map((b) => b.command), ECHO, CD, PWD], 'done'));
+  run = await runClaude({ bin: claudeBin, prompt: 'Build it', cwd: workDir, env: offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }) });
+}, 300_000);
+
+afterAll(async () => {
+  await mock?.close();
+  if (tmp && !process.env.KEEP_E2E) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** What the model was sent for the call that ran `command`. */
+function seenFor(command: string): string {
+  const last = mock.requests[mock.requests.length - 1]!;
+  const uses = last.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<Record<string, any>>) : [])).filter((b) => b.type === 'tool_use');
+  const use = uses.find((u) => u.input?.command === command);
+  expect(use, `no tool_use for ${command.slice(0, 80)}`).toBeDefined();
+  return toolResults(last).find((r) => r.tool_use_id === use!.id)!.text;
+}
+
+describe('Claude Code 2.1.332 with the Bash capture', () => {
+  it('runs every command and finishes', () => {
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    expect(toolResults(mock.requests[mock.requests.length - 1]!)).toHaveLength(BUILDS.length + 3);
+  });
+
+  for (const [i, build] of BUILDS.entries()) {
+    it(`build ${i + 1}: ${build.bytes.toLocaleString('en')} bytes, exit ${build.exitCode}: failure line, exit code and the complete output's file reach the model`, () => {
+      const seen = seenFor(build.command);
+      expect(seen.length).toBeLessThan(4_000);
+      expect(seen, `failure line ${build.failureLine} at line ${build.failureAt}`).toContain(build.failureLine);
+      expect(seen).toContain(`Exit code ${build.exitCode}`);
+      expect(seen).toContain(`exited with code ${build.exitCode}`);
+      const file = /(\/\S+\/spillway\/bash-[^\s\]]+\.txt)/.exec(seen)?.[1];
+      expect(file, seen.slice(0, 500)).toBeDefined();
+      expect(fs.readFileSync(file!, 'utf8')).toBe(fullOutputOf(build, workDir));
+      expect(fs.statSync(file!).mode & 0o777).toBe(0o600);
+    });
+  }
+
+  it('hands a short output to the model unchanged', () => {
+    expect(seenFor(ECHO)).toBe('ok');
+  });
+
+  it('keeps a cd for the next call', () => {
+    expect(seenFor(PWD)).toBe(path.join(fs.realpathSync(workDir), 'nested', 'dir'));
+  });
+
+  it('lists each capture once, as Bash with its command, in `spillway list --json`', () => {
+    const res = spawnSync(process.execPath, [cli, 'list', '--json', '--no-default-roots', '--root', configDir, '--source', 'claude-code'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: tmp, CLAUDE_CONFIG_DIR: configDir },
+    });
+    expect(res.status, res.stderr).toBe(0);
+    const blobs = (JSON.parse(res.stdout) as { sessions: Array<{ blobs: Array<{ path: string; tool: string | null; args: unknown }> }> }).sessions.flatMap((s) => s.blobs);
+    const captures = blobs.filter((b) => /\/spillway\/bash-/.test(b.path));
+    expect(captures).toHaveLength(BUILDS.length);
+    for (const c of captures) expect(c.tool).toBe('Bash');
+    expect(blobs.filter((b) => /tool-results/.test(b.path))).toHaveLength(0);
+  });
+});
+
+describe('Claude Code 2.1.332 with the Bash capture: background and timeout', () => {
+  const build = failingBuild(300_000, 2);
+  const SLOW = `seq 1 3000 | sed 's/$/ step ok/'; echo "FATAL: worker 7 lost its lease"; seq 1 2000; sleep 20`;
+  let seen: string[] = [];
+  let workDir2 = '';
+
+  beforeAll(async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-bg-'));
+    const dirs = claudeDirs(home);
+    workDir2 = dirs.workDir;
+    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
+    expect(install.status, install.stderr).toBe(0);
+    const steps: Array<(req: MessagesRequest) => MockReply> = [
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: build.command, run_in_background: true } }),
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: 'sleep 4' } }),
+      // Read the background task's output file, which the first result names.
+      (req) => ({ kind: 'tool_use', name: 'Read', input: { file_path: /(\/\S+\.output)\b/.exec(toolResults(req)[0]!.text)?.[1] ?? '/nonexistent' } }),
+      // Outruns its timeout: Claude Code moves it to the background.
+      () => ({ kind: 'tool_use', name: 'Bash', input: { command: SLOW, timeout: 3000 } }),
+    ];
+    const m = await startMockAnthropic((req) => {
+      if (!(req.tools ?? []).some((t) => t.name === 'Bash')) return { kind: 'text', text: 'ok' };
+      const n = toolResults(req).length;
+      return n < steps.length ? steps[n]!(req) : { kind: 'text', text: 'done' };
+    });
+    try {
+      await runClaude({ bin: claudeBin, prompt: 'go', cwd: dirs.workDir, env: offlineClaudeEnv({ home, configDir: dirs.configDir, baseUrl: m.url }) });
+      seen = toolResults(m.requests[m.requests.length - 1]!).map((r) => r.text);
+    } finally {
+      await m.close();
+      if (!process.env.KEEP_E2E) setTimeout(() => fs.rmSync(home, { recursive: true, force: true }), 25_000).unref();
+    }
+  }, 180_000);
+
+  it('a build run in the background and read later: its output file ends with the digest', () => {
+    const read = seen[2]!;
+    expect(read).toContain(build.failureLine);
+    expect(read).toContain('exited with code 2');
+    const file = /(\/\S+\/spillway\/bash-[^\s\]]+\.txt)/.exec(read)?.[1];
+    expect(fs.readFileSync(file!, 'utf8')).toBe(fullOutputOf(build, workDir2));
+  });
+
+  it('a command moved to the background by its timeout: the model gets what it printed so far, failure line included', () => {
+    const slow = seen[3]!;
+    expect(slow).toContain('still running');
+    expect(slow).toContain('FATAL: worker 7 lost its lease');
+    expect(slow.length).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,147 @@
+// The Bash capture's hook side, in process: when PreToolUse rewrites a
+// command, and what the Post hooks do with a wrapped one.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { captureFileOf, wrappedCommandOf } from '../../../src/adapters/bash-capture';
+import type { PostToolUseEvent, PostToolUseFailureEvent, PreToolUseEvent } from '../../../src/adapters/claude-code-event';
+import { hookOutputFor } from '../../../src/adapters/claude-code-hook';
+import { readManifest } from '../../../src/spill/manifest';
+
+let tmp: string;
+let transcript: string;
+const SESSION = 'sess-1';
+const FINISH = '/bin/false';
+
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-cc-bash-'));
+  transcript = path.join(tmp, 'projects', 'enc', `${SESSION}.jsonl`);
+  fs.mkdirSync(path.dirname(transcript), { recursive: true });
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function pre(command: string, mode = 'bypassPermissions', id = 'toolu_1'): PreToolUseEvent {
+  return { hook_event_name: 'PreToolUse', session_id: SESSION, transcript_path: transcript, cwd: tmp, permission_mode: mode, tool_name: 'Bash', tool_input: { command, description: 'd' }, tool_use_id: id };
+}
+
+async function rewrite(command: string, mode?: string): Promise<string | undefined> {
+  const out = await hookOutputFor(pre(command, mode), { finishCommand: FINISH });
+  return (out as { hookSpecificOutput?: { updatedInput?: { command?: string } } } | undefined)?.hookSpecificOutput?.updatedInput?.command;
+}
+
+describe('PreToolUse', () => {
+  it('wraps a Bash command in a bypassPermissions session, with a private empty capture file', async () => {
+    const wrapped = await rewrite('npm test 2>&1 | tail -5');
+    const file = captureFileOf(wrapped)!;
+    expect(file).toBe(path.join(tmp, 'projects', 'enc', SESSION, 'spillway', 'bash-toolu_1.txt'));
+    expect(wrappedCommandOf(wrapped)).toBe('npm test 2>&1 | tail -5');
+    expect(fs.statSync(file).size).toBe(0);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  });
+
+  it('keeps the other input fields (timeout, run_in_background, description)', async () => {
+    const event = pre('make');
+    event.tool_input = { command: 'make', timeout: 5000, run_in_background: true, description: 'build' };
+    const out = (await hookOutputFor(event, { finishCommand: FINISH })) as { hookSpecificOutput: { updatedInput: Record<string, unknown> } };
+    expect(out.hookSpecificOutput.updatedInput).toMatchObject({ timeout: 5000, run_in_background: true, description: 'build' });
+  });
+
+  it.each(['default', 'acceptEdits', 'plan', undefined])('leaves commands alone in a %s session (permission rules read the command)', async (mode) => {
+    expect(await rewrite('make', mode ?? 'unset-mode')).toBeUndefined();
+  });
+
+  it('wraps in any session with captureBash "always", in none with "never"', async () => {
+    expect(captureFileOf((await hookOutputFor(pre('make', 'default'), { finishCommand: FINISH, captureBash: 'always' }) as any)?.hookSpecificOutput.updatedInput.command)).toBeDefined();
+    expect(await hookOutputFor(pre('make', 'bypassPermissions', 'toolu_2'), { finishCommand: FINISH, captureBash: 'never' })).toBeUndefined();
+  });
+
+  it.each(['trap "rm -f x" EXIT; make', 'exec make', 'cd src && exec ./build.sh', ''])('leaves %j alone', async (command) => {
+    expect(await rewrite(command)).toBeUndefined();
+  });
+
+  it('does not reuse a capture file that is already there (same id twice)', async () => {
+    expect(await rewrite('make')).toBeDefined();
+    expect(await rewrite('make')).toBeUndefined();
+  });
+
+  it('never wraps other tools', async () => {
+    const event = { ...pre('x'), tool_name: 'Grep', tool_input: { pattern: 'x' } };
+    expect(await hookOutputFor(event, { finishCommand: FINISH })).toBeUndefined();
+  });
+});
+
+describe('Post hooks of a wrapped command', () => {
+  async function wrappedCall(): Promise<{ command: string; file: string }> {
+    const command = (await rewrite('make all'))!;
+    return { command, file: captureFileOf(command)! };
+  }
+  const post = (command: string, extra: Record<string, unknown> = {}): PostToolUseEvent => ({
+    hook_event_name: 'PostToolUse', session_id: SESSION, transcript_path: transcript, cwd: tmp, tool_name: 'Bash',
+    tool_input: { command, ...extra }, tool_use_id: 'toolu_1', tool_response: { stdout: '', stderr: '', interrupted: true, isImage: false },
+  });
+  const failure = (command: string, interrupt = false): PostToolUseFailureEvent => ({
+    hook_event_name: 'PostToolUseFailure', session_id: SESSION, transcript_path: transcript, cwd: tmp, tool_name: 'Bash',
+    tool_input: { command }, tool_use_id: 'toolu_1', error: 'Command timed out', is_interrupt: interrupt,
+  });
+  const log = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? 'FATAL: out of memory in step 1700' : `step ${i} ok`)).join('\n');
+
+  it('change nothing once the command handed back its output (small: file gone)', async () => {
+    const { command, file } = await wrappedCall();
+    fs.rmSync(file);
+    expect(await hookOutputFor(post(command), {})).toBeUndefined();
+    expect(await hookOutputFor(failure(command), {})).toBeUndefined();
+  });
+
+  it('change nothing once the finish step recorded the capture', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    const first = await hookOutputFor(failure(command, true), {});
+    expect(first).toBeDefined();
+    expect(await hookOutputFor(post(command), {})).toBeUndefined();
+  });
+
+  it('give the model a digest of a killed command (timeout) as additional context, and record it', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    const out = (await hookOutputFor(failure(command), {})) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('PostToolUseFailure');
+    expect(out.hookSpecificOutput.additionalContext).toContain('FATAL: out of memory in step 1700');
+    expect(out.hookSpecificOutput.additionalContext).toContain(file);
+    expect(out.hookSpecificOutput.additionalContext.length).toBeLessThan(3_500);
+    const { records } = await readManifest(path.dirname(file));
+    expect(records).toMatchObject([{ file: path.basename(file), tool: 'Bash', args: { command: 'make all' } }]);
+  });
+
+  it('replace the empty stdout of an interrupted command with the digest (PostToolUse)', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    const out = (await hookOutputFor(post(command), {})) as { hookSpecificOutput: { updatedToolOutput: { stdout: string; interrupted: boolean } } };
+    expect(out.hookSpecificOutput.updatedToolOutput.stdout).toContain('FATAL: out of memory');
+    expect(out.hookSpecificOutput.updatedToolOutput.interrupted).toBe(true);
+  });
+
+  it('show what a command moved to the background by its timeout printed so far, without recording it yet', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    const event = post(command);
+    event.tool_response = { stdout: '', stderr: '', interrupted: false, backgroundTaskId: 'b123' };
+    const out = (await hookOutputFor(event, {})) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } };
+    expect(out.hookSpecificOutput.updatedToolOutput.stdout).toContain('still running');
+    expect(out.hookSpecificOutput.updatedToolOutput.stdout).toContain('FATAL: out of memory');
+    expect((await readManifest(path.dirname(file))).records).toHaveLength(0);
+  });
+
+  it('leave a command still running in the background alone', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    expect(await hookOutputFor(post(command, { run_in_background: true }), {})).toBeUndefined();
+  });
+
+  it('ignore a capture file named for another call', async () => {
+    const { command, file } = await wrappedCall();
+    fs.writeFileSync(file, log);
+    expect(await hookOutputFor({ ...failure(command), tool_use_id: 'toolu_other' }, {})).toBeUndefined();
+  });
+});
