@@ -8,16 +8,15 @@ import type { CatalogService } from './catalogService';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
-  blobDescription,
   blobIcon,
-  blobLabel,
+  blobRow,
   blobTooltipMarkdown,
   buildTree,
   contextValue,
   nodeId,
   sessionChildren,
-  sessionDescription,
-  sessionLabel,
+  sessionFacts,
+  sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
   type SortOrder,
@@ -48,7 +47,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
-    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionDescription([], s.updatedAt, now)).join('|');
+    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionFacts([], s.updatedAt, now)).join('|');
     if (ages !== this.shownAges) this.changed.fire();
     this.shownAges = ages;
   }
@@ -84,21 +83,23 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         return this.finish(item, node);
       }
       case 'session': {
-        const item = new vscode.TreeItem(sessionLabel(node.session), vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = sessionDescription(node.blobs, node.session.updatedAt, now);
+        const row = sessionRow(node.session, node.blobs, now);
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = row.description;
         item.iconPath = new vscode.ThemeIcon('history');
         item.tooltip = sessionTooltip(node.session, now);
         // Titles repeat across sessions: the spoken label carries the session id too.
-        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
+        item.accessibilityInformation = { label: `${row.description}, ${row.label}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
         return this.finish(item, node);
       }
       case 'blob': {
-        const item = new vscode.TreeItem(blobLabel(node.blob), vscode.TreeItemCollapsibleState.None);
-        item.description = blobDescription(node.blob);
+        const row = blobRow(node.blob);
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+        item.description = row.description;
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
         item.resourceUri = vscode.Uri.file(node.blob.path);
         item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
-        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, file ${node.blob.name}` };
+        item.accessibilityInformation = { label: `${row.description}, ${row.label}, file ${node.blob.name}` };
         return this.finish(item, node);
       }
     }
@@ -144,15 +145,17 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     return blob && session ? { kind: 'blob', blob, session } : undefined;
   }
 
+  /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
   private countLinesLater(node: SpillNode & { kind: 'session' }, blobs: BlobInfo[]): void {
-    const todo = blobs.filter((b) => b.lines === undefined && !b.binary && !this.counting.has(b.key));
+    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && !this.counting.has(b.key));
     if (!todo.length) return;
     for (const b of todo) this.counting.add(b.key);
     void (async () => {
       const catalog = this.service.current();
       for (const b of todo) {
         try {
-          await catalog?.countLines(b.path);
+          if (!b.tool && !b.args) await catalog?.preview(b.key);
+          if (b.lines === undefined && !b.binary) await catalog?.countLines(b.path);
         } catch {
           // vanished: the next catalog event removes it
         } finally {

@@ -80,30 +80,49 @@ export function sessionLabel(session: SessionInfo): string {
   return session.id;
 }
 
+/** What a blob is: tool and compact args; an unattributed output by its command or its first line. */
 export function blobLabel(blob: BlobInfo): string {
-  const tool = blob.tool ?? (blob.kind === 'shell-output' ? 'shell' : blob.kind === 'hook' ? 'hook' : blob.name);
   const args = compactArgs(blob.args ?? '', 60);
-  return args ? `${tool} ${args}` : tool;
+  if (blob.tool) return args ? `${blob.tool} ${args}` : blob.tool;
+  if (args) return args;
+  const first = blob.preview !== undefined && !blob.binary ? firstLine(blob.preview) : '';
+  if (first) return truncate(first, 60);
+  return blob.kind === 'shell-output' ? 'shell output' : blob.kind === 'hook' ? 'hook output' : blob.name;
 }
 
-export function blobDescription(blob: BlobInfo): string {
+function firstLine(text: string): string {
+  for (const line of text.split(/\r?\n/)) if (line.trim()) return line.trim();
+  return '';
+}
+
+/** Size and line count: what tells blob rows apart, so the row's label (cut last at a narrow width). */
+export function blobFacts(blob: BlobInfo): string {
   const parts = [formatBytes(blob.bytes)];
   if (blob.binary) parts.push('binary');
   else if (blob.lines !== undefined) parts.push(`${formatCount(blob.lines)} lines`);
   return parts.join(' · ');
 }
 
+/** A blob row: facts first (label), then what it is (description). */
+export function blobRow(blob: BlobInfo): { label: string; description: string } {
+  return { label: blobFacts(blob), description: blobLabel(blob) };
+}
+
 /**
  * "3 h ago · 2 blobs · 127 KB": the age of the last change tells sessions with
- * the same title (a prompt repeated) apart, so it comes first, where a narrow
- * side bar does not cut it off.
+ * the same title (a prompt repeated) apart.
  */
-export function sessionDescription(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
+export function sessionFacts(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
   const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
   const parts = [`${blobs.length} blob${blobs.length === 1 ? '' : 's'}`, formatBytes(bytes)];
   const then = updatedAt ? Date.parse(updatedAt) : NaN;
   if (Number.isFinite(then) && now !== undefined) parts.unshift(formatAge(then, now));
   return parts.join(' · ');
+}
+
+/** A session row: facts first (label, so a 300 px side bar keeps them), then the title (description). */
+export function sessionRow(session: SessionInfo, blobs: BlobInfo[], now: number): { label: string; description: string } {
+  return { label: sessionFacts(blobs, session.updatedAt, now), description: sessionLabel(session) };
 }
 
 /**
@@ -116,7 +135,7 @@ export function sessionTooltipParagraphs(session: SessionInfo, now: number): str
   const paragraphs = [
     sessionLabel(session),
     `${sourceLabel(session.source)} session ${shortId(session.id)}${when}`,
-    sessionDescription(session.blobs),
+    sessionFacts(session.blobs),
   ];
   if (session.cwd) paragraphs.push(`cwd: ${session.cwd}`);
   paragraphs.push(`id: ${session.id}`, session.dir);

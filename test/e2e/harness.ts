@@ -125,6 +125,48 @@ export class Workbench {
     return file;
   }
 
+  /**
+   * The same screen in the light and the dark theme (the workbench follows the
+   * page's colour scheme: `window.autoDetectColorScheme` is on), back in light after.
+   */
+  async screenshotThemes(name: string): Promise<string[]> {
+    const files: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await this.setColorScheme(scheme);
+      files.push(await this.screenshot(`${name}-${scheme}`));
+    }
+    await this.setColorScheme('light');
+    return files;
+  }
+
+  async setColorScheme(scheme: 'light' | 'dark'): Promise<void> {
+    await this.page.emulateMedia({ colorScheme: scheme });
+    const workbench = this.page.locator('.monaco-workbench');
+    await waitFor(async () => (await workbench.evaluate((w) => w.classList.contains('vs-dark'))) === (scheme === 'dark'), `the ${scheme} theme`);
+  }
+
+  /** Drags the side bar's edge until it is `width` px wide, as a person would. */
+  async setSideBarWidth(width: number): Promise<void> {
+    const bar = this.page.locator('.part.sidebar').first();
+    const box = await bar.boundingBox();
+    if (!box) throw new Error('no side bar');
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(box.x + box.width - 1, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, y, { steps: 8 });
+    await this.page.mouse.up();
+    await waitFor(async () => Math.abs(((await bar.boundingBox())?.width ?? 0) - width) <= 2, `a ${width} px side bar`);
+  }
+
+  /** Whether a tree row's label (not its description) is shown whole: nothing of it cut by the side bar's edge. */
+  async labelFits(row: Locator): Promise<boolean> {
+    return row.locator('.label-name').evaluate((label) => {
+      const box = label.getBoundingClientRect();
+      const bar = label.closest('.part.sidebar')?.getBoundingClientRect();
+      return label.scrollWidth <= label.clientWidth + 1 && bar !== undefined && box.right <= bar.right;
+    });
+  }
+
   /** Opens the command palette, types the command's title and runs it. */
   async runCommand(title: string): Promise<void> {
     await this.page.keyboard.press('Escape');

@@ -124,6 +124,10 @@ beforeAll(async () => {
       'update.mode': 'none',
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
+      // Screenshots in light and dark: the workbench follows the page's colour scheme.
+      'window.autoDetectColorScheme': true,
+      'workbench.preferredLightColorTheme': 'Default Light Modern',
+      'workbench.preferredDarkColorTheme': 'Default Dark Modern',
     },
   });
   browser = await launchChromium();
@@ -132,6 +136,7 @@ beforeAll(async () => {
   await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 afterAll(async () => {
@@ -154,6 +159,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('shows the fixture sessions with their tools and sizes', async () => {
     const t0 = Date.now();
     await wb.openSpillway();
+    await wb.setSideBarWidth(300);
     const sessions = sessionsWithBlobs();
     // Agents are expanded; each session row carries its blob count and size.
     for (const s of sessions) await wb.rowByAria(`session ${s.id}`).waitFor({ state: 'visible' });
@@ -164,11 +170,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     }
     for (const s of sessions) {
       const row = rows.find((r) => r.level === 2 && r.aria.includes(`session ${s.id}`));
-      expect(row?.label).toBe(sessionLabel(s));
+      // Facts first (a 300 px side bar cuts the end of a row): age, blob count and size, then the title.
+      expect(row?.description).toBe(sessionLabel(s));
       const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
-      expect(row?.description).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
-      // The age of the last change leads, so same-titled sessions differ even when the row is cut short.
-      expect(row?.description).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
+      expect(row?.label).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
+      expect(row?.label).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
+      expect(await wb.labelFits(wb.rowByAria(`session ${s.id}`))).toBe(true);
     }
     // Expand each session in turn (the tree is virtualized: only shown rows exist)
     // and check every blob's label, tool and on-disk size.
@@ -178,11 +185,15 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'true', 'the session to expand');
       for (const b of s.blobs) {
         const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`)), `row of ${b.name}`);
-        expect(row.label).toBe(blobLabel(b));
-        if (b.tool) expect(row.label.startsWith(b.tool)).toBe(true);
-        expect(row.description.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
+        // Size and lines first; then the tool and its arguments, or the output's first line.
+        await catalog.preview(b.key);
+        expect(row.description).toBe(blobLabel(b));
+        expect(blobLabel(b)).not.toMatch(/^shell/);
+        if (b.tool) expect(row.description.startsWith(b.tool)).toBe(true);
+        expect(row.label.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
+        await waitFor(async () => /· [\d,]+ lines$|· binary$/.test((await wb.treeRows()).find((x) => x.aria.endsWith(`file ${b.name}`))?.label ?? ''), `the line count of ${b.name}`);
       }
-      if (s.key === fixture.claude.sessionDir || s.dir === fixture.claude.sessionDir) await wb.screenshot('claude-session');
+      if (s.key === fixture.claude.sessionDir || s.dir === fixture.claude.sessionDir) await wb.screenshotThemes('claude-session');
       await r.click();
       await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
     }
@@ -191,7 +202,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(tools.size).toBeGreaterThanOrEqual(3);
     const badge = await page.locator('.activitybar [aria-label^="Spillway"] .badge-content').first().textContent();
     expect(Number(badge)).toBe(blobs.length);
-    await wb.screenshot('tree');
+    await wb.screenshotThemes('tree');
   });
 
   let planted: BlobInfo;
@@ -204,7 +215,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
     fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
     const label = 'toolu_e2e_live_01';
-    await waitFor(async () => (await wb.treeRows()).some((r) => r.label.includes(label)), 'the new blob row', 30_000);
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.aria.endsWith(`file ${label}.txt`)), 'the new blob row', 30_000);
     await wb.screenshot('live-blob');
     planted = await waitFor(async () => {
       await catalog.scan();
@@ -257,7 +268,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const files = victim.blobs.map((b) => b.path);
     const row = wb.rowByAria(`session ${victim.id}`);
     await row.hover();
-    await row.locator(`.action-label[aria-label="Delete Session's Blobs"]`).click();
+    await row.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: "Delete Session's Blobs" }).click();
     const dialog = wb.dialog();
     await dialog.waitFor({ state: 'visible' });
     const text = (await dialog.textContent()) ?? '';
@@ -309,14 +321,14 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await hovered.count()) > 0) {
       const first = (await hovered.textContent()) ?? '';
       await over.click({ position: { x: box!.width / 2, y: box!.height / 2 } });
-      await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && first.startsWith(r.label)), `the revealed blob (${first})`);
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.description && first.startsWith(r.description)), `the revealed blob (${first})`);
     }
     // Reveal a spilled blob from the chart: its row is selected in the tree.
     await frame.locator('#turns summary').click();
     const reveal = frame.locator('#turns button.reveal').first();
     const label = (await reveal.textContent()) ?? '';
     await reveal.click();
-    await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && label.startsWith(r.label)), `the revealed blob (${label})`);
+    await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.description && label.startsWith(r.description)), `the revealed blob (${label})`);
     await wb.screenshot('chart-revealed');
   });
 
@@ -388,12 +400,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.answerInput('tool:Grep');
     await waitFor(async () => {
       const blobs = (await wb.treeRows()).filter((r) => r.level === 3);
-      return blobs.length > 0 && blobs.every((r) => r.label.startsWith('Grep'));
+      return blobs.length > 0 && blobs.every((r) => r.description.startsWith('Grep'));
     }, 'only Grep blobs');
     expect(await wb.spillsView().textContent()).toContain('Filter: tool:Grep');
     await wb.screenshot('filtered');
     await wb.runCommand('Spillway: Clear Filter');
-    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.description.startsWith('Grep')), 'all blobs back');
   });
 
   it('redraws the chart in the colours of a dark theme', async () => {
@@ -428,7 +440,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const datedRow = wb.rowByAria(`session ${dated.id}`);
     await datedRow.waitFor({ state: 'visible' });
     // The row tells its age (the 10-day-old session says so).
-    expect((await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`))?.description).toContain('10 d ago');
+    expect((await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`))?.label).toContain('10 d ago');
 
     await wb.runCommand('Spillway: Clean Up...');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Older than 7 days' }).waitFor({ state: 'visible' });
@@ -457,7 +469,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // The tree follows: the aged session's row goes, the younger one stays with all its blobs.
     await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
     const kept = (await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`));
-    expect(kept?.description).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
+    expect(kept?.label).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
     await wb.screenshot('cleaned-up');
   });
 

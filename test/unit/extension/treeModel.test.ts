@@ -3,9 +3,10 @@ import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/typ
 import { toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
-  blobDescription,
+  blobFacts,
   blobIcon,
   blobLabel,
+  blobRow,
   blobTooltipMarkdown,
   buildTree,
   contextValue,
@@ -15,8 +16,9 @@ import {
   parseFilter,
   parseSize,
   sessionChildren,
-  sessionDescription,
+  sessionFacts,
   sessionLabel,
+  sessionRow,
   sessionTooltipParagraphs,
 } from '../../../src/extension/treeModel';
 
@@ -73,7 +75,7 @@ describe('tree model', () => {
   it('labels sessions from the title, else the cwd, and describes them', () => {
     expect(sessionLabel(older)).toBe('fix the build');
     expect(sessionLabel(newer)).toBe('web');
-    expect(sessionDescription(older.blobs)).toBe('2 blobs · 127 KB');
+    expect(sessionFacts(older.blobs)).toBe('2 blobs · 127 KB');
   });
 
   it('tells sessions with the same title apart by age in the row and short id in the tooltip', () => {
@@ -81,10 +83,10 @@ describe('tree model', () => {
     const a = session({ key: 'claude-code:/d/x', id: '5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11', title: 'run the build', blobs: [bash], updatedAt: '2026-01-02T01:00:00Z' });
     const b = session({ key: 'claude-code:/d/y', id: '0b8f2f7c-1d11-4c1b-8a57-5f0c6a529d1e', title: 'run the build', blobs: [grep], updatedAt: '2026-01-02T02:55:00Z' });
     expect(sessionLabel(a)).toBe(sessionLabel(b));
-    expect(sessionDescription(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
-    expect(sessionDescription(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
+    expect(sessionFacts(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
+    expect(sessionFacts(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
     // No usable time: the age is left out rather than shown wrong.
-    expect(sessionDescription(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
+    expect(sessionFacts(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
     const tipA = sessionTooltipParagraphs(a, now);
     const tipB = sessionTooltipParagraphs(b, now);
     expect(tipA[0]).toBe('run the build');
@@ -98,10 +100,27 @@ describe('tree model', () => {
 
   it('labels blobs with tool + args, size + lines, and an icon per tool', () => {
     expect(blobLabel(bash)).toBe('Bash npm test');
-    expect(blobDescription(bash)).toBe('39 KB · 812 lines');
+    expect(blobFacts(bash)).toBe('39 KB · 812 lines');
+    expect(blobFacts({ ...bash, binary: true })).toBe('39 KB · binary');
     expect(blobIcon(bash)).toBe('terminal');
     expect(blobIcon(grep)).toBe('search');
-    expect(blobLabel(pi.blobs[0]!)).toBe('shell');
+  });
+
+  it('puts the facts first in rows, so a 300 px side bar cuts the title, not the size', () => {
+    const now = Date.parse('2026-01-02T03:00:00Z');
+    expect(blobRow(bash)).toEqual({ label: '39 KB · 812 lines', description: 'Bash npm test' });
+    expect(sessionRow(older, older.blobs, now)).toEqual({ label: '3 h ago · 2 blobs · 127 KB', description: 'fix the build' });
+    // The row counts the blobs it shows (a filter may hide some).
+    expect(sessionRow(older, [bash], now).label).toBe('3 h ago · 1 blob · 39 KB');
+  });
+
+  it('names an unattributed output by its command, else its first line, not "shell"', () => {
+    const shell = pi.blobs[0]!;
+    expect(blobLabel(shell)).toBe('shell output');
+    expect(blobLabel({ ...shell, preview: '\n\n  > tsc -p . && vitest run  \nsrc/a.ts(3,1): error\n' })).toBe('> tsc -p . && vitest run');
+    expect(blobLabel({ ...shell, args: 'make -j8' })).toBe('make -j8');
+    expect(blobLabel({ ...shell, preview: '\u0000\u0001', binary: true })).toBe('shell output');
+    expect(blobLabel({ ...shell, preview: 'x'.repeat(200) })).toHaveLength(60);
   });
 
   it('gives stable ids and a contextValue grammar', () => {
