@@ -25,6 +25,7 @@ import type {
 } from './types';
 import type { ApiCall } from './calls';
 import { readHead } from './head';
+import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { SessionClaim, Source } from './source';
 import { sourcesNamed } from './sources/index';
@@ -244,7 +245,9 @@ export class Catalog {
   /** Delete (or trash) a plan's items after re-checking each; manifests and the catalog follow. */
   async executeClean(plan: CleanPlan, options?: CleanExecuteOptions): Promise<CleanResult> {
     const result = await executeClean(plan, this.roots, options);
-    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten]);
+    const ownRoots = this.roots.filter((r) => !r.files).map((r) => r.path);
+    result.foldersRemoved = await removeEmptiedBlobFolders(result.deleted.map((d) => d.path), ownRoots);
+    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten, ...result.foldersRemoved]);
     return result;
   }
 

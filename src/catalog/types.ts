@@ -234,6 +234,8 @@ export interface CleanResult {
   failed: Array<{ path: string; reason: string }>;
   /** Manifests rewritten without the records of deleted files. */
   manifestsRewritten: string[];
+  /** Blob-only folders (`tool-results/`, `<id>-blobs/`) removed once emptied. */
+  foldersRemoved?: string[];
 }
 
 export interface CleanExecuteOptions {

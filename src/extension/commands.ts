@@ -4,13 +4,14 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BlobInfo, CleanPlan, CleanRequest, GrepMatch, SessionInfo } from '../catalog/types';
+import type { BlobInfo, CleanPlan, CleanRequest, GrepMatch, SessionInfo, TurnSeries } from '../catalog/types';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogService } from './catalogService';
 import type { ChartPanels } from './chartPanel';
+import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
-import { cleanResultMessage, confirmCleanMessage, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from './messages';
+import { cleanResultMessage, confirmCleanMessage, deleteMode, type DeleteMode, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from './messages';
 import { findRipgrep } from './ripgrep';
 import type { SpillwaySettings } from './settings';
 import { SliceDocumentProvider } from './sliceDocument';
@@ -23,6 +24,7 @@ export interface CommandDeps {
   tree: SpillTreeProvider;
   view: vscode.TreeView<SpillNode>;
   charts: ChartPanels;
+  kept: KeptSessions;
   settings: () => SpillwaySettings;
   log: vscode.LogOutputChannel;
   setContext: (key: string, value: unknown) => Thenable<unknown>;
@@ -70,8 +72,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 }
 
 class Commands {
-  /** Set once a trash attempt failed: remote and web windows have no trash, so stop offering it. */
-  private trashUnavailable = false;
+  /** Set once a trash attempt failed: stop offering it. */
+  private trashFailed = false;
 
   constructor(private readonly d: CommandDeps) {}
 
@@ -282,6 +284,10 @@ class Commands {
   async deleteSession(node?: SpillNode): Promise<void> {
     const session = await this.pickSession(node);
     if (!session) return;
+    if (!session.blobs.length) {
+      void vscode.window.showInformationMessage('This session has no blobs left (it stays listed for its chart while its transcript is there).');
+      return;
+    }
     await this.clean({ kind: 'session', sessionKey: session.key }, `of session "${sessionLabel(session)}"`);
   }
 
@@ -315,38 +321,57 @@ class Commands {
       void vscode.window.showInformationMessage(`Nothing to delete${why}.`);
       return;
     }
-    const useTrash = this.d.settings().useTrash && !this.trashUnavailable;
-    const m = confirmCleanMessage(plan, what, useTrash);
+    const mode = deleteMode(this.d.settings().useTrash, {
+      remote: vscode.env.remoteName !== undefined,
+      web: vscode.env.uiKind === vscode.UIKind.Web,
+      trashFailed: this.trashFailed,
+    });
+    const m = confirmCleanMessage(plan, what, mode);
     const answer = await vscode.window.showWarningMessage(m.message, { modal: true, detail: m.detail }, m.action);
     if (answer !== m.action) return;
-    await this.execute(catalog, plan, useTrash, what);
+    await this.execute(catalog, plan, mode, what);
   }
 
-  private async execute(catalog: Catalog, plan: CleanPlan, useTrash: boolean, what: string): Promise<void> {
+  private async execute(catalog: Catalog, plan: CleanPlan, mode: DeleteMode, what: string): Promise<void> {
+    const emptied = await this.sessionsEmptiedBy(catalog, plan);
     let trashMissing = false;
-    const trash = useTrash
-      ? async (p: string) => {
-          try {
-            await vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: true, recursive: false });
-          } catch (err) {
-            trashMissing = true;
-            throw err;
+    const trash =
+      mode === 'trash'
+        ? async (p: string) => {
+            try {
+              await vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: true, recursive: false });
+            } catch (err) {
+              trashMissing = true;
+              throw err;
+            }
           }
-        }
-      : undefined;
+        : undefined;
     const result = await catalog.executeClean(plan, trash ? { trash } : {});
+    for (const e of emptied) if (!catalog.session(e.session.key)) await this.d.kept.keep(e.session, e.series);
     this.d.tree.refresh();
     if (trashMissing && result.failed.length) {
-      // Remote and web windows have no trash: ask before deleting for good.
-      this.trashUnavailable = true;
+      // A desktop window whose trash failed: the one case left for a second question.
+      this.trashFailed = true;
       const items = plan.items.filter((i) => result.failed.some((f) => f.path === i.path));
       const left: CleanPlan = { ...plan, items, bytes: items.reduce((n, i) => n + i.bytes, 0), refused: [] };
-      const m = confirmCleanMessage(left, what, false);
-      const again = await vscode.window.showWarningMessage(`The trash is not available here. ${m.message}`, { modal: true, detail: m.detail }, m.action);
-      if (again === m.action) await this.execute(catalog, left, false, what);
+      const m = confirmCleanMessage(left, what, 'no-trash');
+      const again = await vscode.window.showWarningMessage(`Moving to the trash failed. ${m.message}`, { modal: true, detail: m.detail }, m.action);
+      if (again === m.action) await this.execute(catalog, left, 'no-trash', what);
       return;
     }
-    void vscode.window.showInformationMessage(cleanResultMessage(result, useTrash));
+    void vscode.window.showInformationMessage(cleanResultMessage(result, mode === 'trash'));
+  }
+
+  /** Sessions with a transcript that the plan leaves without blobs, with their turns read while they can be. */
+  private async sessionsEmptiedBy(catalog: Catalog, plan: CleanPlan): Promise<Array<{ session: SessionInfo; series: TurnSeries | undefined }>> {
+    const planned = new Set(plan.items.map((i) => i.path));
+    const out: Array<{ session: SessionInfo; series: TurnSeries | undefined }> = [];
+    for (const key of new Set(plan.items.map((i) => i.sessionKey))) {
+      const session = catalog.session(key);
+      if (!session?.transcript || !session.blobs.every((b) => planned.has(b.path))) continue;
+      out.push({ session, series: await catalog.turnsFor(key).catch(() => undefined) });
+    }
+    return out;
   }
 
   // ---- misc ----------------------------------------------------------------

@@ -1,11 +1,13 @@
 // One object holding every service of the extension; disposing it (a single
 // entry in context.subscriptions) disposes them all in reverse order.
 
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { CatalogService } from './catalogService';
 import { ChartPanels } from './chartPanel';
 import { registerCommands } from './commands';
 import { formatBytes } from './format';
+import { KeptSessions } from './keptSessions';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -30,13 +32,14 @@ export class Container extends Disposable {
     const settings = () => this.settingsCache;
     this.log = this.register(vscode.window.createOutputChannel('Spillway', { log: true }));
     this.service = this.register(new CatalogService(settings, this.log, activatedAt));
-    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes));
+    const kept = new KeptSessions(context.globalState, (p) => fs.existsSync(p));
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept));
     this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
     this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
     this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
     this.status.name = 'Spillway: spilled output';
     this.status.command = 'spillway.spills.focus';
-    const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>));
+    const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>, kept));
     this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
 
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
@@ -47,13 +50,18 @@ export class Container extends Disposable {
       tree: this.tree,
       view: this.view,
       charts,
+      kept,
       settings,
       log: this.log,
       setContext,
       saveSort: (sort) => context.globalState.update(SORT_KEY, sort),
     });
 
-    this.register(this.service.onDidChange(() => this.updateSummary()));
+    this.register(this.service.onDidChange(() => {
+      this.updateSummary();
+      const listed = this.service.current()?.sessions();
+      if (listed) void kept.prune(new Set(listed.map((s) => s.key)));
+    }));
     this.register(this.tree.onDidChangeTreeData(() => this.updateSummary()));
     // The first scan starts when the view first asks for children (getChildren),
     // never at activation; this only reports when it ends.

@@ -4,13 +4,29 @@
 import type { CleanPlan, CleanResult, GrepSummary } from '../catalog/types';
 import { formatBytes } from './format';
 
+/**
+ * Where deleted blobs go: the trash; nowhere, by choice (`useTrash` off); or
+ * nowhere because this window has none (remote and web windows), which the one
+ * confirmation says, instead of a second dialog after a failed attempt.
+ */
+export type DeleteMode = 'trash' | 'permanent' | 'no-trash';
+
+/** Remote windows (SSH, WSL, containers, code-server) and the web have no trash for the files the extension sees. */
+export function deleteMode(useTrash: boolean, window: { remote: boolean; web: boolean; trashFailed?: boolean }): DeleteMode {
+  if (!useTrash) return 'permanent';
+  return window.remote || window.web || window.trashFailed ? 'no-trash' : 'trash';
+}
+
 /** `what` follows the count: `of session "x"`, `older than 7 days`. */
-export function confirmCleanMessage(plan: CleanPlan, what: string, toTrash: boolean): { message: string; detail: string; action: string } {
+export function confirmCleanMessage(plan: CleanPlan, what: string, mode: DeleteMode): { message: string; detail: string; action: string } {
   const n = plan.items.length;
+  const toTrash = mode === 'trash';
   const verb = toTrash ? 'Move' : 'Permanently delete';
   const where = toTrash ? ' to the trash' : '';
   const message = `${verb} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) ${what}${where}?`;
-  const lines = plan.items.slice(0, 8).map((i) => i.path);
+  const lines: string[] = [];
+  if (mode === 'no-trash') lines.push('This window (remote or web) has no trash: the files are deleted for good.', '');
+  lines.push(...plan.items.slice(0, 8).map((i) => i.path));
   if (plan.items.length > 8) lines.push(`… and ${plan.items.length - 8} more`);
   if (plan.refused.length) lines.push('', `${plan.refused.length} file(s) will be left alone: ${plan.refused[0]?.reason ?? ''}`);
   if (!toTrash) lines.push('', 'This cannot be undone.');

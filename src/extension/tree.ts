@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { BlobInfo, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
+import type { KeptSessions } from './keptSessions';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
@@ -35,6 +36,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   constructor(
     private readonly service: CatalogService,
     private readonly previewBytes: () => number,
+    private readonly kept?: KeptSessions,
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
@@ -56,11 +58,16 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     this.changed.fire();
   }
 
+  /** The catalog's sessions and the emptied ones kept for their chart. */
+  private allSessions(listed: SessionInfo[]): SessionInfo[] {
+    return this.kept ? [...listed, ...this.kept.list(new Set(listed.map((s) => s.key)))] : listed;
+  }
+
   async getChildren(node?: SpillNode): Promise<SpillNode[]> {
     if (!node) {
       const catalog = await this.service.ready();
       if (!catalog) return [];
-      return buildTree(catalog.sessions(), this.filter, this.sort);
+      return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
       return node.sessions.map((session) => ({ kind: 'session', session, blobs: sessionChildren(session, this.filter, this.sort) }));
@@ -117,7 +124,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (node.kind === 'blob') {
       return { kind: 'session', session: node.session, blobs: sessionChildren(node.session, this.filter, this.sort) };
     }
-    return buildTree(catalog.sessions(), this.filter, this.sort).find((a) => a.source === node.session.source);
+    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {

@@ -219,12 +219,13 @@ function byTimeDesc(a: { createdAt?: string; updatedAt?: string }, b: { createdA
   return tb - ta;
 }
 
-/** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish. */
+/** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish, except sessions with a transcript. */
 export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
   const bySource = new Map<SourceName, SessionInfo[]>();
   for (const s of sessions) {
     const blobs = s.blobs.filter((b) => blobMatches(b, s, filter));
-    if (blobs.length === 0 && (isFilterActive(filter) || s.blobs.length === 0)) continue;
+    // A session without blobs stays while its transcript does (its chart), unless a filter is on.
+    if (blobs.length === 0 && (isFilterActive(filter) || (s.blobs.length === 0 && !s.transcript))) continue;
     const list = bySource.get(s.source) ?? [];
     list.push(s);
     bySource.set(s.source, list);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
 import { formatBytes, shortId } from '../../src/extension/format';
+import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
@@ -274,26 +275,23 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await dialog.waitFor({ state: 'visible' });
     const text = (await dialog.textContent()) ?? '';
     const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
-    // spillway.useTrash is on by default: the question names the count, the bytes and the trash.
-    expect(text).toContain(`Move ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
-    expect(text).toContain('to the trash?');
-    await wb.screenshot('delete-confirm');
-    await dialog.locator('.monaco-button', { hasText: 'Move to Trash' }).click();
-    // Either the files went to the trash, or (remote/web windows: no trash) a second modal asks first.
-    const outcome = await waitFor(async () => {
-      if (files.every((f) => !fs.existsSync(f))) return 'trashed';
-      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
-      return second.includes('trash is not available') ? 'asked' : undefined;
-    }, 'the trash or the fallback question');
-    console.log(`trash in code-server: ${outcome}`);
-    if (outcome === 'asked') {
-      expect(files.every((f) => fs.existsSync(f))).toBe(true);
-      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${files.length} blob`);
-      await wb.screenshot('trash-unavailable');
-      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
-    }
+    // code-server is a web window: no trash, and the one question says so (no second dialog).
+    expect(text).toContain(`Permanently delete ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    expect(text).toContain('has no trash');
+    await wb.screenshotThemes('delete-confirm');
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor(() => files.every((f) => !fs.existsSync(f)), 'the files to be deleted');
-    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
+    await dialog.waitFor({ state: 'hidden' });
+    // A folder made only for blobs goes with them.
+    for (const folder of new Set(files.map((f) => path.dirname(f)))) {
+      if (isBlobOnlyFolder(folder)) await waitFor(() => !fs.existsSync(folder), `the emptied ${path.basename(folder)}/ to go`);
+    }
+    if (victim.transcript && fs.existsSync(victim.transcript)) {
+      // Its transcript remains: the session stays listed with 0 blobs, its chart reachable.
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${victim.id}`) && / · 0 blobs · /.test(r.label)), 'the session row with 0 blobs');
+    } else {
+      await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
+    }
     await wb.screenshot('deleted');
   });
 
@@ -451,23 +449,17 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await dialog.waitFor({ state: 'visible' });
     const bytes = old.reduce((n, f) => n + fs.statSync(f).size, 0);
     const counted = `${old.length} blob${old.length === 1 ? '' : 's'} (${formatBytes(bytes)})`;
-    // The delete step already found code-server has no trash: the question may go straight to a permanent delete.
-    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`(Move|Permanently delete) ${counted.replace(/[()]/g, '\\$&')} older than 20 days`));
+    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`Permanently delete ${counted.replace(/[()]/g, '\\$&')} older than 20 days`));
     await wb.screenshot('clean-up-confirm');
-    await dialog.locator('.monaco-button', { hasText: /^(Move to Trash|Delete)$/ }).click();
-    const outcome = await waitFor(async () => {
-      if (old.every((f) => !fs.existsSync(f))) return 'deleted';
-      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
-      return second.includes('trash is not available') ? 'asked' : undefined;
-    }, 'the files to go, or the no-trash question');
-    if (outcome === 'asked') {
-      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${counted}`);
-      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
-    }
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor(() => old.every((f) => !fs.existsSync(f)), 'the old files to be deleted');
     expect(young.filter((f) => !fs.existsSync(f))).toEqual([]);
-    // The tree follows: the aged session's row goes, the younger one stays with all its blobs.
-    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
+    // The tree follows: the aged session's row goes (or shows 0 blobs while its transcript remains), the younger one keeps all its blobs.
+    if (aged.transcript && fs.existsSync(aged.transcript)) {
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${aged.id}`) && / · 0 blobs · /.test(r.label)), 'the aged session with 0 blobs');
+    } else {
+      await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
+    }
     const kept = (await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`));
     expect(kept?.label).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
     await wb.screenshot('cleaned-up');
