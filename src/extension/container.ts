@@ -8,6 +8,7 @@ import { ChartPanels } from './chartPanel';
 import { registerCommands } from './commands';
 import { formatBytes } from './format';
 import { KeptSessions } from './keptSessions';
+import { SearchView } from './search';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -45,12 +46,14 @@ export class Container extends Disposable {
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
+    const search = this.register(new SearchView(this.service, settings, context.globalState, this.log));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,
       view: this.view,
       charts,
       kept,
+      search,
       settings,
       log: this.log,
       setContext,

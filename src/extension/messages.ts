@@ -1,7 +1,7 @@
 // Texts of confirmations and notices, built from plans and results. Pure, so
 // the wording (count and bytes named) is unit-tested.
 
-import type { CleanPlan, CleanResult, GrepSummary } from '../catalog/types';
+import type { CleanPlan, CleanResult } from '../catalog/types';
 import { formatBytes } from './format';
 
 /**
@@ -43,26 +43,6 @@ export function cleanResultMessage(result: CleanResult, toTrash: boolean): strin
 /** Progress line while grepping: "3/22 blobs · 1 match". */
 export function grepProgressMessage(filesDone: number, filesTotal: number, matches: number): string {
   return `${filesDone}/${filesTotal} blobs · ${matches} match${matches === 1 ? '' : 'es'}`;
-}
-
-export function grepSummaryMessage(pattern: string, summary: GrepSummary, blobs: number): string {
-  const status = summary.cancelled ? ' (cancelled)' : summary.truncated ? ' (first results only)' : '';
-  if (summary.matches === 0) return `No blob contains "${pattern}"${status}.`;
-  return `${summary.matches} match${summary.matches === 1 ? '' : 'es'} in ${blobs} blob${blobs === 1 ? '' : 's'}${status}`;
-}
-
-/** Parses the grep input: `/re/i` is a regex (optional i flag), anything else a literal. */
-export function parseGrepInput(input: string): { pattern: string; regex: boolean; ignoreCase: boolean } | { error: string } {
-  const text = input.trim();
-  if (!text) return { error: 'Type something to search for.' };
-  const m = /^\/(.+)\/(i?)$/.exec(text);
-  if (!m) return { pattern: text, regex: false, ignoreCase: false };
-  try {
-    new RegExp(m[1] ?? '');
-  } catch (err) {
-    return { error: `Not a valid regular expression: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  return { pattern: m[1] ?? '', regex: true, ignoreCase: m[2] === 'i' };
 }
 
 /** What a retention choice deletes, as said in its confirmation: "older than 7 days", "older than the newest 1.0 GB". */

@@ -13,6 +13,9 @@ export interface SpillwaySettings {
   useTrash: boolean;
   ripgrepPath: string;
   sortBy: 'time' | 'size';
+  /** Search view: matching lines shown per blob, and in all. */
+  searchMaxPerBlob: number;
+  searchMaxResults: number;
 }
 
 export type ConfigGet = <T>(key: string) => T | undefined;
@@ -37,6 +40,8 @@ export function readSettings(get: ConfigGet): SpillwaySettings {
     useTrash: get<unknown>('useTrash') !== false,
     ripgrepPath: typeof get('ripgrepPath') === 'string' ? (get<string>('ripgrepPath') ?? '') : '',
     sortBy: sort === 'size' ? 'size' : 'time',
+    searchMaxPerBlob: Math.round(num(get('search.maxPerBlob'), 50, 1, 10_000)),
+    searchMaxResults: Math.round(num(get('search.maxResults'), 2000, 1, 20_000)),
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CleanPlan } from '../../../src/catalog/types';
 import { coalesce, DisposableStore } from '../../../src/extension/lifecycle';
-import { cleanResultMessage, confirmCleanMessage, deleteMode, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from '../../../src/extension/messages';
+import { cleanResultMessage, confirmCleanMessage, deleteMode, grepProgressMessage, parseRetention, retentionPhrase } from '../../../src/extension/messages';
 
 const plan: CleanPlan = {
   request: { kind: 'session', sessionKey: 's' },
@@ -57,17 +57,6 @@ describe('confirmations', () => {
   it('reports results and failures', () => {
     expect(cleanResultMessage({ deleted: plan.items, bytes: plan.bytes, failed: [], manifestsRewritten: [] }, false)).toBe('Deleted 2 blobs (1.5 MB).');
     expect(cleanResultMessage({ deleted: [], bytes: 0, failed: [{ path: '/r/a', reason: 'EACCES' }], manifestsRewritten: [] }, true)).toContain('1 could not be deleted: EACCES');
-  });
-});
-
-describe('grep input', () => {
-  it('treats /.../ as a regex and checks it', () => {
-    expect(parseGrepInput('needle')).toEqual({ pattern: 'needle', regex: false, ignoreCase: false });
-    expect(parseGrepInput('/err(or)?/i')).toEqual({ pattern: 'err(or)?', regex: true, ignoreCase: true });
-    expect(parseGrepInput('/a(/')).toHaveProperty('error');
-    expect(parseGrepInput('  ')).toHaveProperty('error');
-    expect(grepSummaryMessage('x', { matches: 0, truncated: false, cancelled: true, engine: 'rg', errors: [] }, 0)).toBe('No blob contains "x" (cancelled).');
-    expect(grepSummaryMessage('x', { matches: 3, truncated: false, cancelled: false, engine: 'node', errors: [] }, 2)).toBe('3 matches in 2 blobs');
   });
 });
 
