@@ -255,7 +255,7 @@ export class Catalog {
   async turnsFor(sessionKey: string): Promise<TurnSeries | undefined> {
     const record = this.records.get(sessionKey);
     if (!record) return undefined;
-    return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped);
+    return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped, record.info.source);
   }
 
   // ---- internals -------------------------------------------------------

@@ -29,7 +29,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
-  private readonly counting = new Set<string>();
+  /** Blob key -> the size:mtime whose line count and first line were read (or tried). */
+  private readonly counted = new Map<string, string>();
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
 
@@ -154,9 +155,11 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
   private countLinesLater(node: SpillNode & { kind: 'session' }, blobs: BlobInfo[]): void {
-    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && !this.counting.has(b.key));
+    // Each file version is read once: one that cannot be read is not retried on every redraw.
+    const stamp = (b: BlobInfo) => `${b.bytes}:${b.mtimeMs}`;
+    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && this.counted.get(b.key) !== stamp(b));
     if (!todo.length) return;
-    for (const b of todo) this.counting.add(b.key);
+    for (const b of todo) this.counted.set(b.key, stamp(b));
     void (async () => {
       const catalog = this.service.current();
       for (const b of todo) {
@@ -165,8 +168,6 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
           if (b.lines === undefined && !b.binary) await catalog?.countLines(b.path);
         } catch {
           // vanished: the next catalog event removes it
-        } finally {
-          this.counting.delete(b.key);
         }
       }
       this.changed.fire(node);

@@ -205,9 +205,14 @@ export class Workbench {
     return this.page.locator('[id="workbench.view.extension.spillway"]');
   }
 
+  /** One view of the Spillway side bar, by its title ("Spills", "Search"). */
+  pane(title: string): Locator {
+    return this.spillsView().locator('.pane', { has: this.page.locator(`.pane-header h3.title[title="${title}"], .pane-header h3.title:text-is("${title}")`) });
+  }
+
   /** The visible rows of the Spills tree: label, description, depth, expanded state. */
-  async treeRows(): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null; selected: boolean }>> {
-    return this.spillsView()
+  async treeRows(title = 'Spills'): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null; selected: boolean }>> {
+    return this.pane(title)
       .locator('.monaco-list-row')
       .evaluateAll((rows) =>
         rows.map((r) => ({
@@ -222,12 +227,12 @@ export class Workbench {
   }
 
   row(label: string | RegExp): Locator {
-    return this.spillsView().locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
+    return this.pane('Spills').locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
   }
 
   /** A row by a unique part of its accessible label (session id, blob file name). */
   rowByAria(part: string): Locator {
-    return this.spillsView().locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
+    return this.pane('Spills').locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
   }
 
   /** Status bar text of the editor selection ("Ln 180, Col 12 (3,420 selected)"). */

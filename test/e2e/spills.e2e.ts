@@ -185,11 +185,10 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       await r.click();
       await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'true', 'the session to expand');
       for (const b of s.blobs) {
-        const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`)), `row of ${b.name}`);
-        // Size and lines first; then the tool and its arguments, or the output's first line.
+        // Size and lines first; then the tool and its arguments, or the output's first line (read once the session opens).
         await catalog.preview(b.key);
-        expect(row.description).toBe(blobLabel(b));
-        expect(blobLabel(b)).not.toMatch(/^shell/);
+        const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`) && x.description === blobLabel(b)), `row of ${b.name} named ${blobLabel(b)}`);
+        if (!b.tool) expect(blobLabel(b)).not.toMatch(/^shell/);
         if (b.tool) expect(row.description.startsWith(b.tool)).toBe(true);
         expect(row.label.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
         await waitFor(async () => /· [\d,]+ lines$|· binary$/.test((await wb.treeRows()).find((x) => x.aria.endsWith(`file ${b.name}`))?.label ?? ''), `the line count of ${b.name}`);
@@ -228,7 +227,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('opens a blob at a line range with those lines selected', async () => {
     const row = wb.rowByAria('file toolu_e2e_live_01.txt');
     await row.hover();
-    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await row.locator('.action-label[aria-label^="Open at Line Range..."]').click();
     await wb.answerInput('120-180');
     const tab = page.locator('.tabs-container .tab', { hasText: 'toolu_e2e_live_01' });
     await tab.waitFor({ state: 'visible' });
@@ -246,22 +245,54 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.screenshot('line-range');
   });
 
-  it('greps a planted needle and opens the hit at its line', async () => {
+  it('searches in the Search view: smart case, the match highlighted, caps that say what they cut, Enter opens the match', async () => {
     await wb.openSpillway();
-    await wb.runCommand('Spillway: Grep Blobs...');
-    await wb.answerInput(NEEDLE);
-    const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: NEEDLE }).first();
+    // Lower case finds the upper-case needle (smart case).
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput(NEEDLE.toLowerCase());
+    const search = wb.pane('Search');
+    const hit = search.locator('.monaco-list-row', { hasText: `${NEEDLE_LINE}  ` }).first();
     await hit.waitFor({ state: 'visible', timeout: 30_000 });
-    expect(await hit.textContent()).toContain(`${NEEDLE_LINE}:`);
-    await wb.screenshot('grep-results');
-    await page.locator('.quick-input-widget input[type="text"]').press('Enter');
+    expect(((await hit.locator('.highlight').first().textContent()) ?? '').toLowerCase()).toBe(NEEDLE.toLowerCase());
+    await expect.poll(async () => (await search.textContent()) ?? '').toContain('1 match in 1 blob for');
+    expect((await search.textContent()) ?? '').toContain('smart case: any case');
+    await catalog.preview(planted.key);
+    const rows = await wb.treeRows('Search');
+    expect(rows.find((r) => r.level === 2)?.label).toBe(blobLabel(planted));
+    expect(rows.find((r) => r.level === 2)?.description).toBe('1 match');
+    await wb.screenshotThemes('search-results');
+    // Enter on the line opens the blob with the match selected.
+    await hit.click();
+    await page.keyboard.press('Enter');
     const status = await waitFor(async () => {
       const s = await wb.selectionStatus();
-      return s.startsWith(`Ln ${NEEDLE_LINE},`) ? s : undefined;
-    }, `the cursor on line ${NEEDLE_LINE}`);
-    expect(status).toMatch(new RegExp(`^Ln ${NEEDLE_LINE}, Col \\d+`));
-    await expect.poll(() => page.locator('.view-line', { hasText: NEEDLE }).count()).toBeGreaterThan(0);
-    await wb.screenshot('grep-opened');
+      return s.startsWith(`Ln ${NEEDLE_LINE},`) && /selected/.test(s) ? s : undefined;
+    }, `the match selected on line ${NEEDLE_LINE}`);
+    expect(status).toContain(`(${NEEDLE.length} selected)`);
+    await wb.screenshot('search-opened');
+
+    // Regex on (a view title toggle) and a pattern every planted line matches: the blob is capped, and the view says so.
+    await wb.openSpillway();
+    await search.hover();
+    await search.locator('.action-label[aria-label="Use Regular Expression"]').click();
+    await search.locator('.action-label[aria-label^="Use Regular Expression: On"]').waitFor({ state: 'visible' });
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput('line \\d+: output');
+    await expect.poll(async () => (await search.textContent()) ?? '', { timeout: 30_000 }).toContain('showing 50');
+    // The last row of the capped blob says how many it left out (End: the tree shows only what is on screen).
+    await search.locator('.monaco-list').first().focus();
+    await page.keyboard.press('End');
+    const more = search.locator('.monaco-list-row', { hasText: 'more not shown' }).first();
+    await more.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await more.textContent()).toContain('349 more not shown');
+    await expect.poll(async () => (await search.textContent()) ?? '').toMatch(/399 matches in 1 blob for "line \\d\+: output" \(regex, smart case: any case\) · showing 50: at most 50 per blob \(1 blob cut\)/);
+    await wb.screenshotThemes('search-capped');
+    await search.locator('.action-label[aria-label^="Use Regular Expression: On"]').click();
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+    await search.locator('.monaco-list-row').first().waitFor({ state: 'detached' });
+    // Fold the Search view again: the Spills tree gets the side bar's height back.
+    await search.locator('.pane-header').click();
+    await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
   });
 
   it("deletes a session's blobs: files and tree node go", async () => {
@@ -337,7 +368,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
     const row = wb.rowByAria(`file ${path.basename(big)}`);
     await row.hover();
-    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await row.locator('.action-label[aria-label^="Open at Line Range..."]').click();
     await wb.answerInput('1000-1010');
     await page.locator('.tabs-container .tab', { hasText: '(lines 1000-1010)' }).waitFor({ state: 'visible', timeout: 30_000 });
     // The header names the file up front (a long path would push the name off screen), the path below.
@@ -411,15 +442,11 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const frame = wb.chartFrame();
     await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
     const before = await frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
-    await wb.runCommand('Preferences: Color Theme');
-    const input = page.locator('.quick-input-widget input[type="text"]');
-    await input.fill('Dark Modern');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Dark Modern' }).waitFor({ state: 'visible' });
-    await input.press('Enter');
-    await expect.poll(() => page.locator('.monaco-workbench').evaluate((w) => w.classList.contains('vs-dark')), { timeout: 15_000 }).toBe(true);
+    await wb.setColorScheme('dark');
     await expect.poll(() => frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor), { timeout: 15_000 }).not.toBe(before);
     await expect.poll(async () => Number(await frame.locator('#chart').getAttribute('data-bars'))).toBe(chartTurns);
     await wb.screenshot('chart-dark');
+    await wb.setColorScheme('light');
   });
 
   it('cleans up blobs older than 20 days from the command palette: old files go, younger stay', async () => {

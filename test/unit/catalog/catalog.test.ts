@@ -115,30 +115,35 @@ describe('turns', () => {
     const s = catalog.findSessions(fx.claude.sessionId)[0]!;
     const series = (await catalog.turnsFor(s.key))!;
     expect(series.points.map((p) => p.promptTokens)).toEqual([18004, 27010, 29018, 30530, 6003, 7208, 8017]);
-    expect(series.points.map((p) => p.delta)).toEqual([18004, 9006, 2008, 1512, 6003, 1205, 809]);
+    expect(series.points.map((p) => p.delta)).toEqual([18004, 9006, 2008, 1512, 6003 - 30530, 1205, 809]);
     expect(series.points.map((p) => p.compaction)).toEqual([false, false, false, false, true, false, false]);
     expect(series.points[0]!.outputTokens).toBe(80);
     expect(series.points[2]!.blobs).toEqual([fx.claude.blobs.shell]);
     expect(series.compactions).toBe(1);
   });
 
-  it('estimates tokens saved: (body - digest) x calls until the next compaction', async () => {
+  it('estimates tokens saved: (baseline - digest) x calls until the next compaction, for Spillway\'s blobs only', async () => {
     const s = catalog.findSessions(fx.claude.sessionId)[0]!;
     const saved = (await catalog.turnsFor(s.key))!.tokensSaved;
+    // Claude Code's own spill: Spillway changed nothing, so it saves nothing.
     const grep = saved.blobs.find((b) => b.key === fx.claude.blobs.grep)!;
+    expect(grep.counted).toBe(false);
+    expect(grep.saved).toBe(0);
     // issued by call 1, re-sent by calls 2, 3, 4; call 5 follows the compaction
     expect(grep.resentTurns).toBe(3);
-    const bytes = (await fsp.stat(fx.claude.blobs.grep)).size;
-    expect(grep.saved).toBe((Math.ceil(bytes / 4) - grep.digestTokens) * 3);
     expect(grep.digestKnown).toBe(true);
+    const ours = saved.blobs.filter((b) => b.counted);
+    expect(ours.length).toBeGreaterThan(0);
+    for (const b of ours) expect(b.saved).toBe(Math.max(0, b.baselineTokens - b.digestTokens) * b.resentTurns);
     expect(saved.tokens).toBe(saved.blobs.reduce((sum, b) => sum + b.saved, 0));
+    expect(saved.agentSpills).toBe(s.blobs.length - ours.length - s.blobs.filter((b) => b.turn === undefined && (b.madeBy === 'spillway' || b.attribution === 'manifest')).length);
     expect(saved.charsPerToken).toBe(4);
   });
 
   it('reads pi usage and compaction entries', async () => {
     const s = catalog.findSessions(fx.pi.sessionId)[0]!;
     const series = (await catalog.turnsFor(s.key))!;
-    expect(series.points.map((p) => [p.promptTokens, p.delta, p.compaction])).toEqual([[2000, 2000, false], [2500, 500, false], [900, 900, true]]);
+    expect(series.points.map((p) => [p.promptTokens, p.delta, p.compaction])).toEqual([[2000, 2000, false], [2500, 500, false], [900, -1600, true]]);
   });
 });
 

@@ -10,7 +10,7 @@ function memento() {
 
 const blob = { key: '/c/p/s/tool-results/b.txt', path: '/c/p/s/tool-results/b.txt', sessionKey: 'claude-code:/c/p/s', name: 'b.txt', kind: 'tool-result' as const, bytes: 5000, createdAt: '2026-01-01T00:00:00Z', mtimeMs: 0, attribution: 'transcript' as const };
 const session: SessionInfo = { key: 'claude-code:/c/p/s', source: 'claude-code', id: 's', dir: '/c/p/s', transcript: '/c/p/s.jsonl', root: '/c', bytes: 5000, updatedAt: '2026-01-01T00:00:00Z', blobs: [blob], skipped: 0, notes: [] };
-const series: TurnSeries = { sessionKey: session.key, points: [], compactions: 0, tokensSaved: { charsPerToken: 4, tokens: 0, blobs: [], blobsWithoutTurn: 0 }, skipped: 0 };
+const series: TurnSeries = { sessionKey: session.key, points: [], blobs: [], compactions: 0, tokensSaved: { charsPerToken: 4, tokens: 0, contextTokens: 0, calls: 0, agentSpills: 0, blobs: [], blobsWithoutTurn: 0 }, skipped: 0 };
 
 describe('sessions kept after their blobs were deleted', () => {
   it('lists an emptied session with 0 blobs while its transcript remains, across restarts', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/types';
-import { toChartData } from '../../../src/extension/chartModel';
+import { savedSentence, toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
   blobFacts,
@@ -164,25 +164,50 @@ describe('tree model', () => {
 });
 
 describe('chart data', () => {
-  it('maps turns, spills and the saved estimate, and passes the protocol guard', () => {
+  it('maps turns, their parts and drops, the largest contributors and the saved estimate, and passes the protocol guard', () => {
     const series: TurnSeries = {
       sessionKey: older.key,
       compactions: 1,
       skipped: 0,
-      tokensSaved: { charsPerToken: 4, tokens: 4321, blobs: [], blobsWithoutTurn: 0 },
+      blobs: [{ key: bash.key, path: bash.path, tool: 'Bash', bytes: bash.bytes, turn: 2, readBack: 2, madeBy: 'spillway' }],
+      tokensSaved: { charsPerToken: 4, tokens: 4321, contextTokens: 0, calls: 1, agentSpills: 1, blobs: [{ key: bash.key, bodyTokens: 10_000, baselineTokens: 10_000, counted: true, digestTokens: 500, resentTurns: 1, saved: 9500, digestKnown: true }], blobsWithoutTurn: 0 },
       points: [
-        { index: 1, timestamp: '2026-01-01T00:00:00Z', promptTokens: 1000, delta: 1000, outputTokens: 5, compaction: false, blobs: [] },
-        { index: 2, timestamp: 'bad', promptTokens: 9000, delta: 8000, outputTokens: 5, compaction: false, blobs: [bash.key, '/gone'] },
-        { index: 3, timestamp: '2026-01-01T00:01:00Z', promptTokens: 2000, delta: 2000, outputTokens: 5, compaction: true, blobs: [] },
+        { index: 1, timestamp: '2026-01-01T00:00:00Z', promptTokens: 1000, delta: 1000, outputTokens: 5, compaction: false, blobs: [], parts: [{ kind: 'user', tokens: 10 }, { kind: 'other', tokens: 990 }], drop: null },
+        {
+          index: 2, timestamp: 'bad', promptTokens: 9000, delta: 8000, outputTokens: 5, compaction: false, blobs: [bash.key, '/gone'],
+          parts: [{ kind: 'assistant', tokens: 5 }, { kind: 'tool-result', tool: 'Bash', toolCallId: 't1', tokens: 500, spilled: true, path: bash.path }, { kind: 'tool-result', tool: 'Read', toolCallId: 't2', tokens: 7000, spilled: false }, { kind: 'other', tokens: 495 }],
+          drop: null,
+        },
+        { index: 3, timestamp: '2026-01-01T00:01:00Z', promptTokens: 2000, delta: -7000, outputTokens: 5, compaction: true, blobs: [], parts: [], drop: { kind: 'compaction', tokens: 7000 } },
       ],
     };
     const d = toChartData(older, series, { contextWindow: 100_000, budgetDelta: 0.05 });
     expect(isChartData(d)).toBe(true);
-    expect(d.turns.map((t) => t.delta)).toEqual([1000, 8000, 2000]);
+    expect(d.turns.map((t) => t.delta)).toEqual([1000, 8000, -7000]);
     expect(d.turns[1]?.spills).toEqual([{ blobId: bash.key, label: 'Bash npm test', bytes: 40_000 }]);
+    expect(d.turns[1]?.parts.map((p) => [p.label, p.tokens, p.spilled, p.blobId])).toEqual([
+      ['assistant output', 5, false, undefined],
+      ['Bash', 500, true, bash.key],
+      ['Read', 7000, false, undefined],
+      ['other (system prompt, tools, reminders)', 495, false, undefined],
+    ]);
+    expect(d.turns[2]?.drop).toEqual({ label: 'compaction', tokens: 7000 });
     expect(d.turns[1]?.time).toBeUndefined();
     expect(d.turns[2]?.compaction).toBe(true);
+    // The largest first: the inline Read, then the spilled Bash with its blob and read-backs.
+    expect(d.contributors).toEqual([
+      { turn: 2, tool: 'Read', tokens: 7000, spilled: false },
+      { turn: 2, tool: 'Bash', tokens: 500, spilled: true, blobId: bash.key, label: 'Bash npm test', bytes: 40_000, readBack: 2 },
+    ]);
     expect(d.tokensSaved).toBe(4321);
+    expect(d.savedText).toBe(
+      "Spillway (est., 4 chars/token, against what Claude Code would have shown without it): context now ≈0 tokens smaller; ≈4.3k input tokens not re-sent over 1 call. 1 blob is Claude Code's own spill (Claude Code already showed only a preview): not counted.",
+    );
     expect(d.title).toBe('fix the build — Claude Code');
+  });
+
+  it("says Spillway saved about nothing where the agent spilled everything itself", () => {
+    const saved = { charsPerToken: 4, tokens: 0, contextTokens: 0, calls: 0, agentSpills: 3, blobs: [], blobsWithoutTurn: 0 };
+    expect(savedSentence(saved, 'Claude Code')).toBe("Spillway saved ≈0 tokens here: it spilled nothing in this session. 3 blobs are Claude Code's own spills (Claude Code already showed only a preview): not counted.");
   });
 });
