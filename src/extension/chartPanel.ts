@@ -138,7 +138,7 @@ function chartHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <title>Context chart</title>
 </head>
 <body>
-<header id="header"><h1 id="title">Loading…</h1><p id="summary"></p><p id="key"></p></header>
+<header id="header"><h1 id="title">Loading…</h1><p id="summary"></p><p id="saved"></p><p id="key"></p></header>
 <main>
 <div id="chart" role="img" aria-label="Prompt tokens per turn"></div>
 <section id="details" aria-live="polite"></section>

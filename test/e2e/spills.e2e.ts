@@ -338,13 +338,18 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(Number(await chart.getAttribute('data-spill-marks'))).toBe(chartSpillTurns);
     expect(await frame.locator('#turns tr').count()).toBe(chartTurns + 1);
     expect(await frame.locator('#summary').textContent()).toContain(`${chartTurns} turns`);
+    // Drops are drawn below zero and named; the table of contributors and the saved sentence say what they count.
+    const series = (await catalog.turnsFor(chartSession.key))!;
+    expect(Number(await chart.getAttribute('data-drops'))).toBe(series.points.filter((p) => p.delta < 0).length);
+    expect(await frame.locator('#contributors tr').count()).toBeGreaterThan(1);
+    expect(await frame.locator('#saved').textContent()).toMatch(/^Spillway /);
     // Hovering the plot shows that turn's numbers (as text, never HTML).
     const over = frame.locator('.u-over');
     const box = await over.boundingBox();
     expect(box).not.toBeNull();
     await over.hover({ position: { x: box!.width / 2, y: box!.height / 2 } });
     await expect.poll(async () => (await frame.locator('#details').textContent()) ?? '').toMatch(/Turn \d+ · prompt [\d,]+ tokens/);
-    await wb.screenshot('chart');
+    await wb.screenshotThemes('chart');
     // Clicking a turn that spilled reveals its (first) blob in the tree.
     const hovered = frame.locator('#details button.reveal').first();
     if ((await hovered.count()) > 0) {
