@@ -349,7 +349,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(box).not.toBeNull();
     await over.hover({ position: { x: box!.width / 2, y: box!.height / 2 } });
     await expect.poll(async () => (await frame.locator('#details').textContent()) ?? '').toMatch(/Turn \d+ · prompt [\d,]+ tokens/);
-    await wb.screenshotThemes('chart');
+    await wb.screenshot('chart');
     // Clicking a turn that spilled reveals its (first) blob in the tree.
     const hovered = frame.locator('#details button.reveal').first();
     if ((await hovered.count()) > 0) {
