@@ -122,11 +122,20 @@ describe('spillway turns', () => {
   it('prints the per-turn series and the tokens-saved estimate', async () => {
     const run = await runCli(['turns', fx.claude.sessionId, '--json'], fx.env);
     expect(run.code).toBe(0);
-    const out = JSON.parse(run.stdout) as { points: Array<{ promptTokens: number; compaction: boolean }>; tokensSaved: { tokens: number; charsPerToken: number } };
+    const out = JSON.parse(run.stdout) as {
+      points: Array<{ promptTokens: number; delta: number; compaction: boolean; parts: Array<{ kind: string; tool?: string; tokens: number; spilled?: boolean; path?: string }>; drop: { kind: string; tokens: number } | null }>;
+      blobs: Array<{ path: string; readBack: number }>;
+      tokensSaved: { tokens: number; charsPerToken: number };
+    };
     expect(out.points.map((p) => p.promptTokens)).toEqual([18004, 27010, 29018, 30530, 6003, 7208, 8017]);
+    // Each point says what it was made of (summing to its growth) and what dropped before it.
+    for (const p of out.points) if (p.delta > 0) expect(p.parts.reduce((s, x) => s + x.tokens, 0)).toBe(p.delta);
+    expect(out.points.map((p) => p.drop?.kind ?? null)).toEqual([null, null, null, null, 'compaction', null, null]);
+    expect(out.points[1]!.parts.find((x) => x.kind === 'tool-result')).toMatchObject({ tool: 'Grep', spilled: true, path: fx.claude.blobs.grep });
+    expect(out.blobs.every((b) => typeof b.readBack === 'number')).toBe(true);
     expect(out.tokensSaved.tokens).toBeGreaterThan(0);
     const table = await runCli(['turns', fx.claude.sessionId.slice(0, 8)], fx.env);
-    expect(table.stdout).toMatch(/Tokens saved by spills \(estimate, 4 chars\/token\): \d+/);
+    expect(table.stdout).toMatch(/Tokens saved by Spillway \(estimate, 4 chars\/token, against what the agent would have shown without it\): context now \d+ smaller; \d+ input tokens not re-sent over \d+ call\(s\); \d+ blob\(s\) are the agent's own spills, not counted/);
     const missing = await runCli(['turns', 'no-such-session'], fx.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no session 'no-such-session'");
