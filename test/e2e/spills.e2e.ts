@@ -280,10 +280,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.answerInput('line \\d+: output');
     await expect.poll(async () => (await search.textContent()) ?? '', { timeout: 30_000 }).toContain('showing 50');
     // The last row of the capped blob says how many it left out (End: the tree shows only what is on screen).
-    await search.locator('.monaco-list').first().focus();
-    await page.keyboard.press('End');
     const more = search.locator('.monaco-list-row', { hasText: 'more not shown' }).first();
-    await more.waitFor({ state: 'visible', timeout: 30_000 });
+    await search.locator('.monaco-list-rows').first().hover();
+    await waitFor(async () => {
+      await page.mouse.wheel(0, 2000);
+      return more.isVisible();
+    }, 'the "more not shown" row');
     expect(await more.textContent()).toContain('349 more not shown');
     await expect.poll(async () => (await search.textContent()) ?? '').toMatch(/399 matches in 1 blob for "line \\d\+: output" \(regex, smart case: any case\) · showing 50: at most 50 per blob \(1 blob cut\)/);
     await wb.screenshotThemes('search-capped');
