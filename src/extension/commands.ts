@@ -8,6 +8,7 @@ import type { BlobInfo, CleanPlan, CleanRequest, SessionInfo, TurnSeries } from 
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogService } from './catalogService';
 import type { ChartPanels } from './chartPanel';
+import type { AutoCleanup } from './autoCleanup';
 import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
@@ -26,6 +27,7 @@ export interface CommandDeps {
   charts: ChartPanels;
   kept: KeptSessions;
   search: SearchView;
+  auto: AutoCleanup;
   settings: () => SpillwaySettings;
   log: vscode.LogOutputChannel;
   setContext: (key: string, value: unknown) => Thenable<unknown>;
@@ -57,6 +59,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.deleteBlob': (n?: SpillNode, all?: SpillNode[]) => c.deleteBlobs(n, all),
     'spillway.deleteSession': (n?: SpillNode) => c.deleteSession(n),
     'spillway.cleanUp': () => c.cleanUp(),
+    'spillway.pinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, true),
+    'spillway.unpinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, false),
+    'spillway.runAutoCleanup': () => deps.auto.run('settings'),
     'spillway.revealInOS': (n?: SpillNode) => c.revealInOS(n),
     'spillway.revealInExplorer': (n?: SpillNode) => c.revealInExplorer(n),
     'spillway.copyPath': (n?: SpillNode) => c.copyPath(n),
@@ -251,6 +256,14 @@ class Commands {
     if (!blobs.length) return;
     const what = blobs.length === 1 ? `of "${blobLabel(blobs[0]!.blob)}"` : 'of the selection';
     await this.clean({ kind: 'blobs', paths: blobs.map((b) => b.blob.path) }, what);
+  }
+
+  /** Pinned blobs are never deleted by the automatic cleanup (nor by `spillway clean --policy`). */
+  async pin(node: SpillNode | undefined, all: SpillNode[] | undefined, pinned: boolean): Promise<void> {
+    const given = all?.length ? all : node ? [node] : [...this.d.view.selection];
+    const blobs = given.filter((n): n is BlobNode => n.kind === 'blob');
+    const chosen = blobs.length ? blobs : [await this.pickBlob(undefined)].filter((n): n is BlobNode => Boolean(n));
+    if (chosen.length) await this.d.auto.setPinned(chosen.map((b) => b.blob.path), pinned);
   }
 
   async deleteSession(node?: SpillNode): Promise<void> {

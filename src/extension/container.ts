@@ -9,6 +9,7 @@ import { registerCommands } from './commands';
 import { formatBytes } from './format';
 import { KeptSessions } from './keptSessions';
 import { SearchView } from './search';
+import { AutoCleanup } from './autoCleanup';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -34,7 +35,8 @@ export class Container extends Disposable {
     this.log = this.register(vscode.window.createOutputChannel('Spillway', { log: true }));
     this.service = this.register(new CatalogService(settings, this.log, activatedAt));
     const kept = new KeptSessions(context.globalState, (p) => fs.existsSync(p));
-    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept));
+    const auto = this.register(new AutoCleanup(this.service, settings, context.globalState, this.log, () => this.tree?.refresh()));
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p)));
     this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
     this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
     this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
@@ -54,12 +56,15 @@ export class Container extends Disposable {
       charts,
       kept,
       search,
+      auto,
       settings,
       log: this.log,
       setContext,
       saveSort: (sort) => context.globalState.update(SORT_KEY, sort),
     });
 
+    // Opt-in: with the setting off this neither scans nor reads anything at activation.
+    void auto.run('start');
     this.register(this.service.onDidChange(() => {
       this.updateSummary();
       const listed = this.service.current()?.sessions();
@@ -74,6 +79,7 @@ export class Container extends Disposable {
         if (!e.affectsConfiguration(SECTION)) return;
         const before = this.settingsCache;
         this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
+        if (e.affectsConfiguration(`${SECTION}.cleanup`)) void auto.syncPolicy().then(() => auto.run('settings'));
         if (JSON.stringify(before.extraRoots) !== JSON.stringify(this.settingsCache.extraRoots) || JSON.stringify(before.sources) !== JSON.stringify(this.settingsCache.sources)) {
           this.log.info('Roots or sources changed: scanning again');
           void this.service.reload();

@@ -70,3 +70,30 @@ export function parseRetention(input: string): { olderThanMs: number } | { maxTo
   }
   return { error: 'Use an age like 7d / 12h, or a total size to keep like 2GB.' };
 }
+
+/**
+ * The cleanup settings as the policy file's limits: "30d" -> 30 days, "5GB"
+ * -> bytes; an empty setting is no limit. Errors name the setting.
+ */
+export function policyLimits(maxAge: string, maxTotalSize: string): { maxAgeDays?: number; maxTotalBytes?: number } | { error: string } {
+  const out: { maxAgeDays?: number; maxTotalBytes?: number } = {};
+  if (maxAge) {
+    const r = parseRetention(maxAge);
+    if (!('olderThanMs' in r)) return { error: `spillway.cleanup.maxAge: "${maxAge}" is not an age (use 30d or 12h).` };
+    out.maxAgeDays = r.olderThanMs / 86_400_000;
+  }
+  if (maxTotalSize) {
+    const r = parseRetention(maxTotalSize);
+    if (!('maxTotalBytes' in r)) return { error: `spillway.cleanup.maxTotalSize: "${maxTotalSize}" is not a size (use 5GB or 500MB).` };
+    out.maxTotalBytes = r.maxTotalBytes;
+  }
+  return out;
+}
+
+/** The first automatic cleanup asks before it deletes: what it would delete, and what it keeps. */
+export function autoCleanupQuestion(plan: CleanPlan & { kept: { recent: number; pinned: number } }, limits: string): string {
+  const n = plan.items.length;
+  const kept = plan.kept.recent + plan.kept.pinned;
+  const keptText = kept ? ` It keeps ${plan.kept.recent} in sessions changed in the last hour and ${plan.kept.pinned} pinned.` : '';
+  return `Automatic cleanup (${limits}) would delete ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) now, and do so at start and daily.${keptText}`;
+}

@@ -38,6 +38,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     private readonly service: CatalogService,
     private readonly previewBytes: () => number,
     private readonly kept?: KeptSessions,
+    private readonly isPinned: (file: string) => boolean = () => false,
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
@@ -101,7 +102,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         return this.finish(item, node);
       }
       case 'blob': {
-        const row = blobRow(node.blob);
+        const row = blobRow(node.blob, this.isPinned(node.blob.path));
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
@@ -115,7 +116,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private finish(item: vscode.TreeItem, node: SpillNode): vscode.TreeItem {
     item.id = nodeId(node);
-    item.contextValue = contextValue(node);
+    item.contextValue = contextValue(node, node.kind === 'blob' && this.isPinned(node.blob.path));
     return item;
   }
 

@@ -56,14 +56,14 @@ export function nodeId(node: SpillNode): string {
  * contextValue grammar `spillway:<kind>[+flag...]`, matched in package.json
  * menus with `viewItem =~ /^spillway:blob/` or `/\+big/`.
  */
-export function contextValue(node: SpillNode): string {
+export function contextValue(node: SpillNode, pinned = false): string {
   switch (node.kind) {
     case 'agent':
       return 'spillway:agent';
     case 'session':
       return `spillway:session${node.session.transcript ? '+chart' : ''}`;
     case 'blob': {
-      const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : ''];
+      const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : '', pinned ? '+pinned' : ''];
       return `spillway:blob${flags.join('')}`;
     }
   }
@@ -103,9 +103,9 @@ export function blobFacts(blob: BlobInfo): string {
   return parts.join(' · ');
 }
 
-/** A blob row: facts first (label), then what it is (description). */
-export function blobRow(blob: BlobInfo): { label: string; description: string } {
-  return { label: blobFacts(blob), description: blobLabel(blob) };
+/** A blob row: facts first (label), then what it is (description); a pinned blob says so. */
+export function blobRow(blob: BlobInfo, pinned = false): { label: string; description: string } {
+  return { label: blobFacts(blob), description: `${pinned ? 'pinned · ' : ''}${blobLabel(blob)}` };
 }
 
 /**

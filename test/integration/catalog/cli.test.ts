@@ -4,6 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
 import { LocalSpillStore } from '../../../src/spill/local-store';
 import { buildFixtureHome, REAL_CLAUDE_FIXTURES, type FixtureHome } from '../../fixtures/build-home';
 import { CLI, ensureBuilt, runCli } from './helpers';
@@ -143,6 +144,24 @@ describe('spillway turns', () => {
 });
 
 describe('spillway clean', () => {
+  it('--policy applies the policy file the extension writes, keeping pinned blobs; without one it says where it looked', async () => {
+    const env = { ...fx.env, XDG_CONFIG_HOME: path.join(fx.home, '.config-policy') };
+    const none = await runCli(['clean', '--policy'], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(path.join(env.XDG_CONFIG_HOME, 'spillway', 'cleanup.json'));
+    // Every fixture session was just written: a policy that would keep 1 byte still deletes nothing of them.
+    const everything = await runCli(['clean', '--max-total', '1B', '--json'], env);
+    const all = (JSON.parse(everything.stdout) as { items: Array<{ path: string }> }).items.map((i) => i.path);
+    expect(all.length).toBeGreaterThan(1);
+    await writeCleanupPolicy({ maxTotalBytes: 1, pinned: [all[0]!] }, env);
+    const run = await runCli(['clean', '--policy', '--json', '--yes'], env);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { items: unknown[] }).items).toEqual([]);
+    expect(run.stderr).toContain(`kept ${all.length - 1} blob(s) of sessions changed in the last hour, 1 pinned`);
+    for (const p of all) await fsp.access(p);
+    expect((await runCli(['clean', '--policy', '--session', 'x'], env)).code).toBe(2);
+  });
+
   it('lists only without --yes, deletes with it, and the manifest follows', async () => {
     const sessionDir = fx.spillway.dir;
     const dry = await runCli(['clean', '--session', fx.spillway.sessionId, '--json'], fx.env);
