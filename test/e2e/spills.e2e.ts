@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
 import { formatBytes, shortId } from '../../src/extension/format';
+import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src/catalog/cleanupPolicy';
 import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
@@ -499,4 +500,61 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.screenshot('cleaned-up');
   });
 
+
+  it('keyboard: a key searches spills, Ctrl+G opens the focused blob at a line range', async () => {
+    await wb.openSpillway();
+    await page.keyboard.press('Control+Alt+Shift+F');
+    const input = page.locator('.quick-input-widget input[type="text"]');
+    await input.waitFor({ state: 'visible' });
+    expect((await page.locator('.quick-input-widget').textContent()) ?? '').toContain('Search all blobs');
+    await page.keyboard.press('Escape');
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    const row = wb.rowByAria(`file ${path.basename(plantedPath)}`);
+    await row.click();
+    // A click opens the blob and the editor takes the focus: give it back to the tree, as Ctrl+0/arrow keys would.
+    await wb.pane('Spills').locator('.monaco-list').first().focus();
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible' });
+    expect((await page.locator('.quick-input-widget').textContent()) ?? '').toContain('The blob has 400 lines');
+    await wb.screenshot('keyboard-line-range');
+    await page.keyboard.press('Escape');
+  });
+
+  it('pins a blob; the automatic cleanup asks first, then deletes what its policy says, never the pinned one', async () => {
+    await wb.openSpillway();
+    const datedRow = wb.rowByAria(`session ${dated.id}`);
+    if ((await datedRow.getAttribute('aria-expanded')) !== 'true') await datedRow.click();
+    const keep = dated.blobs[0]!;
+    const row = wb.rowByAria(`file ${keep.name}`);
+    await row.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Pin Blob (Keep from Automatic Cleanup)' }).click();
+    await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`file ${keep.name}`))?.description.startsWith('pinned · '), 'the pinned row');
+    const policyFile = cleanupPolicyPath(fixtureEnv);
+    expect((await readCleanupPolicy(fixtureEnv))?.pinned).toEqual([keep.path]);
+    await wb.screenshotThemes('pinned');
+    // What the policy will delete, as the catalog sees it: older than 5 days, not pinned, not changed in the last hour.
+    await catalog.scan();
+    const expected = await planPolicyClean(catalog, { maxAgeDays: 5, pinned: [keep.path] });
+    expect(expected.items.length).toBeGreaterThan(0);
+    expect(expected.kept.pinned).toBe(1);
+    // Turn it on in the settings (machine scope: code-server reads the Machine settings).
+    const settingsFile = path.join(userDataDir, 'Machine', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'spillway.cleanup.auto': true, 'spillway.cleanup.maxAge': '5d' }, null, 2));
+    // The settings become the policy file the CLI reads too, keeping the pin.
+    await waitFor(async () => (await readCleanupPolicy(fixtureEnv).catch(() => undefined))?.maxAgeDays === 5, `the policy in ${policyFile}`);
+    const dialog = wb.dialog();
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    const text = (await dialog.textContent()) ?? '';
+    const n = expected.items.length;
+    expect(text).toContain(`would delete ${n} blob${n === 1 ? '' : 's'} (${formatBytes(expected.bytes)}) now`);
+    expect(text).toContain('1 pinned');
+    for (const i of expected.items) expect(fs.existsSync(i.path)).toBe(true);
+    await wb.screenshotThemes('auto-cleanup-asks');
+    await dialog.locator('.monaco-button', { hasText: 'Delete and Keep Cleaning' }).click();
+    await waitFor(() => expected.items.every((i) => !fs.existsSync(i.path)), 'the policy to delete its blobs');
+    expect(fs.existsSync(keep.path)).toBe(true);
+    await wb.screenshot('auto-cleaned');
+  });
 });
