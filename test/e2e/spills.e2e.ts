@@ -262,8 +262,10 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(rows.find((r) => r.level === 2)?.label).toBe(blobLabel(planted));
     expect(rows.find((r) => r.level === 2)?.description).toBe('1 match');
     await wb.screenshotThemes('search-results');
-    // Enter on the line opens the blob with the match selected.
-    await hit.click();
+    // Enter on the line (the last row: one match) opens the blob with the match selected.
+    await search.locator('.monaco-list').first().focus();
+    await page.keyboard.press('End');
+    await waitFor(async () => (await hit.getAttribute('class'))?.includes('focused'), 'the line row focused');
     await page.keyboard.press('Enter');
     const status = await waitFor(async () => {
       const s = await wb.selectionStatus();
