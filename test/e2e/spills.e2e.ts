@@ -38,6 +38,7 @@ let victim: SessionInfo;
 /** Clean Up: a session whose blobs are made 45 days old (deleted) and one 10 days old (kept by "older than 20 days"). */
 let aged: SessionInfo;
 let dated: SessionInfo;
+let weekOld: SessionInfo;
 const DAY_MS = 86_400_000;
 let catalog: Catalog;
 let server: CodeServer;
@@ -95,6 +96,10 @@ beforeAll(async () => {
   };
   setAge(aged, 45);
   setAge(dated, 10);
+  // 8 days old, no transcript: kept by "older than 20 days", taken by the automatic cleanup's "older than 5 days".
+  weekOld = spare.slice(2).find((s) => !s.transcript)!;
+  expect(weekOld, 'a third session to age for the automatic cleanup').toBeDefined();
+  setAge(weekOld, 8);
   await catalog.scan();
   aged = catalog.session(aged.key)!;
   dated = catalog.session(dated.key)!;
@@ -514,11 +519,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
     const row = wb.rowByAria(`file ${path.basename(plantedPath)}`);
     await row.click();
-    // A click opens the blob and the editor takes the focus: give it back to the tree, as Ctrl+0/arrow keys would.
-    await wb.pane('Spills').locator('.monaco-list').first().focus();
+    // A click opens the blob and the editor takes the focus: give it back to the tree (its focus command keeps the selection).
+    await wb.runCommand('Spillway: Focus on Spills View');
+    await waitFor(async () => page.evaluate(() => Boolean(document.activeElement?.closest('[id="workbench.view.extension.spillway"]'))), 'the Spills view focused');
     await page.keyboard.press('Control+G');
     await input.waitFor({ state: 'visible' });
-    expect((await page.locator('.quick-input-widget').textContent()) ?? '').toContain('The blob has 400 lines');
+    await expect.poll(async () => (await page.locator('.quick-input-widget .quick-input-message, .quick-input-widget .quick-input-title').allTextContents()).join(' ')).toContain('The blob has 400 lines');
     await wb.screenshot('keyboard-line-range');
     await page.keyboard.press('Escape');
   });
@@ -538,7 +544,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // What the policy will delete, as the catalog sees it: older than 5 days, not pinned, not changed in the last hour.
     await catalog.scan();
     const expected = await planPolicyClean(catalog, { maxAgeDays: 5, pinned: [keep.path] });
-    expect(expected.items.length).toBeGreaterThan(0);
+    expect(expected.items.map((i) => i.path).sort()).toEqual(weekOld.blobs.map((b) => b.path).sort());
     expect(expected.kept.pinned).toBe(1);
     // Turn it on in the settings (machine scope: code-server reads the Machine settings).
     const settingsFile = path.join(userDataDir, 'Machine', 'settings.json');

@@ -5,29 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { cleanupPolicyPath, parseCleanupPolicy, planPolicyClean, readCleanupPolicy, RECENT_SESSION_MS, writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
 import { policyLimits } from '../../../src/extension/messages';
-import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+import { useFixtureCatalog } from './fixture-catalog';
 
-let dir: string;
-let fx: FixtureHome;
-let catalog: Catalog;
-const DAY = 86_400_000;
-
-beforeAll(async () => {
-  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'policy-unit-'));
-  fx = await buildFixtureHome(dir);
-  catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
-  await catalog.scan();
-});
-afterAll(async () => {
-  await catalog.dispose();
-  await fsp.rm(dir, { recursive: true, force: true });
+const ctx = useFixtureCatalog('policy-unit-');
 });
 
 describe('cleanup policy file', () => {
   it('lives under XDG_CONFIG_HOME, is written 0600 in a 0700 folder, and reads back', async () => {
-    const env = { HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'cfg') };
-    expect(cleanupPolicyPath(env)).toBe(path.join(dir, 'cfg', 'spillway', 'cleanup.json'));
-    expect(cleanupPolicyPath({ HOME: dir })).toBe(path.join(dir, '.config', 'spillway', 'cleanup.json'));
+    const env = { HOME: ctx.dir, XDG_CONFIG_HOME: path.join(ctx.dir, 'cfg') };
+    expect(cleanupPolicyPath(env)).toBe(path.join(ctx.dir, 'cfg', 'spillway', 'cleanup.json'));
+    expect(cleanupPolicyPath({ HOME: ctx.dir })).toBe(path.join(ctx.dir, '.config', 'spillway', 'cleanup.json'));
     expect(await readCleanupPolicy(env)).toBeUndefined();
     const file = await writeCleanupPolicy({ maxAgeDays: 30, pinned: ['/a/b.txt', '/a/b.txt'] }, env);
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
@@ -53,7 +40,7 @@ describe('cleanup policy file', () => {
 
 describe('what the policy deletes', () => {
   it('never a session changed in the last hour, never a pinned blob', async () => {
-    const all = catalog.sessions().flatMap((s) => s.blobs);
+    const all = ctx.catalog.sessions().flatMap((s) => s.blobs);
     const newest = Math.max(...all.map((b) => b.mtimeMs));
     // A day after the newest change, "older than 1 hour" would take everything...
     const later = newest + DAY;
@@ -65,7 +52,7 @@ describe('what the policy deletes', () => {
     // ...but a session written to within the hour before "now" keeps all its blobs.
     const justNow = newest + RECENT_SESSION_MS / 2;
     const soon = await planPolicyClean(catalog, { maxAgeDays: 1 / 48, pinned: [] }, justNow);
-    const fresh = catalog.sessions().filter((s) => s.blobs.some((b) => justNow - b.mtimeMs < RECENT_SESSION_MS));
+    const fresh = ctx.catalog.sessions().filter((s) => s.blobs.some((b) => justNow - b.mtimeMs < RECENT_SESSION_MS));
     expect(fresh.length).toBeGreaterThan(0);
     for (const s of fresh) for (const b of s.blobs) expect(soon.items.map((i) => i.path)).not.toContain(b.path);
     expect(soon.bytes).toBe(soon.items.reduce((n, i) => n + i.bytes, 0));

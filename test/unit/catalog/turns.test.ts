@@ -7,27 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { baselineChars, estimateTokensSaved } from '../../../src/catalog/turns';
 import type { BlobInfo, SessionInfo, TurnPoint, TurnSeries } from '../../../src/catalog/types';
-import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+import { useFixtureCatalog } from './fixture-catalog';
 
 const REAL_SESSION = '178b4d38-13b0-42e7-9299-816fbc78abe5';
-let dir: string;
-let fx: FixtureHome;
-let catalog: Catalog;
-
-beforeAll(async () => {
-  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'turns-unit-'));
-  fx = await buildFixtureHome(dir);
-  catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
-  await catalog.scan();
-});
-afterAll(async () => {
-  await catalog.dispose();
-  await fsp.rm(dir, { recursive: true, force: true });
+const ctx = useFixtureCatalog('turns-unit-');
 });
 
 async function series(id: string): Promise<{ session: SessionInfo; series: TurnSeries }> {
-  const session = catalog.findSessions(id)[0]!;
-  return { session, series: (await catalog.turnsFor(session.key))! };
+  const session = ctx.catalog.findSessions(id)[0]!;
+  return { session, series: (await ctx.catalog.turnsFor(session.key))! };
 }
 
 function sumsToGrowth(p: TurnPoint): void {
@@ -36,7 +24,7 @@ function sumsToGrowth(p: TurnPoint): void {
 
 async function append(file: string, lines: unknown[]): Promise<void> {
   await fsp.appendFile(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  await catalog.scan();
+  await ctx.catalog.scan();
 }
 
 describe('what made each turn grow', () => {
@@ -62,7 +50,7 @@ describe('what made each turn grow', () => {
   });
 
   it('names a compaction and measures its delta from the previous call, negative', async () => {
-    const { series: s } = await series(fx.claude.sessionId);
+    const { series: s } = await series(ctx.fx.claude.sessionId);
     const i = s.points.findIndex((p) => p.compaction);
     expect(i).toBeGreaterThan(0);
     const [before, after] = [s.points[i - 1]!, s.points[i]!];
@@ -73,11 +61,11 @@ describe('what made each turn grow', () => {
   });
 
   it("tells pi-condense's prune from Spillway's flush in a pi session", async () => {
-    const { series: before } = await series(fx.pi.sessionId);
+    const { series: before } = await series(ctx.fx.pi.sessionId);
     const last = before.points.at(-1)!.promptTokens;
     const usage = (input: number) => ({ input, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: input + 10 });
     const at = (n: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, n)).toISOString();
-    await append(fx.pi.transcript, [
+    await append(ctx.fx.pi.transcript, [
       { type: 'message', id: 'g1', timestamp: at(1), message: { role: 'assistant', content: [], usage: usage(last + 4000) } },
       { type: 'custom', id: 'g2', timestamp: at(2), customType: 'context-prune-index', data: { toolCalls: [] } },
       { type: 'context_edit', id: 'g3', timestamp: at(3), targetId: 'nope', replacement: { content: [{ type: 'text', text: 'pruned' }] } },
@@ -86,7 +74,7 @@ describe('what made each turn grow', () => {
       { type: 'context_edit', id: 'g6', timestamp: at(6), targetId: 'nope', replacement: { content: [{ type: 'text', text: 'spilled' }] } },
       { type: 'message', id: 'g7', timestamp: at(7), message: { role: 'assistant', content: [], usage: usage(last + 200) } },
     ]);
-    const { series: s } = await series(fx.pi.sessionId);
+    const { series: s } = await series(ctx.fx.pi.sessionId);
     expect(s.points.slice(-3).map((p) => [p.delta, p.drop])).toEqual([
       [4000, null],
       [-3000, { kind: 'pi-condense-prune', tokens: 3000 }],
