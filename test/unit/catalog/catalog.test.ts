@@ -1,12 +1,10 @@
 import { promises as fsp } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { useFixtureCatalog } from './fixture-catalog';
 
 const ctx = useFixtureCatalog('catalog-unit-');
-});
 
 const blobAt = (p: string) => ctx.catalog.blob(p);
 

@@ -1,14 +1,12 @@
 import { promises as fsp } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalog } from '../../../src/catalog/catalog';
+import { describe, expect, it } from 'vitest';
 import { cleanupPolicyPath, parseCleanupPolicy, planPolicyClean, readCleanupPolicy, RECENT_SESSION_MS, writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
 import { policyLimits } from '../../../src/extension/messages';
 import { useFixtureCatalog } from './fixture-catalog';
 
 const ctx = useFixtureCatalog('policy-unit-');
-});
+const DAY = 86_400_000;
 
 describe('cleanup policy file', () => {
   it('lives under XDG_CONFIG_HOME, is written 0600 in a 0700 folder, and reads back', async () => {
@@ -45,18 +43,18 @@ describe('what the policy deletes', () => {
     // A day after the newest change, "older than 1 hour" would take everything...
     const later = newest + DAY;
     const pinned = all[0]!.path;
-    const plan = await planPolicyClean(catalog, { maxAgeDays: 1 / 24, pinned: [pinned] }, later);
+    const plan = await planPolicyClean(ctx.catalog, { maxAgeDays: 1 / 24, pinned: [pinned] }, later);
     expect(plan.items.map((i) => i.path)).not.toContain(pinned);
     expect(plan.kept.pinned).toBe(1);
     expect(plan.items.length + plan.kept.pinned + plan.kept.recent).toBeGreaterThan(1);
     // ...but a session written to within the hour before "now" keeps all its blobs.
     const justNow = newest + RECENT_SESSION_MS / 2;
-    const soon = await planPolicyClean(catalog, { maxAgeDays: 1 / 48, pinned: [] }, justNow);
+    const soon = await planPolicyClean(ctx.catalog, { maxAgeDays: 1 / 48, pinned: [] }, justNow);
     const fresh = ctx.catalog.sessions().filter((s) => s.blobs.some((b) => justNow - b.mtimeMs < RECENT_SESSION_MS));
     expect(fresh.length).toBeGreaterThan(0);
     for (const s of fresh) for (const b of s.blobs) expect(soon.items.map((i) => i.path)).not.toContain(b.path);
     expect(soon.bytes).toBe(soon.items.reduce((n, i) => n + i.bytes, 0));
     // No limit: nothing.
-    expect((await planPolicyClean(catalog, { pinned: [] }, later)).items).toEqual([]);
+    expect((await planPolicyClean(ctx.catalog, { pinned: [] }, later)).items).toEqual([]);
   });
 });

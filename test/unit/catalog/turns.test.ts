@@ -1,17 +1,14 @@
 // Turn parts, drops and read-backs on the fixture home (the real Claude Code
 // 2.1.332 sessions among them), and the tokens-saved baseline.
 import { promises as fsp } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalog } from '../../../src/catalog/catalog';
+import { describe, expect, it } from 'vitest';
 import { baselineChars, estimateTokensSaved } from '../../../src/catalog/turns';
 import type { BlobInfo, SessionInfo, TurnPoint, TurnSeries } from '../../../src/catalog/types';
 import { useFixtureCatalog } from './fixture-catalog';
 
 const REAL_SESSION = '178b4d38-13b0-42e7-9299-816fbc78abe5';
 const ctx = useFixtureCatalog('turns-unit-');
-});
 
 async function series(id: string): Promise<{ session: SessionInfo; series: TurnSeries }> {
   const session = ctx.catalog.findSessions(id)[0]!;
