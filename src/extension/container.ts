@@ -24,6 +24,7 @@ export class Container extends Disposable {
   readonly service: CatalogService;
   readonly tree: SpillTreeProvider;
   readonly view: vscode.TreeView<SpillNode>;
+  readonly search: SearchView;
   private readonly status: vscode.StatusBarItem;
   /** ms from activate() until the tree first showed sessions. */
   firstPopulatedMs: number | undefined;
@@ -48,7 +49,7 @@ export class Container extends Disposable {
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
-    const search = this.register(new SearchView(this.service, settings, context.globalState, this.log));
+    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log)));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,
