@@ -173,7 +173,9 @@ class Commands {
       await this.openRange(n.blob, { start: 1, end: 2000 });
       return;
     }
-    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true });
+    // Opened from its row (a click, Enter): a preview that leaves the focus in the tree, as the Explorer does,
+    // so the keys of the view (Ctrl+G, Delete) still apply to the blob.
+    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true, preserveFocus: node !== undefined });
   }
 
   async openAtLineRange(node?: SpillNode, input?: string): Promise<void> {
