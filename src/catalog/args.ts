@@ -11,10 +11,19 @@ export function compactArgs(input: unknown): string | undefined {
   else if (typeof input === 'object' && !Array.isArray(input)) {
     const record = input as Record<string, unknown>;
     const key = TELLING_KEYS.find((k) => typeof record[k] === 'string' && record[k] !== '');
-    text = key ? (record[key] as string) : JSON.stringify(input);
-  } else text = JSON.stringify(input);
+    text = key ? (record[key] as string) : stringify(input);
+  } else text = stringify(input);
   text = text.replace(/\s+/g, ' ').trim();
   if (text === '' || text === '{}') return undefined;
   // A copy, so the (possibly huge) tool input string is not kept alive by a slice of it.
   return text.length > MAX_ARGS ? text.slice(0, MAX_ARGS - 1) + '…' : (' ' + text).slice(1);
+}
+
+/** JSON text of a value; '' when it has none or cannot have one (nested deeper than the stack: a RangeError must not drop the session). */
+function stringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
 }

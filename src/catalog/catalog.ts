@@ -34,7 +34,7 @@ import { claimKey, offer, walk } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
 import { grep } from './grep';
 import { buildTurnSeries } from './turns';
-import { executeClean, planClean } from './clean';
+import { executeClean, planClean, refusal } from './clean';
 import { CatalogWatcher } from './watcher';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
@@ -317,7 +317,7 @@ export class Catalog {
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
     let described;
     try {
-      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root });
+      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root, refusal: (file) => refusal(file, this.roots) });
     } catch (err) {
       this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
       described = undefined;

@@ -1,9 +1,15 @@
 // Safe deletion: one blob, a session's blobs, or by retention. Nothing outside
-// the known roots, nothing reached through a symlink; the manifests follow.
+// the known roots, nothing reached through a symlink, no file with other hard
+// links; the manifests follow. Each file's folder is opened once, step by step
+// from its root, and the file is checked and deleted through that opened
+// folder (anchored-dir.ts): a folder swapped for a symlink between the check
+// and the deletion cannot redirect it.
 import { randomBytes } from 'node:crypto';
-import { constants as C, promises as fsp } from 'node:fs';
+import { constants as C, promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { openBelow, withDir, type AnchoredDir } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
+import { openRegularFile } from '../spill/regular-file';
 import type { BlobInfo, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult, SessionInfo } from './types';
 
 /** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
@@ -21,35 +27,43 @@ function rootHolding(target: string, roots: readonly CleanRoot[], orSelf = false
 
 /** Why `target` may not be deleted, or undefined when it may. */
 export async function refusal(target: string, roots: readonly CleanRoot[]): Promise<string | undefined> {
-  const file = path.resolve(target);
-  const holding = rootHolding(file, roots);
-  if (!holding) return 'outside the known roots';
-  // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
-  if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) return 'not an agent output file of a shared folder';
-  const root = holding.path;
-  let stat;
-  try {
-    stat = await fsp.lstat(file);
-  } catch {
-    return 'no such file';
-  }
-  if (stat.isSymbolicLink()) return 'is a symlink';
-  if (!stat.isFile()) return 'not a regular file';
-  try {
-    if (!(await realFolderBelow(root, path.dirname(file)))) return 'reached through a symlink';
-  } catch {
-    return 'its folder vanished';
-  }
+  const opened = await openTarget(target, roots);
+  if ('reason' in opened) return opened.reason;
+  await opened.dir.close();
   return undefined;
 }
 
-/**
- * Whether every folder between `root` and `folder` is a real folder: the
- * resolved folder must equal the resolved root plus the same relative path.
- */
-async function realFolderBelow(root: string, folder: string): Promise<boolean> {
-  const realRoot = await fsp.realpath(root);
-  return (await fsp.realpath(folder)) === path.join(realRoot, path.relative(root, folder));
+/** The folder of `target` opened below its root, with the file checked in it; or why not. */
+async function openTarget(target: string, roots: readonly CleanRoot[]): Promise<{ dir: AnchoredDir; name: string } | { reason: string }> {
+  const file = path.resolve(target);
+  const holding = rootHolding(file, roots);
+  if (!holding) return { reason: 'outside the known roots' };
+  // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
+  if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) {
+    return { reason: 'not an agent output file of a shared folder' };
+  }
+  let dir: AnchoredDir;
+  try {
+    dir = await openFolderBelow(holding.path, path.dirname(file));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { reason: 'no such file' };
+    return { reason: code === 'ELOOP' || code === 'ENOTDIR' ? 'reached through a symlink' : 'its folder vanished' };
+  }
+  const name = path.basename(file);
+  const stat = await fsp.lstat(dir.at(name)).catch(() => undefined);
+  const reason = !stat ? 'no such file' : stat.isSymbolicLink() ? 'is a symlink' : !stat.isFile() ? 'not a regular file' : stat.nlink > 1 ? `has ${stat.nlink} hard links` : undefined;
+  if (reason) {
+    await dir.close();
+    return { reason };
+  }
+  return { dir, name };
+}
+
+/** `folder` (inside `root`) opened one step at a time from the root, refusing symlinks on the way. */
+function openFolderBelow(root: string, folder: string): Promise<AnchoredDir> {
+  const rel = path.relative(root, folder);
+  return openBelow(root, rel === '' ? [] : rel.split(path.sep));
 }
 
 function inside(root: string, target: string): boolean {
@@ -108,28 +122,32 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
 export async function executeClean(plan: CleanPlan, roots: readonly CleanRoot[], options: CleanExecuteOptions = {}): Promise<CleanResult> {
   const result: CleanResult = { deleted: [], bytes: 0, failed: [], manifestsRewritten: [] };
   for (const entry of plan.items) {
-    const reason = await refusal(entry.path, roots);
-    if (reason === 'no such file') {
-      result.deleted.push(entry); // already gone: the manifest still follows
-      continue;
-    }
-    if (reason) {
-      result.failed.push({ path: entry.path, reason });
+    const opened = await openTarget(entry.path, roots);
+    if ('reason' in opened) {
+      if (opened.reason === 'no such file') result.deleted.push(entry); // already gone: the manifest still follows
+      else result.failed.push({ path: entry.path, reason: opened.reason });
       continue;
     }
     try {
+      // The trash takes a path (it is resolved once more there); unlink acts through the opened folder.
       if (options.trash) await options.trash(entry.path);
-      else await fsp.unlink(entry.path);
+      else await fsp.unlink(opened.dir.at(opened.name));
       result.deleted.push(entry);
       result.bytes += entry.bytes;
     } catch (err) {
       result.failed.push({ path: entry.path, reason: (err as Error).message });
+    } finally {
+      await opened.dir.close();
     }
   }
   for (const dir of await manifestsNaming(result.deleted.map((d) => d.path), roots)) {
     try {
-      if (await dropMissingRecords(dir)) result.manifestsRewritten.push(path.join(dir, MANIFEST_NAME));
+      // A folder swapped for a symlink (e.g. after the deletion was planned)
+      // must not lead the rewrite to a manifest outside the roots.
+      const rewritten = await withDir(openFolderBelow(rootHolding(dir, roots, true)!.path, dir), dropMissingRecords);
+      if (rewritten) result.manifestsRewritten.push(path.join(dir, MANIFEST_NAME));
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // folder or manifest gone meanwhile
       result.failed.push({ path: path.join(dir, MANIFEST_NAME), reason: `manifest not rewritten: ${(err as Error).message}` });
     }
   }
@@ -160,9 +178,6 @@ async function manifestsNaming(files: string[], roots: readonly CleanRoot[]): Pr
   const found: string[] = [];
   for (const dir of dirs) {
     if (!manifestPlace(dir)) continue;
-    // A folder swapped for a symlink (e.g. after the deletion was planned)
-    // would lead the rewrite to a manifest outside the roots.
-    if (!(await realFolderBelow(rootHolding(dir, roots, true)!.path, dir).catch(() => false))) continue;
     const stat = await fsp.lstat(path.join(dir, MANIFEST_NAME)).catch(() => undefined);
     if (stat?.isFile()) found.push(dir);
   }
@@ -170,37 +185,45 @@ async function manifestsNaming(files: string[], roots: readonly CleanRoot[]): Pr
 }
 
 /**
- * Rewrite `dir`'s manifest without the records whose file is gone, keeping
- * every other line byte for byte: a new file (0600, exclusive) renamed over
- * the old one, retried if a writer appended meanwhile. Returns whether it changed.
+ * Rewrite the manifest of the opened folder `dir` without the records whose
+ * file is gone, keeping every other line byte for byte: a new file (0600,
+ * exclusive) renamed over the old one, retried if a writer appended
+ * meanwhile. A manifest that is not a regular file with one link is refused.
+ * Returns whether it changed.
  */
-export async function dropMissingRecords(dir: string): Promise<boolean> {
-  const manifest = path.join(dir, MANIFEST_NAME);
+export async function dropMissingRecords(dir: AnchoredDir): Promise<boolean> {
+  const manifest = dir.at(MANIFEST_NAME);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const before = await fsp.lstat(manifest);
-    if (!before.isFile()) throw new Error('manifest is not a regular file');
-    const text = await fsp.readFile(manifest, 'utf8');
+    const handle = await openRegularFile(manifest);
+    let before: Stats;
+    let text: string;
+    try {
+      before = await handle.stat();
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
     const kept: string[] = [];
     let dropped = 0;
     for (const line of text.split('\n')) {
       const record = line.trim() ? parseManifest(line).records[0] : undefined;
-      if (record && !(await exists(path.resolve(dir, record.file)))) {
+      if (record && !(await exists(dir.relative(record.file)))) {
         dropped++;
         continue;
       }
       kept.push(line);
     }
     if (dropped === 0) return false;
-    const temp = path.join(dir, `.${MANIFEST_NAME}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+    const temp = dir.at(`.${MANIFEST_NAME}.${randomBytes(6).toString('hex')}.tmp`);
+    const out = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
     try {
-      await handle.writeFile(kept.join('\n'), 'utf8');
-      await handle.sync();
+      await out.writeFile(kept.join('\n'), 'utf8');
+      await out.sync();
     } finally {
-      await handle.close();
+      await out.close();
     }
     const now = await fsp.lstat(manifest);
-    if (now.size !== before.size || now.mtimeMs !== before.mtimeMs) {
+    if (now.ino !== before.ino || now.size !== before.size || now.mtimeMs !== before.mtimeMs) {
       await fsp.unlink(temp); // a writer appended: read again
       continue;
     }

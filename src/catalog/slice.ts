@@ -94,6 +94,12 @@ async function scanLines(
 
 /** Lines startLine..endLine (1-based, inclusive) of `path`. */
 export async function readSlice(path: string, startLine: number, endLine: number, options: SliceOptions = {}): Promise<SliceResult> {
+  const { data, ...rest } = await readSliceBytes(path, startLine, endLine, options);
+  return { ...rest, text: data.toString('utf8') };
+}
+
+/** readSlice's lines as the file's own bytes (joined by '\n'), for printing them unchanged. */
+export async function readSliceBytes(path: string, startLine: number, endLine: number, options: SliceOptions = {}): Promise<Omit<SliceResult, 'text'> & { data: Buffer }> {
   if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
     throw new RangeError(`invalid line range ${startLine}:${endLine} (1-based, start <= end)`);
   }
@@ -116,13 +122,14 @@ export async function readSlice(path: string, startLine: number, endLine: number
     if (ends) current = undefined;
     return true;
   });
-  const text = lines.map((parts) => Buffer.concat(parts).toString('utf8')).join('\n');
+  const newline = Buffer.from('\n');
+  const data = Buffer.concat(lines.flatMap((parts, i) => (i === 0 ? parts : [newline, ...parts])));
   const returned = lines.length;
   return {
     path,
     startLine,
     endLine: startLine + returned - 1,
-    text,
+    data,
     eof: !truncated && startLine + returned - 1 < endLine,
     truncated,
   };

@@ -42,6 +42,13 @@ export interface DescribeContext {
   transcripts: TranscriptCache;
   logger: CatalogLogger;
   root: string;
+  /**
+   * Why a file named from outside its session's folders (e.g. a path in a
+   * transcript) is no blob: outside the known roots, not one of the agent's
+   * files in a shared folder, reached through a symlink, not a regular file
+   * with one link, missing. Undefined when clean could delete it, so it may be listed.
+   */
+  refusal(file: string): Promise<string | undefined>;
 }
 
 /** A described session before the catalog fills keys of blobs and totals. */

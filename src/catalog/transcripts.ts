@@ -1,6 +1,7 @@
 // JSONL transcripts parsed streaming, cached by (size, mtime); a file that
 // only grew is read from where the last read stopped, not from the start.
 import { promises as fsp } from 'node:fs';
+import { openRegularFile, refusedKind } from '../spill/regular-file';
 
 /** Folds the JSON values of a transcript's lines into a state. */
 export interface LineReducer<S> {
@@ -56,12 +57,13 @@ export class TranscriptCache {
   async read<S>(path: string, reducer: LineReducer<S>): Promise<TranscriptRead<S> | undefined> {
     let stat;
     try {
-      stat = await fsp.stat(path);
+      // lstat: a symlink in a transcript's place is no transcript (it may lead anywhere).
+      stat = await fsp.lstat(path);
     } catch {
       this.entries.delete(path);
       return undefined;
     }
-    if (!stat.isFile()) return undefined;
+    if (refusedKind(stat)) return undefined;
     let entry = this.entries.get(path);
     if (entry && entry.kind === reducer.kind && entry.ino === stat.ino && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) {
       return result(entry);
@@ -93,7 +95,15 @@ export class TranscriptCache {
         entry.skipped++;
         return;
       }
-      if (!reducer.line(entry.state, value)) entry.skipped++;
+      // One line the reducer cannot take (e.g. nested too deep for its
+      // recursion: a RangeError) costs that line, not the session.
+      let understood = false;
+      try {
+        understood = reducer.line(entry.state, value);
+      } catch {
+        understood = false;
+      }
+      if (!understood) entry.skipped++;
     };
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -125,7 +135,8 @@ export class TranscriptCache {
       }
     };
     try {
-      const handle = await fsp.open(path, 'r');
+      // Not through a symlink put there since the lstat, never blocked on a FIFO.
+      const handle = await openRegularFile(path);
       try {
         // Streamed in 256 KB reads: a huge transcript is never held whole.
         const buffer = Buffer.allocUnsafe(256 * 1024);
@@ -140,8 +151,9 @@ export class TranscriptCache {
         await handle.close();
       }
     } catch (err) {
-      // Vanished or unreadable mid-read: keep what was parsed.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // Vanished or replaced by something else mid-read: keep what was parsed.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTREG') throw err;
     }
     entry.offset = offset;
     // A last line without '\n' may still be being written: not consumed, counted as torn.

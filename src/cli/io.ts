@@ -12,7 +12,18 @@ export type CliCommand = (argv: string[], io: CliIO) => Promise<number>;
 /** Thrown for bad arguments: printed with the usage line, exit code 2. */
 export class UsageError extends Error {}
 
+/**
+ * The real process's streams. A reader that goes away (`spillway list | head -1`)
+ * ends the command quietly with exit 0, as if the rest had been read, instead
+ * of an EPIPE stack trace.
+ */
 export function processIO(): CliIO {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  }
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

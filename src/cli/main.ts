@@ -1,5 +1,6 @@
 // `spillway`: one command per module under commands/.
 import { processIO, UsageError, type CliCommand, type CliIO } from './io';
+import { escapeControls, human } from './format';
 import { spillCommand } from './commands/spill';
 import { hookCommand } from './commands/hook';
 import { listCommand } from './commands/list';
@@ -26,24 +27,26 @@ function usage(): string {
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (!name) {
+    io.stderr(usage()); // a usage error: not output a pipe should receive
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(usage());
-    return name ? 0 : 2;
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`spillway: unknown command '${name}'\n\n${usage()}`);
+    io.stderr(human`spillway: unknown command '${name}'` + `\n\n${usage()}`);
     return 2;
   }
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`spillway ${name}: ${err.message}\n`);
-      return 2;
-    }
-    io.stderr(`spillway ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    // Messages name paths and patterns: escaped line by line (the line breaks are the message's own).
+    const message = (err instanceof Error ? err.message : String(err)).split('\n').map(escapeControls).join('\n');
+    io.stderr(`spillway ${name}: ${message}\n`);
+    return err instanceof UsageError ? 2 : 1;
   }
 }
 

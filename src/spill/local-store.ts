@@ -1,15 +1,23 @@
 // The local SpillStore: private, session-scoped blob files on this machine.
 //
-// Safety rules (each one has a test): folders are created 0700, blob files are
-// created exclusively with mode 0600 and O_NOFOLLOW, every folder below the
-// root is lstat-checked so a symlink planted in place of a session folder
-// fails the save instead of redirecting it, names are one sanitized path
-// segment, and every path is checked to stay inside the root.
+// Safety rules (each one has a test): folders are created 0700; the session
+// folder is opened once, step by step from the root, each step refused when it
+// is a symlink, and everything after acts through that opened folder (a folder
+// swapped for a symlink mid-spill cannot redirect anything: anchored-dir.ts);
+// the manifest is opened (a regular file with one link, or the spill fails and
+// the original result stays) before the blob is written; a blob is written
+// under a temp name (exclusive, 0600, O_NOFOLLOW), synced and renamed into
+// place, so a killed spill leaves no truncated blob; names are one sanitized
+// path segment.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp, constants as C } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { appendManifest, MANIFEST_VERSION, readManifestFrom, type ManifestRecord } from './manifest';
+import { AnchoredDir, openBelow, withDir } from './anchored-dir';
+import { isStaleTemp, LOCK_PREFIX, processAlive, STALE_AFTER_MS, tempName } from './internal-files';
+import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
+import { refusedKind } from './regular-file';
+import { testPause } from './test-pause';
 import { countLines, countNewlines, lineCountFrom, sha256Hex } from './text';
 import {
   SpillError,
@@ -115,27 +123,58 @@ export class LocalSpillStore implements SpillStore {
     this.randomId = opts.randomId ?? (() => randomBytes(PREFIX_HEX / 2).toString('hex'));
   }
 
-  /** Writes the full text first; the manifest line follows (its failure is logged, the blob stays valid). */
+  /**
+   * Writes the full text under a temp name, renames it into place, then
+   * appends the manifest line (its failure is logged, the blob stays valid and
+   * listed). A manifest that cannot be opened fails the save before anything is written.
+   */
   async saveText(input: SaveTextSpill): Promise<SpillRef> {
     const sessionId = input.owner?.sessionId;
     if (!sessionId) throw new SpillError('ENOSESSION', 'no session id: refusing to spill outside a session');
-    const dir = await this.ensureSessionDir(input.owner);
     const prefix = sanitizeSegment(this.randomId()).slice(0, 32);
     const name = `${prefix}-${sanitizeSegment(input.suggestedName, MAX_NAME_BYTES - prefix.length - 1)}`;
-    const file = path.join(dir, name);
-    this.assertInside(file, dir);
     const data = Buffer.from(input.content, 'utf8');
-    await writeExclusive(file, data);
-    // The folder was checked before the open; make sure it was not swapped for
-    // a symlink in between (the file must be exactly where we meant it).
-    if ((await fsp.realpath(file)) !== file) {
-      await fsp.unlink(file).catch(() => undefined);
-      throw new SpillError('ELOOP', `spill folder changed under us: ${dir}`);
-    }
     const sha256 = sha256Hex(data);
     const lines = countLines(data);
-    await this.append(dir, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
-    return { locator: file as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
+    // Temps go in the root, where no layout lists files and every spill into
+    // the root looks for ones a killed spill left.
+    const root = await this.openRoot();
+    try {
+      return await withDir(this.ensureSessionDir(input.owner, root), async (dir) => {
+        const manifest = await openManifestForAppend(dir);
+        try {
+          await reclaimStaleTemps(root);
+          await writeInPlace(root, dir, name, data);
+          await testPause('before-manifest');
+          await this.append(dir, manifest, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
+        } finally {
+          await manifest.close().catch(() => undefined);
+        }
+        return { locator: path.join(dir.path, name) as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
+      });
+    } finally {
+      await root.close();
+    }
+  }
+
+  /**
+   * Run `fn` (look up, then alias or save) holding this session's lock for
+   * `sha256`, so concurrent spills of one body write it once. The lock is a
+   * file created exclusively; one left by a killed process (dead pid, or older
+   * than a day) is broken. Waiting is bounded: after LOCK_WAIT_MS `fn` runs
+   * anyway (a second copy costs space, never a result).
+   */
+  async withContentLock<T>(owner: SpillOwner, sha256: string, fn: () => Promise<T>): Promise<T> {
+    const dir = await this.ensureSessionDir(owner);
+    const lock = dir.at(`${LOCK_PREFIX}${sha256.slice(0, 32)}`);
+    let held = false;
+    try {
+      held = await acquireLock(lock);
+      return await fn();
+    } finally {
+      if (held) await fsp.unlink(lock).catch(() => undefined);
+      await dir.close();
+    }
   }
 
   /**
@@ -147,29 +186,35 @@ export class LocalSpillStore implements SpillStore {
     if (!owner?.sessionId) return undefined;
     const dir = await this.existingSessionDir(owner);
     if (!dir) return undefined;
-    for (const r of await this.recordsWithSha(dir, sha256)) {
-      const file = path.resolve(dir, r.aliasOf ?? r.file);
-      if (!this.isInside(file, this.resolvedRoot ?? this.root)) continue;
-      const st = await fsp.lstat(file).catch(() => undefined);
-      if (!st?.isFile() || st.size !== r.bytes) continue;
-      return { locator: file as SpillLocator, bytes: r.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines: r.lines };
+    try {
+      const root = (await this.realRoot()) ?? this.root;
+      for (const r of await this.recordsWithSha(dir, sha256)) {
+        const rel = r.aliasOf ?? r.file;
+        const file = path.resolve(dir.path, rel);
+        if (!this.isInside(file, root)) continue;
+        const st = await fsp.lstat(dir.relative(rel)).catch(() => undefined);
+        if (!st?.isFile() || st.nlink > 1 || st.size !== r.bytes) continue;
+        return { locator: file as SpillLocator, bytes: r.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines: r.lines };
+      }
+      return undefined;
+    } finally {
+      await dir.close();
     }
-    return undefined;
   }
 
   /** Per session folder: records by sha256, read incrementally (the manifest only grows). */
   private readonly shaIndex = new Map<string, { ino: number; offset: number; bySha: Map<string, ManifestRecord[]> }>();
 
-  private async recordsWithSha(dir: string, sha256: string): Promise<ManifestRecord[]> {
-    let entry = this.shaIndex.get(dir);
-    let tail = await readManifestFrom(dir, entry?.offset ?? 0);
+  private async recordsWithSha(dir: AnchoredDir, sha256: string): Promise<ManifestRecord[]> {
+    let entry = this.shaIndex.get(dir.path);
+    let tail = await readManifestFrom(dir.self, entry?.offset ?? 0);
     if (entry && (tail.ino !== entry.ino || tail.offset < entry.offset)) {
       entry = undefined; // replaced or truncated: start over
-      tail = await readManifestFrom(dir, 0);
+      tail = await readManifestFrom(dir.self, 0);
     }
     if (!entry) {
       entry = { ino: tail.ino, offset: 0, bySha: new Map() };
-      this.shaIndex.set(dir, entry);
+      this.shaIndex.set(dir.path, entry);
     }
     entry.offset = tail.offset;
     for (const r of tail.records) {
@@ -182,13 +227,14 @@ export class LocalSpillStore implements SpillStore {
 
   /** Record that a later identical result reuses `original` (no second write). */
   async recordAlias(input: AliasSpill): Promise<SpillRef> {
-    const dir = await this.ensureSessionDir(input.owner);
-    const rel = path.relative(dir, input.original.locator);
     const sha256 = input.original.sha256;
     if (!sha256) throw new SpillError('EINVAL', 'alias needs the original sha256');
-    await this.append(dir, {
-      ...manifestRecord(input, rel, { bytes: input.original.bytes, lines: input.original.lines ?? 0, sha256 }),
-      aliasOf: rel,
+    await withDir(this.ensureSessionDir(input.owner), async (dir) => {
+      const rel = path.relative(dir.path, input.original.locator);
+      await this.appendOnce(dir, {
+        ...manifestRecord(input, rel, { bytes: input.original.bytes, lines: input.original.lines ?? 0, sha256 }),
+        aliasOf: rel,
+      });
     });
     return input.original;
   }
@@ -196,31 +242,27 @@ export class LocalSpillStore implements SpillStore {
   /** Record a blob the agent wrote itself; returns a ref to it. */
   async recordExternal(input: ExternalSpill): Promise<SpillRef> {
     if (path.isAbsolute(input.file)) throw new SpillError('EINVAL', `external file must be relative to the manifest folder: ${input.file}`);
-    const dir = await this.ensureSessionDir(input.owner);
-    const abs = path.resolve(dir, input.file);
+    return withDir(this.ensureSessionDir(input.owner), (dir) => this.recordExternalIn(dir, input));
+  }
+
+  private async recordExternalIn(dir: AnchoredDir, input: ExternalSpill): Promise<SpillRef> {
+    const abs = path.resolve(dir.path, input.file);
     const root = (await this.realRoot()) ?? this.root;
     this.assertInside(abs, root);
-    const st = await fsp.lstat(abs);
-    if (!st.isFile()) throw new SpillError('EINVAL', `not a regular file: ${abs}`);
+    const refused = refusedKind(await fsp.lstat(abs));
+    if (refused) throw new SpillError('EINVAL', `not a regular file with one link (${refused}): ${abs}`);
     // A symlinked folder on the way must not lead out of the root either.
     this.assertInside(await fsp.realpath(abs), root);
     const facts =
       input.sha256 !== undefined && input.lines !== undefined && input.bytes !== undefined
         ? { sha256: input.sha256, lines: input.lines, bytes: input.bytes }
         : await hashAndCount(abs);
-    await this.append(dir, manifestRecord(input, input.file.split(path.sep).join('/'), facts));
+    await this.appendOnce(dir, manifestRecord(input, input.file.split(path.sep).join('/'), facts));
     return { locator: abs as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
   }
 
-  private resolvedRoot: string | undefined;
-
   private async realRoot(): Promise<string | undefined> {
-    try {
-      this.resolvedRoot = await fsp.realpath(this.root);
-      return this.resolvedRoot;
-    } catch {
-      return undefined;
-    }
+    return fsp.realpath(this.root).catch(() => undefined);
   }
 
   /** Segments from the root down to the session folder, or a SpillError. */
@@ -231,50 +273,68 @@ export class LocalSpillStore implements SpillStore {
     return rel === '' ? [] : rel.split(path.sep);
   }
 
-  /** Create (0700) and check every folder from the root down; no symlink accepted below the root. */
-  private async ensureSessionDir(owner: SpillOwner): Promise<string> {
+  /**
+   * The session folder, opened step by step from the root: each step is
+   * created 0700 when missing and refused when it is a symlink or not a
+   * folder. It must be ours and not writable by others.
+   */
+  private async ensureSessionDir(owner: SpillOwner, root?: AnchoredDir): Promise<AnchoredDir> {
     const segments = this.segmentsFor(owner);
-    await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
-    const realRoot = await fsp.realpath(this.root);
-    this.resolvedRoot = realRoot;
-    let cur = realRoot;
-    for (const seg of segments) {
-      cur = path.join(cur, seg);
-      try {
-        await fsp.mkdir(cur, { mode: 0o700 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const dir = root ? await root.descend(segments, { create: true }) : await openBelow(await this.ensureRoot(), segments, { create: true });
+    const st = dir.stats;
+    try {
+      if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+        throw new SpillError('EPERM', `spill folder belongs to another user: ${dir.path}`);
       }
-      const st = await fsp.lstat(cur);
-      if (st.isSymbolicLink()) throw new SpillError('ELOOP', `refusing a symlink in place of a spill folder: ${cur}`);
-      if (!st.isDirectory()) throw new SpillError('ENOTDIR', `not a folder: ${cur}`);
+      if (process.platform !== 'win32' && (st.mode & 0o022) !== 0) throw new SpillError('EPERM', `spill folder is writable by others: ${dir.path}`);
+    } catch (err) {
+      await dir.close();
+      throw err;
     }
-    const st = await fsp.lstat(cur);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-      throw new SpillError('EPERM', `spill folder belongs to another user: ${cur}`);
-    }
-    if (process.platform !== 'win32' && (st.mode & 0o022) !== 0) throw new SpillError('EPERM', `spill folder is writable by others: ${cur}`);
-    return cur;
+    return dir;
+  }
+
+  /** The root, created (0700) when missing. */
+  private async ensureRoot(): Promise<string> {
+    await fsp.mkdir(this.root, { recursive: true, mode: 0o700 });
+    return this.root;
+  }
+
+  private async openRoot(): Promise<AnchoredDir> {
+    return AnchoredDir.open(await this.ensureRoot());
   }
 
   /** The session folder when it already exists as a real folder (lookups never create). */
-  private async existingSessionDir(owner: SpillOwner): Promise<string | undefined> {
-    const realRoot = await this.realRoot();
-    if (!realRoot) return undefined;
-    let cur = realRoot;
-    for (const seg of this.segmentsFor(owner)) {
-      cur = path.join(cur, seg);
-      const st = await fsp.lstat(cur).catch(() => undefined);
-      if (!st?.isDirectory()) return undefined;
+  private async existingSessionDir(owner: SpillOwner): Promise<AnchoredDir | undefined> {
+    try {
+      return await openBelow(this.root, this.segmentsFor(owner));
+    } catch {
+      return undefined;
     }
-    return cur;
   }
 
-  private async append(dir: string, record: ManifestRecord): Promise<void> {
+  private async append(dir: AnchoredDir, manifest: ManifestAppender, record: ManifestRecord): Promise<void> {
     try {
-      await appendManifest(dir, record);
+      await testPause('manifest-append');
+      await manifest.append(record);
     } catch (err) {
-      this.logger?.warn(`spillway: manifest append failed in ${dir}: ${(err as Error).message}`);
+      this.logger?.warn(`spillway: manifest append failed in ${dir.path}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Open the manifest, append one record, close (a failure is logged). */
+  private async appendOnce(dir: AnchoredDir, record: ManifestRecord): Promise<void> {
+    let manifest: ManifestAppender;
+    try {
+      manifest = await openManifestForAppend(dir);
+    } catch (err) {
+      this.logger?.warn(`spillway: manifest append failed in ${dir.path}: ${(err as Error).message}`);
+      return;
+    }
+    try {
+      await this.append(dir, manifest, record);
+    } finally {
+      await manifest.close().catch(() => undefined);
     }
   }
 
@@ -288,17 +348,87 @@ export class LocalSpillStore implements SpillStore {
   }
 }
 
-/** Exclusive create, owner-only, never through a symlink; a partial file is removed. */
-async function writeExclusive(file: string, data: Buffer): Promise<void> {
-  const handle = await fsp.open(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+/** Blobs are written in pieces this size (a test pause can fall between two). */
+const WRITE_CHUNK = 1 << 20;
+
+/**
+ * Write `data` as `name` in `dir`: a temp file in `tempDir` (exclusive,
+ * owner-only, never through a symlink) synced and renamed into place, so
+ * `name` is complete or absent whatever happens to this process. A failed
+ * write removes the temp.
+ */
+async function writeInPlace(tempDir: AnchoredDir, dir: AnchoredDir, name: string, data: Buffer): Promise<void> {
+  const final = dir.at(name);
+  if (await fsp.lstat(final).then(() => true, () => false)) throw new SpillError('EEXIST', `blob name taken: ${path.join(dir.path, name)}`);
+  const temp = tempDir.at(tempName());
+  const handle = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
-    await handle.writeFile(data);
+    for (let at = 0; at < data.length || at === 0; at += WRITE_CHUNK) {
+      const end = Math.min(data.length, at + WRITE_CHUNK);
+      let done = at;
+      while (done < end) done += (await handle.write(data, done, end - done)).bytesWritten;
+      if (at === 0) await testPause('blob-write');
+      if (data.length === 0) break;
+    }
+    await handle.sync();
+    const written = await handle.stat();
     await handle.close();
+    await testPause('before-rename');
+    await fsp.rename(temp, final);
+    // The digest will name the blob by path: that path must lead to it (the
+    // folder may have been moved away since it was opened).
+    const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
+    if (named?.ino !== written.ino || named.dev !== written.dev) {
+      await fsp.unlink(final).catch(() => undefined);
+      throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
+    }
   } catch (err) {
     await handle.close().catch(() => undefined);
-    await fsp.unlink(file).catch(() => undefined);
+    await fsp.unlink(temp).catch(() => undefined);
     throw err;
   }
+}
+
+/** Remove blob temps that killed spills left in `dir` (the root). */
+async function reclaimStaleTemps(dir: AnchoredDir): Promise<void> {
+  for (const name of await fsp.readdir(dir.self).catch(() => [] as string[])) {
+    if (!name.startsWith('.spillway-tmp-')) continue;
+    const st = await fsp.lstat(dir.at(name)).catch(() => undefined);
+    if (st?.isFile() && isStaleTemp(name, st.mtimeMs)) await fsp.unlink(dir.at(name)).catch(() => undefined);
+  }
+}
+
+/** How long a spill waits for another process spilling the same body. */
+const LOCK_WAIT_MS = 10_000;
+
+/** Create `lock` exclusively (true), breaking a stale one; false after LOCK_WAIT_MS. */
+async function acquireLock(lock: string): Promise<boolean> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await fsp.open(lock, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+      await handle.writeFile(String(process.pid)).finally(() => handle.close());
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    if (await lockIsStale(lock)) {
+      await fsp.unlink(lock).catch(() => undefined);
+      continue;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+  }
+}
+
+/** A lock whose holder is gone: its pid is dead, or it is older than a day (or unreadable and older than LOCK_WAIT_MS). */
+async function lockIsStale(lock: string): Promise<boolean> {
+  const st = await fsp.lstat(lock).catch(() => undefined);
+  if (!st) return false; // released meanwhile: just try again
+  const age = Date.now() - st.mtimeMs;
+  if (!st.isFile() || age > STALE_AFTER_MS) return true;
+  const pid = Number(await fsp.readFile(lock, { encoding: 'utf8', flag: C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK }).catch(() => ''));
+  return pid > 0 ? !processAlive(pid) : age > LOCK_WAIT_MS;
 }
 
 /** The manifest record of one save: who and what it was for, plus the file's facts. */

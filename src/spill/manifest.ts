@@ -2,7 +2,8 @@
 // Readers tolerate a torn last line and unknown fields.
 import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
-import { openRegularFile } from './regular-file';
+import type { AnchoredDir } from './anchored-dir';
+import { NotRegularFileError, openRegularFile, refusedKind } from './regular-file';
 
 export const MANIFEST_NAME = 'spillway.jsonl';
 export const MANIFEST_VERSION = 1;
@@ -32,18 +33,54 @@ export interface ManifestReadResult {
 }
 
 /**
- * Append one record. A single write(2) of one line on an O_APPEND descriptor
- * lands atomically for the line sizes we produce, so concurrent writers from
- * several processes never interleave. Never follows a symlink at the manifest.
+ * The manifest opened for appending, created 0600 if missing: never through
+ * a symlink, never blocking on a FIFO (O_NONBLOCK: a FIFO without a reader
+ * fails at once, one with a reader is refused by fstat), and refused when it
+ * has other hard links (the records would land in a file elsewhere).
+ * `dir` is a folder path or a folder already opened.
  */
-export async function appendManifest(dir: string, record: ManifestRecord): Promise<void> {
-  const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
-  const flags = C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW;
-  const handle = await fsp.open(path.join(dir, MANIFEST_NAME), flags, 0o600);
+export async function openManifestForAppend(dir: string | AnchoredDir): Promise<ManifestAppender> {
+  const file = typeof dir === 'string' ? path.join(dir, MANIFEST_NAME) : dir.at(MANIFEST_NAME);
+  const shown = typeof dir === 'string' ? file : path.join(dir.path, MANIFEST_NAME);
+  let handle: fsp.FileHandle;
   try {
-    await handle.write(line, 0, line.length);
-  } finally {
+    handle = await fsp.open(file, C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW | C.O_NONBLOCK, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(shown, 'symlink');
+    if (code === 'ENXIO') throw new NotRegularFileError(shown, 'FIFO');
+    throw err;
+  }
+  try {
+    const refused = refusedKind(await handle.stat());
+    if (refused) throw new NotRegularFileError(shown, refused);
+  } catch (err) {
     await handle.close();
+    throw err;
+  }
+  return {
+    // A single write(2) of one line on an O_APPEND descriptor lands whole for
+    // the line sizes we produce: concurrent writers never interleave.
+    async append(record) {
+      const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+      await handle.write(line, 0, line.length);
+    },
+    close: () => handle.close(),
+  };
+}
+
+export interface ManifestAppender {
+  append(record: ManifestRecord): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Append one record (open, append, close). */
+export async function appendManifest(dir: string | AnchoredDir, record: ManifestRecord): Promise<void> {
+  const manifest = await openManifestForAppend(dir);
+  try {
+    await manifest.append(record);
+  } finally {
+    await manifest.close();
   }
 }
 

@@ -39,7 +39,7 @@ export type SpillDecision =
   | { spilled: true; output: unknown; ref: SpillRef; aliased: boolean };
 
 export interface SpillPolicyOptions {
-  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias'>>;
+  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias' | 'withContentLock'>>;
   maxInlineBytes?: number;
   digestBytes?: number;
   /** Tool names never spilled, on top of the read-like ones (compared case- and separator-insensitively). */
@@ -93,16 +93,19 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     const memoKey = `${req.sessionId}\0${sha256}`;
 
     // A store that can look blobs up is asked every time (it sees deletions and
-    // other processes); the in-process memory serves stores that cannot.
-    let ref = store.findBySha256 ? await findEarlier(owner, sha256) : memo.get(memoKey);
-    const aliased = ref !== undefined;
-    if (ref) {
-      const original = { ...ref, sha256 };
-      await store.recordAlias?.({ owner, source, original, args: req.args, ...(req.turn !== undefined ? { turn: req.turn } : {}) }).catch((err: unknown) => {
-        logger?.warn(`spillway: alias record failed: ${describe(err)}`);
-      });
-    } else {
-      ref = await store.saveText({
+    // other processes), holding its lock for this body when it has one so that
+    // concurrent spills of one body write it once; the in-process memory
+    // serves stores that cannot look up.
+    const lookUpThenSave = async (): Promise<{ ref: SpillRef; aliased: boolean }> => {
+      const earlier = store.findBySha256 ? await findEarlier(owner, sha256) : memo.get(memoKey);
+      if (earlier) {
+        const original = { ...earlier, sha256 };
+        await store.recordAlias?.({ owner, source, original, args: req.args, ...(req.turn !== undefined ? { turn: req.turn } : {}) }).catch((err: unknown) => {
+          logger?.warn(`spillway: alias record failed: ${describe(err)}`);
+        });
+        return { ref: earlier, aliased: true };
+      }
+      const saved = await store.saveText({
         owner,
         source,
         suggestedName: `${toolName}-${req.toolCallId}.txt`,
@@ -110,7 +113,9 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
         ...(req.args !== undefined ? { args: req.args } : {}),
         ...(req.turn !== undefined ? { turn: req.turn } : {}),
       });
-    }
+      return { ref: saved, aliased: false };
+    };
+    const { ref, aliased } = store.withContentLock ? await store.withContentLock(owner, sha256, lookUpThenSave) : await lookUpThenSave();
     remember(memoKey, ref);
 
     const digestOpts = { budgetBytes: digestBytes, toolName, locator: ref.locator, retrievalHint: ref.retrievalHint };

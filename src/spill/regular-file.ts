@@ -1,16 +1,28 @@
 // Blob and manifest reads open the file itself, never what replaced it after the scan: a
 // symlink is refused by O_NOFOLLOW and a FIFO opens at once under O_NONBLOCK
 // (a plain open would wait for a writer) and is then refused by fstat. On a
-// regular file O_NONBLOCK changes nothing, so reads behave as usual.
+// regular file O_NONBLOCK changes nothing, so reads behave as usual. A file
+// with more than one hard link is refused too: its other name may lie anywhere.
 import { constants as C, promises as fsp, type Stats } from 'node:fs';
 
 /** Thrown for a path that is not a regular file; `code` is 'ENOTREG'. */
 export class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';
   constructor(readonly path: string, kind: string) {
-    super(`not a regular file (${kind}): ${path}`);
+    super(kind.endsWith('links') ? `refusing a file with ${kind}: ${path}` : `not a regular file (${kind}): ${path}`);
     this.name = 'NotRegularFileError';
   }
+}
+
+/**
+ * Why a file Spillway would print, write or delete is refused: not a regular
+ * file, or a regular file with other hard links (another name for it may lie
+ * outside the roots, e.g. a hard link to a private file).
+ */
+export function refusedKind(stats: Stats): string | undefined {
+  if (!stats.isFile()) return fileKind(stats);
+  if (stats.nlink > 1) return `${stats.nlink} hard links`;
+  return undefined;
 }
 
 /** What kind of non-regular file `stats` describes, for messages. */
@@ -23,7 +35,7 @@ export function fileKind(stats: Stats): string {
   return 'special file';
 }
 
-/** Open `path` read-only if it is a regular file (not through a symlink); else NotRegularFileError. */
+/** Open `path` read-only if it is a regular file with one link (not through a symlink); else NotRegularFileError. */
 export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
   let handle: fsp.FileHandle;
   try {
@@ -35,8 +47,8 @@ export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
     throw err;
   }
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
+    const refused = refusedKind(await handle.stat());
+    if (refused) throw new NotRegularFileError(path, refused);
   } catch (err) {
     await handle.close();
     throw err;
@@ -46,6 +58,6 @@ export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
 
 /** lstat-based check for paths handed to another program (which would follow a symlink or block on a FIFO). */
 export async function regularFileProblem(path: string): Promise<NotRegularFileError | undefined> {
-  const stats = await fsp.lstat(path);
-  return stats.isFile() ? undefined : new NotRegularFileError(path, fileKind(stats));
+  const refused = refusedKind(await fsp.lstat(path));
+  return refused ? new NotRegularFileError(path, refused) : undefined;
 }

@@ -4,6 +4,7 @@
 // adapter puts beside `tool-results/`.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { isInternalName } from '../../spill/internal-files';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
@@ -250,7 +251,7 @@ export const claudeCode: Source = {
 
     const blobs: Described['blobs'] = [];
     for (const file of files) {
-      if (file.name === 'spillway.jsonl' || file.name.startsWith('.spillway.jsonl.')) continue;
+      if (isInternalName(file.name)) continue;
       if (file.symlink || !file.stat) {
         skipped++;
         continue;

@@ -2,6 +2,8 @@
 // stats (symlinks reported, never followed) and index manifest records.
 import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { isInternalName } from '../../spill/internal-files';
+import { refusedKind } from '../../spill/regular-file';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import type { Described, Source } from '../source';
@@ -12,7 +14,7 @@ export interface FileFacts {
   name: string;
   /** True for a symlink (never followed, never a blob). */
   symlink: boolean;
-  /** Undefined for symlinks and files that vanished between readdir and stat. */
+  /** Undefined for symlinks, hard-linked files and files that vanished between readdir and stat. */
   stat?: Stats;
 }
 
@@ -32,7 +34,8 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
       const file = path.join(dir, e.name);
       if (e.isSymbolicLink()) return { path: file, name: e.name, symlink: true };
       const stat = await fsp.lstat(file).catch(() => undefined);
-      return { path: file, name: e.name, symlink: false, stat: stat?.isFile() ? stat : undefined };
+      // A file with other hard links is no blob either: its other name may lie anywhere.
+      return { path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? stat : undefined };
     }),
   );
 }
@@ -57,7 +60,7 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
   for (const file of await listFiles(folder)) {
-    if (file.name === 'spillway.jsonl' || file.name.startsWith('.spillway.jsonl.')) continue;
+    if (isInternalName(file.name)) continue;
     if (file.symlink || !file.stat) {
       skipped++;
       continue;

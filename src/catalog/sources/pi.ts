@@ -8,6 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
+import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../args';
 import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
 import type { LineReducer } from '../transcripts';
@@ -265,14 +266,12 @@ export const pi: Source = {
       blobs.push(blob);
     }
     for (const [fullPath, callId] of state.fullOutputs) {
-      if (!isPiOutputPath(fullPath)) {
-        skipped++; // not pi's own output file: never listed, so never cleaned with the session
-        continue;
-      }
-      const stat = await fsp.lstat(fullPath).catch(() => undefined);
-      if (!stat) continue; // deleted by the OS or by a clean: normal
-      if (!stat.isFile()) {
-        skipped++;
+      // Only pi's own output file, in a folder the catalog knows (TMPDIR), reached
+      // without a symlink: anything else named here is never listed, so never printed or cleaned.
+      const refused = isPiOutputPath(fullPath) ? await ctx.refusal(fullPath) : 'not a pi output file';
+      const stat = refused ? undefined : await fsp.lstat(fullPath).catch(() => undefined);
+      if (!stat) {
+        if (refused && refused !== 'no such file') skipped++; // a missing file was deleted by the OS or by a clean: normal
         continue;
       }
       const call = state.toolCalls.get(callId);
@@ -329,8 +328,8 @@ async function describeUnattached(dir: string): Promise<Described | undefined> {
     const file = path.join(dir, name);
     const stat = await fsp.lstat(file).catch(() => undefined);
     if (!stat) continue; // vanished meanwhile
-    if (!stat.isFile()) {
-      skipped++; // a symlink or folder with a log's name: never listed
+    if (refusedKind(stat)) {
+      skipped++; // a symlink, folder or hard link with a log's name: never listed
       continue;
     }
     blobs.push({

@@ -1,6 +1,6 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, json, openCatalog, parseDuration, parseFlags, parseSize, ROOT_FLAGS, table } from '../format';
+import { formatBytes, human, json, openCatalog, parseDuration, parseFlags, parseSize, ROOT_FLAGS, table } from '../format';
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
 import type { CleanPlan } from '../../catalog/types';
 
@@ -35,7 +35,7 @@ export const cleanCommand: CliCommand = async (argv, io) => {
   if (values.policy) {
     const policy = await readCleanupPolicy(io.env);
     if (!policy) {
-      io.stderr(`spillway clean: no cleanup policy at ${cleanupPolicyPath(io.env)} (set spillway.cleanup.* in VS Code, or write {"maxAgeDays": 30, "maxTotalBytes": 5368709120, "pinned": []} there)\n`);
+      io.stderr(human`spillway clean: no cleanup policy at ${cleanupPolicyPath(io.env)} (set spillway.cleanup.* in VS Code, or write {"maxAgeDays": 30, "maxTotalBytes": 5368709120, "pinned": []} there)\n`);
       return 1;
     }
     const p = await planPolicyClean(catalog, policy);
@@ -44,7 +44,7 @@ export const cleanCommand: CliCommand = async (argv, io) => {
   } else if (values.session !== undefined) {
     const found = catalog.findSessions(values.session);
     if (found.length === 0) {
-      io.stderr(`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
+      io.stderr(human`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
       return 1;
     }
     if (found.length > 1) throw new UsageError(`'${values.session}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
@@ -64,9 +64,9 @@ export const cleanCommand: CliCommand = async (argv, io) => {
     });
   } else {
     io.stdout(table(plan.items.map((i) => [formatBytes(i.bytes), new Date(i.mtimeMs).toISOString(), i.path])));
-    for (const r of plan.refused) io.stderr(`spillway clean: refused ${r.path}: ${r.reason}\n`);
+    for (const r of plan.refused) io.stderr(human`spillway clean: refused ${r.path}: ${r.reason}\n`);
     if (result) {
-      for (const f of result.failed) io.stderr(`spillway clean: failed ${f.path}: ${f.reason}\n`);
+      for (const f of result.failed) io.stderr(human`spillway clean: failed ${f.path}: ${f.reason}\n`);
       io.stdout(`Deleted ${result.deleted.length} file(s), ${formatBytes(result.bytes)}.\n`);
     } else {
       io.stdout(`Would delete ${plan.items.length} file(s), ${formatBytes(plan.bytes)}.${plan.items.length ? ' Run again with --yes to delete.' : ''}\n`);

@@ -1,6 +1,6 @@
 // `spillway grep PATTERN`: search every blob (ripgrep when found, else Node).
 import { UsageError, type CliCommand } from '../io';
-import { json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
+import { human, json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
@@ -32,7 +32,7 @@ export const grepCommand: CliCommand = async (argv, io) => {
       { pattern: positionals[0]!, regex: values.regex, ignoreCase: values['ignore-case'], maxResults: max, engine, rgPath: values.rg },
       (match) => {
         if (values.json) matches.push(match);
-        else io.stdout(`${match.path}:${match.line}:${match.text}\n`);
+        else io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
       },
     );
   } catch (err) {
@@ -40,7 +40,7 @@ export const grepCommand: CliCommand = async (argv, io) => {
     if (/pattern|regular expression|ripgrep/.test(message)) throw new UsageError(message);
     throw err;
   }
-  for (const e of summary.errors) io.stderr(`spillway grep: ${e.path}: ${e.message}\n`);
+  for (const e of summary.errors) io.stderr(human`spillway grep: ${e.path}: ${e.message}\n`);
   if (values.json) json(io, { matches, truncated: summary.truncated, engine: summary.engine });
   else if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)\n`);
   return 0;

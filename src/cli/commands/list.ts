@@ -1,6 +1,6 @@
 // `spillway list`: every session and its blobs, as a table or JSON.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
+import { formatBytes, human, json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
 
 export const LIST_USAGE = 'usage: spillway list [--json] [--root DIR]... [--no-default-roots] [--source NAME]...';
 
@@ -42,7 +42,7 @@ export const listCommand: CliCommand = async (argv, io) => {
     io.stdout('No spill sessions found.\n');
   }
   for (const s of sessions) {
-    io.stdout(`${s.source}  ${s.id}${s.title ? `  ${s.title}` : ''}\n  ${s.blobs.length} blob(s), ${formatBytes(s.bytes)}${s.cwd ? `, cwd ${s.cwd}` : ''}\n`);
+    io.stdout(human`${s.source}  ${s.id}${s.title ? `  ${s.title}` : ''}\n  ${s.blobs.length} blob(s), ${formatBytes(s.bytes)}${s.cwd ? `, cwd ${s.cwd}` : ''}\n`);
     const rows = s.blobs.map((b) => ['   ', formatBytes(b.bytes), b.tool ?? (b.kind === 'shell-output' ? '(shell output)' : '?'), b.turn !== undefined ? `turn ${b.turn}` : '', b.args ?? '', b.path]);
     io.stdout(table(rows));
   }

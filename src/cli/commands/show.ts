@@ -1,8 +1,8 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
 import { UsageError, type CliCommand } from '../io';
-import { parseFlags } from '../format';
+import { human, parseFlags } from '../format';
 import { openRegularFile } from '../../spill/regular-file';
-import { readSlice } from '../../catalog/slice';
+import { readSliceBytes } from '../../catalog/slice';
 
 export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B]   (1-based, inclusive)';
 
@@ -11,6 +11,9 @@ export function parseLineRange(text: string): { start: number; end: number } {
   if (!m) throw new UsageError(`invalid --lines '${text}' (expected A:B, e.g. 100:200)`);
   const start = Number(m[1]);
   const end = m[2] !== undefined ? Number(m[2]) : text.includes(':') ? Number.MAX_SAFE_INTEGER : start;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) {
+    throw new UsageError(`invalid --lines '${text}' (line numbers up to ${Number.MAX_SAFE_INTEGER})`);
+  }
   if (start < 1 || end < start) throw new UsageError(`invalid --lines '${text}' (1-based, A <= B)`);
   return { start, end };
 }
@@ -25,16 +28,17 @@ export const showCommand: CliCommand = async (argv, io) => {
   const file = positionals[0]!;
   if (values.lines !== undefined) {
     const { start, end } = parseLineRange(values.lines);
-    const slice = await readSlice(file, start, end);
-    if (slice.text !== '' || slice.endLine >= slice.startLine) io.stdout(slice.text + '\n');
-    if (slice.eof) io.stderr(`spillway show: ${file} ends at line ${Math.max(slice.endLine, start - 1)}\n`);
+    // The file's own bytes, like cat: not decoded, so invalid UTF-8 is not replaced.
+    const slice = await readSliceBytes(file, start, end);
+    if (slice.data.length > 0 || slice.endLine >= slice.startLine) io.stdout(Buffer.concat([slice.data, Buffer.from('\n')]));
+    if (slice.eof) io.stderr(human`spillway show: ${file} ends at line ${Math.max(slice.endLine, start - 1)}\n`);
     return 0;
   }
   // Never through a symlink, never blocked on a FIFO: only a regular file is printed.
   const handle = await openRegularFile(file);
   await new Promise<void>((resolve, reject) => {
-    const stream = handle.createReadStream({ encoding: 'utf8' });
-    stream.on('data', (chunk) => io.stdout(chunk as string));
+    const stream = handle.createReadStream();
+    stream.on('data', (chunk) => io.stdout(chunk as Buffer));
     stream.on('error', reject);
     stream.on('end', resolve);
   });

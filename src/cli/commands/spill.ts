@@ -81,9 +81,13 @@ export const spillCommand: CliCommand = async (argv, io) => {
   let output: unknown = stdin;
   if (v['json-input']) {
     try {
-      output = JSON.parse(stdin);
+      output = JSON.parse(stdin.replace(/^\uFEFF/, ''));
     } catch (err) {
-      throw new UsageError(`--json-input: stdin is not JSON (${(err as Error).message})`);
+      // The output is the agent's, whatever its shape: printed back unchanged, never lost.
+      const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
+      io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
+      io.stdout(v.json ? JSON.stringify({ spilled: false, text: stdin, reason }) + '\n' : bytes);
+      return 0;
     }
   }
 
@@ -127,10 +131,10 @@ export const spillCommand: CliCommand = async (argv, io) => {
   return 0;
 };
 
-/** The text when `bytes` is valid UTF-8, else undefined. */
+/** The text when `bytes` is valid UTF-8, else undefined. A byte order mark is kept: the text must print back byte for byte. */
 function decodeUtf8(bytes: Buffer): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return undefined;
   }

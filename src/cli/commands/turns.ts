@@ -1,6 +1,6 @@
 // `spillway turns SESSION_ID`: per-API-call prompt tokens, deltas, compactions, spills, and the tokens saved.
 import { UsageError, type CliCommand } from '../io';
-import { json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
+import { human, json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
 
 export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]';
 
@@ -14,7 +14,7 @@ export const turnsCommand: CliCommand = async (argv, io) => {
   const catalog = await openCatalog(values, io);
   const found = catalog.findSessions(positionals[0]!);
   if (found.length === 0) {
-    io.stderr(`spillway turns: no session '${positionals[0]}' (see \`spillway list\`)\n`);
+    io.stderr(human`spillway turns: no session '${positionals[0]}' (see \`spillway list\`)\n`);
     return 1;
   }
   if (found.length > 1) {
@@ -26,7 +26,7 @@ export const turnsCommand: CliCommand = async (argv, io) => {
     json(io, { session: { key: session.key, source: session.source, id: session.id, title: session.title ?? null }, ...series });
     return 0;
   }
-  io.stdout(`${session.source}  ${session.id}${session.title ? `  ${session.title}` : ''}\n`);
+  io.stdout(human`${session.source}  ${session.id}${session.title ? `  ${session.title}` : ''}\n`);
   if (series.points.length === 0) io.stdout('No API calls with usage in the transcript.\n');
   const rows = [['#', 'time', 'prompt', 'delta', 'output', 'drop', 'spills', 'largest part']];
   for (const p of series.points) {

@@ -3,7 +3,6 @@
 // Needs Node >= 22.19 (pi's floor), so the vitest test runs it as a child
 // process: `node22 pi-driver.mjs <scenario> <tmpDir> <repoRoot>`. Prints one
 // JSON report as the last stdout line.
-import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -12,10 +11,9 @@ if (!scenario || !tmp || !repoRoot) {
   console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel> <tmpDir> <repoRoot>');
   process.exit(2);
 }
-// pi is a dev dependency of the repo: resolve it from there, not from this file's folder.
-const requireFromRepo = createRequire(path.join(repoRoot, 'package.json'));
+// pi is installed apart from the repo's dependencies (scripts/ensure-pi.mjs): resolve it there.
 function resolveEsm(name) {
-  const pkgDir = path.join(repoRoot, 'node_modules', ...name.split('/'));
+  const pkgDir = path.join(repoRoot, '.cache', 'pi', 'node_modules', ...name.split('/'));
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   const entry = pkg.exports?.['.']?.import ?? pkg.exports?.['.']?.default ?? pkg.main;
   return path.join(pkgDir, entry);

@@ -68,7 +68,8 @@ function sessionEntries(file: string): Array<Record<string, any>> {
 
 beforeAll(() => {
   if (!fs.existsSync(path.join(repoRoot, 'dist', 'pi-extension.mjs'))) throw new Error('run `npm run build` first: dist/pi-extension.mjs is missing');
-  node22 = execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'ensure-node.mjs'), '22'], { encoding: 'utf8' }).trim();
+  // pi runs on Node 22 from its own install in .cache/pi (npm test installs it first).
+  node22 = (JSON.parse(execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'ensure-pi.mjs')], { encoding: 'utf8' })) as { node: string }).node;
 });
 
 afterAll(() => {

@@ -129,3 +129,33 @@ describe('TranscriptCache: overlong lines', () => {
     expect(second.skipped).toBe(1); // the overlong line, now complete
   });
 });
+
+describe('TranscriptCache: a line the reducer cannot take', () => {
+  it('skips and counts a line whose reducer throws (e.g. a RangeError from nesting), and keeps parsing after it', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, '{"id":1}\n{"id":2,"deep":true}\n{"id":3}\n');
+    const fragile: LineReducer<{ ids: number[] }> = {
+      ...counter,
+      kind: 'fragile',
+      line: (state, value) => {
+        if ((value as { deep?: boolean }).deep) throw new RangeError('Maximum call stack size exceeded');
+        return counter.line(state, value);
+      },
+    };
+    const read = (await new TranscriptCache().read(file, fragile))!;
+    expect(read.state.ids).toEqual([1, 3]);
+    expect(read.skipped).toBe(1);
+  });
+
+  it('does not read a symlink, a FIFO or a hard-linked file in a transcript\'s place', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const real = path.join(dir, 'real.jsonl');
+    await fsp.writeFile(real, '{"id":1}\n');
+    await fsp.symlink(real, path.join(dir, 'link.jsonl'));
+    const cache = new TranscriptCache();
+    expect(await cache.read(path.join(dir, 'link.jsonl'), counter)).toBeUndefined();
+    await fsp.link(real, path.join(dir, 'hard.jsonl'));
+    expect(await cache.read(path.join(dir, 'hard.jsonl'), counter)).toBeUndefined();
+  });
+});

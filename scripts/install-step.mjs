@@ -1,0 +1,58 @@
+// One place for how the set-up scripts run an installer: quietly (its output
+// goes to .cache/logs/<name>.log and is shown only when it fails), with a
+// progress line every 30 s so a first run that takes minutes is visibly alive,
+// and with an environment cleaned of the outer npm's variables.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function log(msg) {
+  process.stderr.write(`[setup] ${msg}\n`);
+}
+
+/**
+ * The environment for an installer that must see the Node it is given, not the
+ * npm that runs us: under `npm run`, every `npm_config_*` (user agent, node
+ * version, node-gyp settings...) and `npm_*` variable of the outer npm on the
+ * machine's Node is inherited, and packages such as code-server read their
+ * Node version from `npm_config_user_agent`. So all `npm_*` variables go, and
+ * `nodeBin`'s folder comes first on PATH.
+ */
+export function installerEnv(nodeBin, extra = {}) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key)) env[key] = value;
+  }
+  if (nodeBin) env.PATH = `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH ?? ''}`;
+  return { ...env, ...extra };
+}
+
+/** Runs `cmd args` with its output in .cache/logs/<name>.log; rejects with the log's tail on failure. */
+export function runStep(name, what, cmd, args, { env = process.env, cwd = repoRoot } = {}) {
+  const logDir = path.join(repoRoot, '.cache', 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const logFile = path.join(logDir, `${name}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  log(`${what}...`);
+  const ticker = setInterval(() => log(`${what}: still working (${seconds()} s)`), 30_000);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', out, out] });
+    child.on('error', finish);
+    child.on('exit', (code, signal) => finish(code === 0 ? undefined : new Error(`exited with ${signal ?? code}`)));
+    function finish(err) {
+      clearInterval(ticker);
+      fs.closeSync(out);
+      if (!err) {
+        log(`${what}: done in ${seconds()} s`);
+        return resolve();
+      }
+      const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+      reject(new Error(`${what} failed (${err.message}); the last lines of ${path.relative(repoRoot, logFile)}:\n${tail}`));
+    }
+  });
+}
