@@ -8,6 +8,43 @@ export interface ApiCall {
   outputTokens: number;
   /** A compaction happened before this call. */
   compactionBefore: boolean;
+  /** What entered the transcript since the previous call (tool results, the user's prompt). */
+  added?: AddedContent[];
+  /** What shrank the context before this call, when the transcript says (a compaction, a prune, a flush). */
+  dropBefore?: DropKind;
+  /** Tool calls this call issued, with the absolute paths their input names (to tell when a blob is read back). */
+  toolCalls?: IssuedToolCall[];
+}
+
+export type DropKind = 'compaction' | 'pi-condense-prune' | 'spillway-flush';
+
+export interface AddedContent {
+  kind: 'tool-result' | 'user';
+  toolCallId?: string;
+  /** Characters the model was sent. */
+  chars: number;
+}
+
+export interface IssuedToolCall {
+  id: string;
+  name: string;
+  mentions: string[];
+}
+
+const PATH_IN_INPUT = /(?:~|\/)[^\s'"`;|&<>()]*\/[^\s'"`;|&<>()]+/g;
+
+/** Absolute paths named anywhere in a tool call's input (a Read's file_path, a `cat` in a command). */
+export function pathsIn(input: unknown, max = 16): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown, depth: number): void => {
+    if (found.size >= max || depth > 4) return;
+    if (typeof v === 'string') {
+      for (const m of v.matchAll(PATH_IN_INPUT)) if (found.size < max && m[0].length <= 1024) found.add(own(m[0]));
+    } else if (Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
+    else if (v && typeof v === 'object') Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(input, 0);
+  return [...found];
 }
 
 /** Append or update (same message id = same call, keep the max output) a call in `calls`. */

@@ -27,6 +27,7 @@ import type {
 } from './types';
 import type { ApiCall } from './calls';
 import { readHead } from './head';
+import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { blobUnchanged, indexFileFor, isRacy, loadIndex, saveIndex, stampOf, type IndexedClaim } from './index-file';
@@ -346,7 +347,9 @@ export class Catalog {
   /** Delete (or trash) a plan's items after re-checking each; manifests and the catalog follow. */
   async executeClean(plan: CleanPlan, options?: CleanExecuteOptions): Promise<CleanResult> {
     const result = await executeClean(plan, this.roots, options);
-    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten]);
+    const ownRoots = this.roots.filter((r) => !r.files).map((r) => r.path);
+    result.foldersRemoved = await removeEmptiedBlobFolders(result.deleted.map((d) => d.path), ownRoots);
+    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten, ...result.foldersRemoved]);
     return result;
   }
 
@@ -358,9 +361,9 @@ export class Catalog {
     if (!record.calls) {
       await this.describeOne(record.claim, true);
       const again = this.records.get(sessionKey);
-      return again?.calls && buildTurnSeries(sessionKey, again.calls, again.info.blobs, again.info.skipped);
+      return again?.calls && buildTurnSeries(sessionKey, again.calls, again.info.blobs, again.info.skipped, again.info.source);
     }
-    return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped);
+    return buildTurnSeries(sessionKey, record.calls, record.info.blobs, record.info.skipped, record.info.source);
   }
 
   // ---- internals -------------------------------------------------------

@@ -62,6 +62,8 @@ export interface BlobInfo {
   lines?: number;
   /** Characters the model saw instead of the body (the digest / persisted-output notice), when the transcript says. */
   digestChars?: number;
+  /** 'spillway' when a Spillway manifest names the file (Spillway spilled it, not the agent). */
+  madeBy?: 'spillway';
 }
 
 export interface SessionInfo {
@@ -91,6 +93,27 @@ export interface SessionInfo {
   notes: string[];
 }
 
+/** What made a turn's prompt grow: one tool result, the assistant's previous output, the user's prompt, or the rest. */
+export interface TurnPart {
+  kind: 'tool-result' | 'assistant' | 'user' | 'other';
+  tool?: string;
+  toolCallId?: string;
+  /** Estimated from the characters sent (4 per token), scaled so the parts sum to the turn's growth. */
+  tokens: number;
+  /** A blob holds the full result (the model saw its digest: `tokens` are the digest's). */
+  spilled?: boolean;
+  /** The blob, when spilled. */
+  path?: string;
+}
+
+/** What shrank the context before a call. */
+export interface TurnDrop {
+  /** 'unexplained': the prompt shrank and the transcript does not say why. */
+  kind: 'compaction' | 'pi-condense-prune' | 'spillway-flush' | 'unexplained';
+  /** How much smaller the prompt is than the previous call's (0 when it still grew). */
+  tokens: number;
+}
+
 /** One API call of a session. */
 export interface TurnPoint {
   /** 1-based position in the series. */
@@ -99,8 +122,12 @@ export interface TurnPoint {
   timestamp: string;
   /** Prompt tokens P = input + cache_creation + cache_read (pi: input + cacheRead + cacheWrite). */
   promptTokens: number;
-  /** P(n) - P(n-1); the first point and the first point after a compaction use P(n) - 0. */
+  /** P(n) - P(n-1), negative when the prompt shrank; the first point: P(1). */
   delta: number;
+  /** What the growth was made of (summing to `delta` when it grew). */
+  parts: TurnPart[];
+  /** What shrank the context before this call, or null. */
+  drop: TurnDrop | null;
   outputTokens: number;
   /** True for the first call after a compaction (the context restarted before it). */
   compaction: boolean;
@@ -110,16 +137,31 @@ export interface TurnPoint {
   messageId?: string;
 }
 
-/** Estimate of tokens the spills kept out of the context. */
+/**
+ * Estimate of tokens Spillway kept out of the context, against what the agent
+ * would have shown without it (Claude Code: its own 2 KB preview for an output
+ * over 30,000 chars, else the whole output; pi: at most 50 KB). Blobs the agent
+ * spilled itself are not counted: Spillway changed nothing there.
+ */
 export interface TokensSaved {
   /** The assumption used to turn chars into tokens. */
   charsPerToken: number;
-  /** Sum over blobs of (body tokens - digest tokens) x turns re-sent. */
+  /** Sum over Spillway's blobs of (baseline tokens - digest tokens) x calls that re-sent them. */
   tokens: number;
+  /** How much smaller the context is at the last call: the same difference, for the blobs still in it. */
+  contextTokens: number;
+  /** Calls that carried at least one of Spillway's digests instead of the baseline. */
+  calls: number;
+  /** Blobs the agent spilled itself (not counted). */
+  agentSpills: number;
   /** Per blob, only those with a known turn. */
   blobs: Array<{
     key: string;
     bodyTokens: number;
+    /** What the agent would have shown without Spillway; 0 saved for the agent's own spills. */
+    baselineTokens: number;
+    /** Spillway made this blob (only these count). */
+    counted: boolean;
     digestTokens: number;
     /** API calls after the one that issued it, until the next compaction or the session end. */
     resentTurns: number;
@@ -131,9 +173,24 @@ export interface TokensSaved {
   blobsWithoutTurn: number;
 }
 
+/** A blob as the turn series sees it: when it was made and whether the model read it back. */
+export interface BlobUse {
+  key: string;
+  path: string;
+  tool?: string;
+  toolCallId?: string;
+  turn?: number;
+  bytes: number;
+  /** Later tool calls whose input names the blob's path (a Read, a `sed -n` in a Bash command). */
+  readBack: number;
+  /** Who spilled it: Spillway (a manifest names it) or the agent itself. */
+  madeBy: 'spillway' | 'agent';
+}
+
 export interface TurnSeries {
   sessionKey: string;
   points: TurnPoint[];
+  blobs: BlobUse[];
   compactions: number;
   tokensSaved: TokensSaved;
   /** Transcript lines that could not be read. */
@@ -242,6 +299,8 @@ export interface CleanResult {
   failed: Array<{ path: string; reason: string }>;
   /** Manifests rewritten without the records of deleted files. */
   manifestsRewritten: string[];
+  /** Blob-only folders (`tool-results/`, `<id>-blobs/`) removed once emptied. */
+  foldersRemoved?: string[];
 }
 
 export interface CleanExecuteOptions {

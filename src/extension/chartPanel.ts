@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { isPageToHost, type HostToPage } from '../webview/protocol';
 import type { CatalogService } from './catalogService';
+import type { KeptSessions } from './keptSessions';
 import { toChartData } from './chartModel';
 import { Disposable } from './lifecycle';
 import type { SpillwaySettings } from './settings';
@@ -19,6 +20,7 @@ export class ChartPanels extends Disposable {
     private readonly service: CatalogService,
     private readonly settings: () => SpillwaySettings,
     private readonly revealBlob: (key: string) => Promise<void>,
+    private readonly kept?: KeptSessions,
   ) {
     super();
     this.register(service.onDidChange((e) => {
@@ -33,7 +35,7 @@ export class ChartPanels extends Disposable {
       existing.reveal();
       return;
     }
-    const panel = new ChartPanel(this.extensionUri, sessionKey, this.service, this.settings, this.revealBlob);
+    const panel = new ChartPanel(this.extensionUri, sessionKey, this.service, this.settings, this.revealBlob, this.kept);
     this.panels.set(sessionKey, panel);
     panel.onDidDispose(() => this.panels.delete(sessionKey));
   }
@@ -55,9 +57,10 @@ class ChartPanel extends Disposable {
     private readonly service: CatalogService,
     private readonly settings: () => SpillwaySettings,
     private readonly revealBlob: (key: string) => Promise<void>,
+    private readonly kept?: KeptSessions,
   ) {
     super();
-    const session = service.current()?.session(sessionKey);
+    const session = service.current()?.session(sessionKey) ?? kept?.get(sessionKey)?.session;
     const roots = [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')];
     this.panel = vscode.window.createWebviewPanel(
       'spillway.chart',
@@ -89,13 +92,14 @@ class ChartPanel extends Disposable {
   async send(): Promise<void> {
     if (!this.pageReady) return;
     const catalog = await this.service.ready();
-    const session = catalog?.session(this.sessionKey);
+    const kept = this.kept?.get(this.sessionKey);
+    const session = catalog?.session(this.sessionKey) ?? kept?.session;
     let message: HostToPage;
     if (!catalog || !session) {
       message = { type: 'error', message: 'This session is gone.' };
     } else {
       try {
-        const series = await catalog.turnsFor(this.sessionKey);
+        const series = (await catalog.turnsFor(this.sessionKey)) ?? kept?.series;
         const s = this.settings();
         message = series
           ? { type: 'chartData', data: toChartData(session, series, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }) }
@@ -134,7 +138,7 @@ function chartHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <title>Context chart</title>
 </head>
 <body>
-<header id="header"><h1 id="title">Loading…</h1><p id="summary"></p><p id="key"></p></header>
+<header id="header"><h1 id="title">Loading…</h1><p id="summary"></p><p id="saved"></p><p id="key"></p></header>
 <main>
 <div id="chart" role="img" aria-label="Prompt tokens per turn"></div>
 <section id="details" aria-live="polite"></section>

@@ -4,25 +4,30 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BlobInfo, CleanPlan, CleanRequest, GrepMatch, SessionInfo } from '../catalog/types';
+import type { BlobInfo, CleanPlan, CleanRequest, SessionInfo, TurnSeries } from '../catalog/types';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogService } from './catalogService';
 import type { ChartPanels } from './chartPanel';
+import type { AutoCleanup } from './autoCleanup';
+import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
-import { cleanResultMessage, confirmCleanMessage, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from './messages';
-import { findRipgrep } from './ripgrep';
+import { cleanResultMessage, confirmCleanMessage, deleteMode, type DeleteMode, parseRetention, retentionPhrase } from './messages';
+import type { SearchNode, SearchView } from './search';
+import { matchRanges } from './searchModel';
 import type { SpillwaySettings } from './settings';
 import { SliceDocumentProvider } from './sliceDocument';
 import type { SpillTreeProvider } from './tree';
 import { blobLabel, describeFilter, EDITOR_LIMIT_BYTES, isFilterActive, parseFilter, sessionLabel, type SpillNode } from './treeModel';
-import * as fs from 'node:fs';
 
 export interface CommandDeps {
   service: CatalogService;
   tree: SpillTreeProvider;
   view: vscode.TreeView<SpillNode>;
   charts: ChartPanels;
+  kept: KeptSessions;
+  search: SearchView;
+  auto: AutoCleanup;
   settings: () => SpillwaySettings;
   log: vscode.LogOutputChannel;
   setContext: (key: string, value: unknown) => Thenable<unknown>;
@@ -43,9 +48,20 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.openBlob': (n?: SpillNode) => c.openBlob(n),
     'spillway.openAtLineRange': (n?: SpillNode, range?: string) => c.openAtLineRange(n, range),
     'spillway.grep': (n?: SpillNode, pattern?: string) => c.grep(n, pattern),
+    'spillway.search.open': (n?: SearchNode) => c.openMatch(n),
+    'spillway.search.matchCaseOn': () => deps.search.setToggle('matchCase', true),
+    'spillway.search.matchCaseOff': () => deps.search.setToggle('matchCase', false),
+    'spillway.search.regexOn': () => deps.search.setToggle('regex', true),
+    'spillway.search.regexOff': () => deps.search.setToggle('regex', false),
+    'spillway.search.rerun': () => deps.search.rerun(),
+    'spillway.search.cancel': () => deps.search.cancel(),
+    'spillway.search.clear': () => deps.search.clear(),
     'spillway.deleteBlob': (n?: SpillNode, all?: SpillNode[]) => c.deleteBlobs(n, all),
     'spillway.deleteSession': (n?: SpillNode) => c.deleteSession(n),
     'spillway.cleanUp': () => c.cleanUp(),
+    'spillway.pinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, true),
+    'spillway.unpinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, false),
+    'spillway.runAutoCleanup': () => deps.auto.run('settings'),
     'spillway.revealInOS': (n?: SpillNode) => c.revealInOS(n),
     'spillway.revealInExplorer': (n?: SpillNode) => c.revealInExplorer(n),
     'spillway.copyPath': (n?: SpillNode) => c.copyPath(n),
@@ -70,8 +86,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 }
 
 class Commands {
-  /** Set once a trash attempt failed: remote and web windows have no trash, so stop offering it. */
-  private trashUnavailable = false;
+  /** Set once a trash attempt failed: stop offering it. */
+  private trashFailed = false;
 
   constructor(private readonly d: CommandDeps) {}
 
@@ -157,7 +173,9 @@ class Commands {
       await this.openRange(n.blob, { start: 1, end: 2000 });
       return;
     }
-    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true });
+    // Opened from its row (a click, Enter): a preview that leaves the focus in the tree, as the Explorer does,
+    // so the keys of the view (Ctrl+G, Delete) still apply to the blob.
+    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true, preserveFocus: node !== undefined });
   }
 
   async openAtLineRange(node?: SpillNode, input?: string): Promise<void> {
@@ -203,85 +221,60 @@ class Commands {
   // ---- grep ----------------------------------------------------------------
 
   async grep(node?: SpillNode, given?: string): Promise<void> {
+    const n = node ?? (this.d.view.visible ? this.d.view.selection[0] : undefined);
+    await this.d.search.prompt(n?.kind === 'session' ? n.session : undefined, given);
+  }
+
+  /** A Search view line: the blob opened with the match on that line selected. */
+  async openMatch(node?: SearchNode): Promise<void> {
+    const n = node ?? this.d.search.view.selection[0];
+    if (n?.kind !== 'line') return;
     const catalog = await this.catalog();
-    const scope = node?.kind === 'session' || node?.kind === 'blob' ? node.session : undefined;
-    const input =
-      given ??
-      (await vscode.window.showInputBox({
-        title: scope ? `Grep blobs of ${sessionLabel(scope)}` : 'Grep all blobs',
-        prompt: 'Text to find (literal), or /regex/ (add i for any case: /err(or)?/i)',
-        validateInput: (v) => ('error' in parseGrepInput(v) ? (parseGrepInput(v) as { error: string }).error : undefined),
-      }));
-    if (input === undefined) return;
-    const q = parseGrepInput(input);
-    if ('error' in q) throw new Error(q.error);
-    const settings = this.d.settings();
-    const rgPath = findRipgrep(settings.ripgrepPath, vscode.env.appRoot, (p) => fs.existsSync(p));
-    const matches: GrepMatch[] = [];
-    const summary = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Searching blobs for "${q.pattern}"`, cancellable: true },
-      async (progress, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort());
-        let reported = 0;
-        try {
-          return await catalog.grep(
-            {
-              pattern: q.pattern,
-              regex: q.regex,
-              ignoreCase: q.ignoreCase,
-              ...(scope ? { paths: scope.blobs.filter((b) => !b.binary).map((b) => b.path) } : {}),
-              ...(rgPath ? { rgPath } : {}),
-            },
-            (m) => matches.push(m),
-            abort.signal,
-            (p) => {
-              const pct = p.bytesTotal ? (100 * p.bytesDone) / p.bytesTotal : 0;
-              progress.report({ increment: pct - reported, message: grepProgressMessage(p.filesDone, p.filesTotal, p.matches) });
-              reported = pct;
-            },
-          );
-        } finally {
-          sub.dispose();
-        }
-      },
-    );
-    const byBlob = new Map<string, GrepMatch[]>();
-    for (const m of matches) byBlob.set(m.path, [...(byBlob.get(m.path) ?? []), m]);
-    const message = grepSummaryMessage(q.pattern, summary, byBlob.size);
-    if (summary.errors.length) this.d.log.warn(`grep: ${summary.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-    if (matches.length === 0) {
-      void vscode.window.showInformationMessage(message);
+    const blob = catalog.blob(n.blob.key);
+    if (!blob) throw new Error('the blob is gone');
+    const line = n.line;
+    if (blob.bytes > EDITOR_LIMIT_BYTES) {
+      await this.openRange(blob, { start: Math.max(1, line - 100), end: line + 100 }, line);
       return;
     }
-    type Item = vscode.QuickPickItem & { match?: GrepMatch };
-    const items: Item[] = [];
-    for (const [file, list] of byBlob) {
-      const blob = catalog.blob(file);
-      items.push({ label: blob ? blobLabel(blob) : path.basename(file), kind: vscode.QuickPickItemKind.Separator });
-      for (const m of list) items.push({ label: `${m.line}: ${m.text.trim()}`, alwaysShow: true, match: m });
-    }
-    const pick = await vscode.window.showQuickPick(items, { title: message, placeHolder: 'Choose a match to open the blob at its line' });
-    if (!pick?.match) return;
-    const blob = catalog.blob(pick.match.path);
-    if (!blob) throw new Error('the blob is gone');
-    const line = pick.match.line;
-    await this.openRange(blob, blob.bytes > EDITOR_LIMIT_BYTES ? { start: Math.max(1, line - 100), end: line + 100 } : { start: line, end: line }, line);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(blob.path));
+    const at = Math.min(doc.lineCount - 1, line - 1);
+    const text = doc.lineAt(at).text;
+    const re = this.d.search.matcherForOpen();
+    const [start, end] = (re && matchRanges(text, re)[0]) ?? [0, text.length];
+    const sel = new vscode.Range(at, start, at, end);
+    const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
+    editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 
   // ---- delete --------------------------------------------------------------
 
   async deleteBlobs(node?: SpillNode, all?: SpillNode[]): Promise<void> {
-    const chosen = (all?.length ? all : node ? [node] : [...this.d.view.selection]).filter((n): n is BlobNode => n.kind === 'blob');
+    const given = all?.length ? all : node ? [node] : [...this.d.view.selection];
+    const chosen = given.filter((n): n is BlobNode => n.kind === 'blob');
+    // The Delete key on a session row.
+    if (!chosen.length && given[0]?.kind === 'session') return this.deleteSession(given[0]);
     const blobs = chosen.length ? chosen : [await this.pickBlob(undefined)].filter((n): n is BlobNode => Boolean(n));
     if (!blobs.length) return;
     const what = blobs.length === 1 ? `of "${blobLabel(blobs[0]!.blob)}"` : 'of the selection';
     await this.clean({ kind: 'blobs', paths: blobs.map((b) => b.blob.path) }, what);
   }
 
+  /** Pinned blobs are never deleted by the automatic cleanup (nor by `spillway clean --policy`). */
+  async pin(node: SpillNode | undefined, all: SpillNode[] | undefined, pinned: boolean): Promise<void> {
+    const given = all?.length ? all : node ? [node] : [...this.d.view.selection];
+    const blobs = given.filter((n): n is BlobNode => n.kind === 'blob');
+    const chosen = blobs.length ? blobs : [await this.pickBlob(undefined)].filter((n): n is BlobNode => Boolean(n));
+    if (chosen.length) await this.d.auto.setPinned(chosen.map((b) => b.blob.path), pinned);
+  }
+
   async deleteSession(node?: SpillNode): Promise<void> {
     const session = await this.pickSession(node);
     if (!session) return;
+    if (!session.blobs.length) {
+      void vscode.window.showInformationMessage('This session has no blobs left (it stays listed for its chart while its transcript is there).');
+      return;
+    }
     await this.clean({ kind: 'session', sessionKey: session.key }, `of session "${sessionLabel(session)}"`);
   }
 
@@ -315,38 +308,57 @@ class Commands {
       void vscode.window.showInformationMessage(`Nothing to delete${why}.`);
       return;
     }
-    const useTrash = this.d.settings().useTrash && !this.trashUnavailable;
-    const m = confirmCleanMessage(plan, what, useTrash);
+    const mode = deleteMode(this.d.settings().useTrash, {
+      remote: vscode.env.remoteName !== undefined,
+      web: vscode.env.uiKind === vscode.UIKind.Web,
+      trashFailed: this.trashFailed,
+    });
+    const m = confirmCleanMessage(plan, what, mode);
     const answer = await vscode.window.showWarningMessage(m.message, { modal: true, detail: m.detail }, m.action);
     if (answer !== m.action) return;
-    await this.execute(catalog, plan, useTrash, what);
+    await this.execute(catalog, plan, mode, what);
   }
 
-  private async execute(catalog: Catalog, plan: CleanPlan, useTrash: boolean, what: string): Promise<void> {
+  private async execute(catalog: Catalog, plan: CleanPlan, mode: DeleteMode, what: string): Promise<void> {
+    const emptied = await this.sessionsEmptiedBy(catalog, plan);
     let trashMissing = false;
-    const trash = useTrash
-      ? async (p: string) => {
-          try {
-            await vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: true, recursive: false });
-          } catch (err) {
-            trashMissing = true;
-            throw err;
+    const trash =
+      mode === 'trash'
+        ? async (p: string) => {
+            try {
+              await vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: true, recursive: false });
+            } catch (err) {
+              trashMissing = true;
+              throw err;
+            }
           }
-        }
-      : undefined;
+        : undefined;
     const result = await catalog.executeClean(plan, trash ? { trash } : {});
+    for (const e of emptied) if (!catalog.session(e.session.key)) await this.d.kept.keep(e.session, e.series);
     this.d.tree.refresh();
     if (trashMissing && result.failed.length) {
-      // Remote and web windows have no trash: ask before deleting for good.
-      this.trashUnavailable = true;
+      // A desktop window whose trash failed: the one case left for a second question.
+      this.trashFailed = true;
       const items = plan.items.filter((i) => result.failed.some((f) => f.path === i.path));
       const left: CleanPlan = { ...plan, items, bytes: items.reduce((n, i) => n + i.bytes, 0), refused: [] };
-      const m = confirmCleanMessage(left, what, false);
-      const again = await vscode.window.showWarningMessage(`The trash is not available here. ${m.message}`, { modal: true, detail: m.detail }, m.action);
-      if (again === m.action) await this.execute(catalog, left, false, what);
+      const m = confirmCleanMessage(left, what, 'no-trash');
+      const again = await vscode.window.showWarningMessage(`Moving to the trash failed. ${m.message}`, { modal: true, detail: m.detail }, m.action);
+      if (again === m.action) await this.execute(catalog, left, 'no-trash', what);
       return;
     }
-    void vscode.window.showInformationMessage(cleanResultMessage(result, useTrash));
+    void vscode.window.showInformationMessage(cleanResultMessage(result, mode === 'trash'));
+  }
+
+  /** Sessions with a transcript that the plan leaves without blobs, with their turns read while they can be. */
+  private async sessionsEmptiedBy(catalog: Catalog, plan: CleanPlan): Promise<Array<{ session: SessionInfo; series: TurnSeries | undefined }>> {
+    const planned = new Set(plan.items.map((i) => i.path));
+    const out: Array<{ session: SessionInfo; series: TurnSeries | undefined }> = [];
+    for (const key of new Set(plan.items.map((i) => i.sessionKey))) {
+      const session = catalog.session(key);
+      if (!session?.transcript || !session.blobs.every((b) => planned.has(b.path))) continue;
+      out.push({ session, series: await catalog.turnsFor(key).catch(() => undefined) });
+    }
+    return out;
   }
 
   // ---- misc ----------------------------------------------------------------

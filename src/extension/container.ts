@@ -1,11 +1,15 @@
 // One object holding every service of the extension; disposing it (a single
 // entry in context.subscriptions) disposes them all in reverse order.
 
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { CatalogService } from './catalogService';
 import { ChartPanels } from './chartPanel';
 import { registerCommands } from './commands';
 import { formatBytes } from './format';
+import { KeptSessions } from './keptSessions';
+import { SearchView } from './search';
+import { AutoCleanup } from './autoCleanup';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -20,6 +24,7 @@ export class Container extends Disposable {
   readonly service: CatalogService;
   readonly tree: SpillTreeProvider;
   readonly view: vscode.TreeView<SpillNode>;
+  readonly search: SearchView;
   private readonly status: vscode.StatusBarItem;
   /** ms from activate() until the tree first showed sessions. */
   firstPopulatedMs: number | undefined;
@@ -30,30 +35,42 @@ export class Container extends Disposable {
     const settings = () => this.settingsCache;
     this.log = this.register(vscode.window.createOutputChannel('Spillway', { log: true }));
     this.service = this.register(new CatalogService(settings, this.log, activatedAt));
-    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes));
+    const kept = new KeptSessions(context.globalState, (p) => fs.existsSync(p));
+    const auto = this.register(new AutoCleanup(this.service, settings, context.globalState, this.log, () => this.tree?.refresh()));
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p)));
     this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
     this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
     this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
     this.status.name = 'Spillway: spilled output';
     this.status.command = 'spillway.spills.focus';
-    const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>));
+    const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>, kept));
     this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
 
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
+    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log)));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,
       view: this.view,
       charts,
+      kept,
+      search,
+      auto,
       settings,
       log: this.log,
       setContext,
       saveSort: (sort) => context.globalState.update(SORT_KEY, sort),
     });
 
-    this.register(this.service.onDidChange(() => this.updateSummary()));
+    // Opt-in: with the setting off this neither scans nor reads anything at activation.
+    void auto.run('start');
+    this.register(this.service.onDidChange(() => {
+      this.updateSummary();
+      const listed = this.service.current()?.sessions();
+      if (listed) void kept.prune(new Set(listed.map((s) => s.key)));
+    }));
     this.register(this.tree.onDidChangeTreeData(() => this.updateSummary()));
     // The first scan starts when the view first asks for children (getChildren),
     // never at activation; this only reports when it ends.
@@ -63,6 +80,7 @@ export class Container extends Disposable {
         if (!e.affectsConfiguration(SECTION)) return;
         const before = this.settingsCache;
         this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
+        if (e.affectsConfiguration(`${SECTION}.cleanup`)) void auto.syncPolicy().then(() => auto.run('settings'));
         if (JSON.stringify(before.extraRoots) !== JSON.stringify(this.settingsCache.extraRoots) || JSON.stringify(before.sources) !== JSON.stringify(this.settingsCache.sources)) {
           this.log.info('Roots or sources changed: scanning again');
           void this.service.reload();

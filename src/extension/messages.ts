@@ -1,16 +1,32 @@
 // Texts of confirmations and notices, built from plans and results. Pure, so
 // the wording (count and bytes named) is unit-tested.
 
-import type { CleanPlan, CleanResult, GrepSummary } from '../catalog/types';
+import type { CleanPlan, CleanResult } from '../catalog/types';
 import { formatBytes } from './format';
 
+/**
+ * Where deleted blobs go: the trash; nowhere, by choice (`useTrash` off); or
+ * nowhere because this window has none (remote and web windows), which the one
+ * confirmation says, instead of a second dialog after a failed attempt.
+ */
+export type DeleteMode = 'trash' | 'permanent' | 'no-trash';
+
+/** Remote windows (SSH, WSL, containers, code-server) and the web have no trash for the files the extension sees. */
+export function deleteMode(useTrash: boolean, window: { remote: boolean; web: boolean; trashFailed?: boolean }): DeleteMode {
+  if (!useTrash) return 'permanent';
+  return window.remote || window.web || window.trashFailed ? 'no-trash' : 'trash';
+}
+
 /** `what` follows the count: `of session "x"`, `older than 7 days`. */
-export function confirmCleanMessage(plan: CleanPlan, what: string, toTrash: boolean): { message: string; detail: string; action: string } {
+export function confirmCleanMessage(plan: CleanPlan, what: string, mode: DeleteMode): { message: string; detail: string; action: string } {
   const n = plan.items.length;
+  const toTrash = mode === 'trash';
   const verb = toTrash ? 'Move' : 'Permanently delete';
   const where = toTrash ? ' to the trash' : '';
   const message = `${verb} ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) ${what}${where}?`;
-  const lines = plan.items.slice(0, 8).map((i) => i.path);
+  const lines: string[] = [];
+  if (mode === 'no-trash') lines.push('This window (remote or web) has no trash: the files are deleted for good.', '');
+  lines.push(...plan.items.slice(0, 8).map((i) => i.path));
   if (plan.items.length > 8) lines.push(`… and ${plan.items.length - 8} more`);
   if (plan.refused.length) lines.push('', `${plan.refused.length} file(s) will be left alone: ${plan.refused[0]?.reason ?? ''}`);
   if (!toTrash) lines.push('', 'This cannot be undone.');
@@ -27,26 +43,6 @@ export function cleanResultMessage(result: CleanResult, toTrash: boolean): strin
 /** Progress line while grepping: "3/22 blobs · 1 match". */
 export function grepProgressMessage(filesDone: number, filesTotal: number, matches: number): string {
   return `${filesDone}/${filesTotal} blobs · ${matches} match${matches === 1 ? '' : 'es'}`;
-}
-
-export function grepSummaryMessage(pattern: string, summary: GrepSummary, blobs: number): string {
-  const status = summary.cancelled ? ' (cancelled)' : summary.truncated ? ' (first results only)' : '';
-  if (summary.matches === 0) return `No blob contains "${pattern}"${status}.`;
-  return `${summary.matches} match${summary.matches === 1 ? '' : 'es'} in ${blobs} blob${blobs === 1 ? '' : 's'}${status}`;
-}
-
-/** Parses the grep input: `/re/i` is a regex (optional i flag), anything else a literal. */
-export function parseGrepInput(input: string): { pattern: string; regex: boolean; ignoreCase: boolean } | { error: string } {
-  const text = input.trim();
-  if (!text) return { error: 'Type something to search for.' };
-  const m = /^\/(.+)\/(i?)$/.exec(text);
-  if (!m) return { pattern: text, regex: false, ignoreCase: false };
-  try {
-    new RegExp(m[1] ?? '');
-  } catch (err) {
-    return { error: `Not a valid regular expression: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  return { pattern: m[1] ?? '', regex: true, ignoreCase: m[2] === 'i' };
 }
 
 /** What a retention choice deletes, as said in its confirmation: "older than 7 days", "older than the newest 1.0 GB". */
@@ -73,4 +69,31 @@ export function parseRetention(input: string): { olderThanMs: number } | { maxTo
     return { maxTotalBytes: Math.round(Number(size[1]) * mult) };
   }
   return { error: 'Use an age like 7d / 12h, or a total size to keep like 2GB.' };
+}
+
+/**
+ * The cleanup settings as the policy file's limits: "30d" -> 30 days, "5GB"
+ * -> bytes; an empty setting is no limit. Errors name the setting.
+ */
+export function policyLimits(maxAge: string, maxTotalSize: string): { maxAgeDays?: number; maxTotalBytes?: number } | { error: string } {
+  const out: { maxAgeDays?: number; maxTotalBytes?: number } = {};
+  if (maxAge) {
+    const r = parseRetention(maxAge);
+    if (!('olderThanMs' in r)) return { error: `spillway.cleanup.maxAge: "${maxAge}" is not an age (use 30d or 12h).` };
+    out.maxAgeDays = r.olderThanMs / 86_400_000;
+  }
+  if (maxTotalSize) {
+    const r = parseRetention(maxTotalSize);
+    if (!('maxTotalBytes' in r)) return { error: `spillway.cleanup.maxTotalSize: "${maxTotalSize}" is not a size (use 5GB or 500MB).` };
+    out.maxTotalBytes = r.maxTotalBytes;
+  }
+  return out;
+}
+
+/** The first automatic cleanup asks before it deletes: what it would delete, and what it keeps. */
+export function autoCleanupQuestion(plan: CleanPlan & { kept: { recent: number; pinned: number } }, limits: string): string {
+  const n = plan.items.length;
+  const kept = plan.kept.recent + plan.kept.pinned;
+  const keptText = kept ? ` It keeps ${plan.kept.recent} in sessions changed in the last hour and ${plan.kept.pinned} pinned.` : '';
+  return `Automatic cleanup (${limits}) would delete ${n} blob${n === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) now, and do so at start and daily.${keptText}`;
 }

@@ -13,6 +13,15 @@ export interface SpillwaySettings {
   useTrash: boolean;
   ripgrepPath: string;
   sortBy: 'time' | 'size';
+  /** Search view: matching lines shown per blob, and in all. */
+  searchMaxPerBlob: number;
+  searchMaxResults: number;
+  /** Automatic cleanup (opt-in): at start and daily, by the policy below. */
+  cleanupAuto: boolean;
+  /** "30d", "12h" or "" (no age limit). */
+  cleanupMaxAge: string;
+  /** "5GB" or "" (no size limit). */
+  cleanupMaxTotalSize: string;
 }
 
 export type ConfigGet = <T>(key: string) => T | undefined;
@@ -37,6 +46,11 @@ export function readSettings(get: ConfigGet): SpillwaySettings {
     useTrash: get<unknown>('useTrash') !== false,
     ripgrepPath: typeof get('ripgrepPath') === 'string' ? (get<string>('ripgrepPath') ?? '') : '',
     sortBy: sort === 'size' ? 'size' : 'time',
+    searchMaxPerBlob: Math.round(num(get('search.maxPerBlob'), 50, 1, 10_000)),
+    searchMaxResults: Math.round(num(get('search.maxResults'), 2000, 1, 20_000)),
+    cleanupAuto: get<unknown>('cleanup.auto') === true,
+    cleanupMaxAge: typeof get('cleanup.maxAge') === 'string' ? (get<string>('cleanup.maxAge') ?? '').trim() : '',
+    cleanupMaxTotalSize: typeof get('cleanup.maxTotalSize') === 'string' ? (get<string>('cleanup.maxTotalSize') ?? '').trim() : '',
   };
 }
 

@@ -5,19 +5,19 @@
 import * as vscode from 'vscode';
 import type { BlobInfo, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
+import type { KeptSessions } from './keptSessions';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
-  blobDescription,
   blobIcon,
-  blobLabel,
+  blobRow,
   blobTooltipMarkdown,
   buildTree,
   contextValue,
   nodeId,
   sessionChildren,
-  sessionDescription,
-  sessionLabel,
+  sessionFacts,
+  sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
   type SortOrder,
@@ -29,13 +29,16 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
-  private readonly counting = new Set<string>();
+  /** Blob key -> the size:mtime whose line count and first line were read (or tried). */
+  private readonly counted = new Map<string, string>();
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
 
   constructor(
     private readonly service: CatalogService,
     private readonly previewBytes: () => number,
+    private readonly kept?: KeptSessions,
+    private readonly isPinned: (file: string) => boolean = () => false,
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
@@ -48,7 +51,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
-    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionDescription([], s.updatedAt, now)).join('|');
+    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionFacts([], s.updatedAt, now)).join('|');
     if (ages !== this.shownAges) this.changed.fire();
     this.shownAges = ages;
   }
@@ -57,11 +60,16 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     this.changed.fire();
   }
 
+  /** The catalog's sessions and the emptied ones kept for their chart. */
+  private allSessions(listed: SessionInfo[]): SessionInfo[] {
+    return this.kept ? [...listed, ...this.kept.list(new Set(listed.map((s) => s.key)))] : listed;
+  }
+
   async getChildren(node?: SpillNode): Promise<SpillNode[]> {
     if (!node) {
       const catalog = await this.service.ready();
       if (!catalog) return [];
-      return buildTree(catalog.sessions(), this.filter, this.sort);
+      return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
       return node.sessions.map((session) => ({ kind: 'session', session, blobs: sessionChildren(session, this.filter, this.sort) }));
@@ -84,21 +92,23 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         return this.finish(item, node);
       }
       case 'session': {
-        const item = new vscode.TreeItem(sessionLabel(node.session), vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = sessionDescription(node.blobs, node.session.updatedAt, now);
+        const row = sessionRow(node.session, node.blobs, now);
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = row.description;
         item.iconPath = new vscode.ThemeIcon('history');
         item.tooltip = sessionTooltip(node.session, now);
         // Titles repeat across sessions: the spoken label carries the session id too.
-        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
+        item.accessibilityInformation = { label: `${row.description}, ${row.label}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
         return this.finish(item, node);
       }
       case 'blob': {
-        const item = new vscode.TreeItem(blobLabel(node.blob), vscode.TreeItemCollapsibleState.None);
-        item.description = blobDescription(node.blob);
+        const row = blobRow(node.blob, this.isPinned(node.blob.path));
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+        item.description = row.description;
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
         item.resourceUri = vscode.Uri.file(node.blob.path);
         item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
-        item.accessibilityInformation = { label: `${item.label as string}, ${item.description}, file ${node.blob.name}` };
+        item.accessibilityInformation = { label: `${row.description}, ${row.label}, file ${node.blob.name}` };
         return this.finish(item, node);
       }
     }
@@ -106,7 +116,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private finish(item: vscode.TreeItem, node: SpillNode): vscode.TreeItem {
     item.id = nodeId(node);
-    item.contextValue = contextValue(node);
+    item.contextValue = contextValue(node, node.kind === 'blob' && this.isPinned(node.blob.path));
     return item;
   }
 
@@ -116,7 +126,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (node.kind === 'blob') {
       return { kind: 'session', session: node.session, blobs: sessionChildren(node.session, this.filter, this.sort) };
     }
-    return buildTree(catalog.sessions(), this.filter, this.sort).find((a) => a.source === node.session.source);
+    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
@@ -144,19 +154,21 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     return blob && session ? { kind: 'blob', blob, session } : undefined;
   }
 
+  /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
   private countLinesLater(node: SpillNode & { kind: 'session' }, blobs: BlobInfo[]): void {
-    const todo = blobs.filter((b) => b.lines === undefined && !b.binary && !this.counting.has(b.key));
+    // Each file version is read once: one that cannot be read is not retried on every redraw.
+    const stamp = (b: BlobInfo) => `${b.bytes}:${b.mtimeMs}`;
+    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && this.counted.get(b.key) !== stamp(b));
     if (!todo.length) return;
-    for (const b of todo) this.counting.add(b.key);
+    for (const b of todo) this.counted.set(b.key, stamp(b));
     void (async () => {
       const catalog = this.service.current();
       for (const b of todo) {
         try {
-          await catalog?.countLines(b.path);
+          if (!b.tool && !b.args) await catalog?.preview(b.key);
+          if (b.lines === undefined && !b.binary) await catalog?.countLines(b.path);
         } catch {
           // vanished: the next catalog event removes it
-        } finally {
-          this.counting.delete(b.key);
         }
       }
       this.changed.fire(node);

@@ -56,14 +56,14 @@ export function nodeId(node: SpillNode): string {
  * contextValue grammar `spillway:<kind>[+flag...]`, matched in package.json
  * menus with `viewItem =~ /^spillway:blob/` or `/\+big/`.
  */
-export function contextValue(node: SpillNode): string {
+export function contextValue(node: SpillNode, pinned = false): string {
   switch (node.kind) {
     case 'agent':
       return 'spillway:agent';
     case 'session':
       return `spillway:session${node.session.transcript ? '+chart' : ''}`;
     case 'blob': {
-      const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : ''];
+      const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : '', pinned ? '+pinned' : ''];
       return `spillway:blob${flags.join('')}`;
     }
   }
@@ -80,30 +80,49 @@ export function sessionLabel(session: SessionInfo): string {
   return session.id;
 }
 
+/** What a blob is: tool and compact args; an unattributed output by its command or its first line. */
 export function blobLabel(blob: BlobInfo): string {
-  const tool = blob.tool ?? (blob.kind === 'shell-output' ? 'shell' : blob.kind === 'hook' ? 'hook' : blob.name);
   const args = compactArgs(blob.args ?? '', 60);
-  return args ? `${tool} ${args}` : tool;
+  if (blob.tool) return args ? `${blob.tool} ${args}` : blob.tool;
+  if (args) return args;
+  const first = blob.preview !== undefined && !blob.binary ? firstLine(blob.preview) : '';
+  if (first) return truncate(first, 60);
+  return blob.kind === 'shell-output' ? 'shell output' : blob.kind === 'hook' ? 'hook output' : blob.name;
 }
 
-export function blobDescription(blob: BlobInfo): string {
+function firstLine(text: string): string {
+  for (const line of text.split(/\r?\n/)) if (line.trim()) return line.trim();
+  return '';
+}
+
+/** Size and line count: what tells blob rows apart, so the row's label (cut last at a narrow width). */
+export function blobFacts(blob: BlobInfo): string {
   const parts = [formatBytes(blob.bytes)];
   if (blob.binary) parts.push('binary');
   else if (blob.lines !== undefined) parts.push(`${formatCount(blob.lines)} lines`);
   return parts.join(' · ');
 }
 
+/** A blob row: facts first (label), then what it is (description); a pinned blob says so. */
+export function blobRow(blob: BlobInfo, pinned = false): { label: string; description: string } {
+  return { label: blobFacts(blob), description: `${pinned ? 'pinned · ' : ''}${blobLabel(blob)}` };
+}
+
 /**
  * "3 h ago · 2 blobs · 127 KB": the age of the last change tells sessions with
- * the same title (a prompt repeated) apart, so it comes first, where a narrow
- * side bar does not cut it off.
+ * the same title (a prompt repeated) apart.
  */
-export function sessionDescription(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
+export function sessionFacts(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
   const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
   const parts = [`${blobs.length} blob${blobs.length === 1 ? '' : 's'}`, formatBytes(bytes)];
   const then = updatedAt ? Date.parse(updatedAt) : NaN;
   if (Number.isFinite(then) && now !== undefined) parts.unshift(formatAge(then, now));
   return parts.join(' · ');
+}
+
+/** A session row: facts first (label, so a 300 px side bar keeps them), then the title (description). */
+export function sessionRow(session: SessionInfo, blobs: BlobInfo[], now: number): { label: string; description: string } {
+  return { label: sessionFacts(blobs, session.updatedAt, now), description: sessionLabel(session) };
 }
 
 /**
@@ -116,7 +135,7 @@ export function sessionTooltipParagraphs(session: SessionInfo, now: number): str
   const paragraphs = [
     sessionLabel(session),
     `${sourceLabel(session.source)} session ${shortId(session.id)}${when}`,
-    sessionDescription(session.blobs),
+    sessionFacts(session.blobs),
   ];
   if (session.cwd) paragraphs.push(`cwd: ${session.cwd}`);
   paragraphs.push(`id: ${session.id}`, session.dir);
@@ -200,12 +219,13 @@ function byTimeDesc(a: { createdAt?: string; updatedAt?: string }, b: { createdA
   return tb - ta;
 }
 
-/** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish. */
+/** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish, except sessions with a transcript. */
 export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
   const bySource = new Map<SourceName, SessionInfo[]>();
   for (const s of sessions) {
     const blobs = s.blobs.filter((b) => blobMatches(b, s, filter));
-    if (blobs.length === 0 && (isFilterActive(filter) || s.blobs.length === 0)) continue;
+    // A session without blobs stays while its transcript does (its chart), unless a filter is on.
+    if (blobs.length === 0 && (isFilterActive(filter) || (s.blobs.length === 0 && !s.transcript))) continue;
     const list = bySource.get(s.source) ?? [];
     list.push(s);
     bySource.set(s.source, list);

@@ -1,11 +1,12 @@
 // The context chart page: prompt tokens per turn (line), the per-turn delta
-// (bars, drawn here so their count is known), the budget-delta threshold,
-// compaction marks and spill marks. Everything from the host is checked by the
+// (bars stacked by what made the turn grow, drawn here so their count is
+// known; a drop is a bar below zero, named), the budget-delta threshold,
+// compaction marks and spill marks, and a "what ate the context" table. Everything from the host is checked by the
 // protocol guards; no text from it is ever parsed as HTML (textContent only).
 
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { isHostToPage, type ChartData, type ChartTurn, type PageToHost } from './protocol';
+import { isHostToPage, type ChartData, type ChartPart, type ChartTurn, type PageToHost } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: PageToHost): void };
 
@@ -30,6 +31,11 @@ function theme() {
     over: cssVar('--vscode-charts-red', '#f14c4c'),
     spill: cssVar('--vscode-charts-orange', '#d18616'),
     compaction: cssVar('--vscode-charts-green', '#89d185'),
+    inline: cssVar('--vscode-charts-purple', '#b180d7'),
+    assistant: cssVar('--vscode-charts-blue', '#3794ff'),
+    user: cssVar('--vscode-charts-green', '#89d185'),
+    other: cssVar('--vscode-descriptionForeground', '#999'),
+    drop: cssVar('--vscode-charts-yellow', '#cca700'),
     font: `${cssVar('--vscode-font-size', '12px')} ${cssVar('--vscode-font-family', 'sans-serif')}`,
   };
 }
@@ -64,12 +70,41 @@ function showHeader(d: ChartData): void {
   const spills = d.turns.reduce((n, t) => n + t.spills.length, 0);
   const compactions = d.turns.filter((t) => t.compaction).length;
   const threshold = Math.round(d.budgetDelta * d.contextWindow);
+  const drops = d.turns.filter((t) => t.drop && t.drop.tokens > 0).length;
   $('summary').textContent =
     `${d.turns.length} turns · ${d.blobCount} blobs (${fmtBytes(d.spilledBytes)}), ${spills} tied to a turn · ` +
-    `${compactions} compaction${compactions === 1 ? '' : 's'} · ` +
-    `≈${fmtTokens(d.tokensSaved)} prompt tokens saved by spilling · budget-delta line at ${fmtTokens(threshold)} ` +
+    `${compactions} compaction${compactions === 1 ? '' : 's'} · ${drops} drop${drops === 1 ? '' : 's'} · budget-delta line at ${fmtTokens(threshold)} ` +
     `(${Math.round(d.budgetDelta * 100)}% of ${fmtTokens(d.contextWindow)})`;
-  $('key').textContent = '◆ turn whose tool calls spilled · green dashes: compaction · red dashes: budget delta · bars: tokens added by the turn';
+  $('saved').textContent = d.savedText;
+  showKey();
+}
+
+/** Bar colour of each part: spilled tool results stand out from inline ones. */
+function partColour(p: Pick<ChartPart, 'kind' | 'spilled'>, t: ReturnType<typeof theme>): string {
+  if (p.kind === 'tool-result') return p.spilled ? t.spill : t.inline;
+  return t[p.kind];
+}
+
+function showKey(): void {
+  const t = theme();
+  const key = $('key');
+  key.replaceChildren();
+  const entries: Array<[string, string]> = [
+    ['tool result, spilled (digest)', partColour({ kind: 'tool-result', spilled: true }, t)],
+    ['tool result, inline', partColour({ kind: 'tool-result', spilled: false }, t)],
+    ['assistant output', t.assistant],
+    ['user prompt', t.user],
+    ['other', t.other],
+    ['drop (below zero, named)', t.drop],
+  ];
+  for (const [label, colour] of entries) {
+    const item = el('span', undefined, 'key-item');
+    const swatch = el('span', undefined, 'swatch');
+    swatch.style.background = colour;
+    item.append(swatch, document.createTextNode(label));
+    key.append(item);
+  }
+  key.append(el('span', '◆ turn whose tool calls spilled · green dashes: compaction · red dashes: budget delta', 'key-item'));
 }
 
 /** The hovered (or pinned) turn's numbers and spills; spills are buttons that reveal the blob. */
@@ -83,8 +118,29 @@ function showDetails(turn: ChartTurn | undefined): void {
   const head = el('p');
   head.append(el('strong', `Turn ${turn.turn}`));
   const when = turn.time !== undefined ? ` · ${new Date(turn.time).toLocaleTimeString()}` : '';
-  head.append(document.createTextNode(` · prompt ${turn.promptTokens.toLocaleString()} tokens · Δ ${turn.delta >= 0 ? '+' : ''}${turn.delta.toLocaleString()}${turn.compaction ? ' · after compaction' : ''}${when}`));
+  const drop = turn.drop && turn.drop.tokens > 0 ? ` · ${turn.drop.label}: −${turn.drop.tokens.toLocaleString()}` : turn.compaction ? ' · after compaction' : '';
+  head.append(document.createTextNode(` · prompt ${turn.promptTokens.toLocaleString()} tokens · Δ ${turn.delta >= 0 ? '+' : ''}${turn.delta.toLocaleString()}${drop}${when}`));
   box.append(head);
+  if (turn.parts.length) {
+    // What the turn added, largest first; a spilled result's blob is one click away.
+    const list = el('ul', undefined, 'parts');
+    const t = theme();
+    for (const p of [...turn.parts].sort((a, b) => b.tokens - a.tokens)) {
+      const li = el('li');
+      const swatch = el('span', undefined, 'swatch');
+      swatch.style.background = partColour(p, t);
+      li.append(swatch, document.createTextNode(`+${p.tokens.toLocaleString()} ${p.label}${p.kind === 'tool-result' ? (p.spilled ? ' (spilled: its digest)' : ' (inline)') : ''} `));
+      if (p.blobId) {
+        const b = el('button', 'reveal blob', 'reveal-part');
+        b.title = 'Reveal the blob with the full output in the Spills tree';
+        const id = p.blobId;
+        b.addEventListener('click', () => vscode.postMessage({ type: 'revealBlob', blobId: id }));
+        li.append(b);
+      }
+      list.append(li);
+    }
+    box.append(list);
+  }
   if (turn.spills.length) {
     const list = el('ul', undefined, 'spills');
     for (const s of turn.spills) {
@@ -112,17 +168,48 @@ function showTable(d: ChartData): void {
   details.append(el('summary', 'Table of turns'));
   const table = el('table');
   const hr = el('tr');
-  for (const h of ['Turn', 'Prompt tokens', 'Delta', 'Compaction', 'Spills']) hr.append(el('th', h));
+  for (const h of ['Turn', 'Prompt tokens', 'Delta', 'Made of', 'Drop', 'Spills']) hr.append(el('th', h));
   table.append(hr);
   for (const t of d.turns) {
     const tr = el('tr');
     const spills = el('td');
     for (const s of t.spills) spills.append(revealButton(s.label, s.bytes, s.blobId));
-    tr.append(el('td', String(t.turn)), el('td', t.promptTokens.toLocaleString()), el('td', t.delta.toLocaleString()), el('td', t.compaction ? 'yes' : ''), spills);
+    const made = t.parts.length ? [...t.parts].sort((a, b) => b.tokens - a.tokens).map((p) => `${p.label} ${fmtTokens(p.tokens)}`).join(', ') : '';
+    const drop = t.drop && t.drop.tokens > 0 ? `${t.drop.label} −${fmtTokens(t.drop.tokens)}` : t.compaction ? 'compaction' : '';
+    tr.append(el('td', String(t.turn)), el('td', t.promptTokens.toLocaleString()), el('td', t.delta.toLocaleString()), el('td', made), el('td', drop), spills);
     table.append(tr);
   }
   details.append(table);
   document.querySelector('main')?.append(details);
+}
+
+/** "What ate the context": the largest tool results, their tool, size, whether spilled and read back. */
+function showContributors(d: ChartData): void {
+  document.getElementById('contributors')?.remove();
+  const section = el('section');
+  section.id = 'contributors';
+  section.append(el('h2', 'What ate the context'));
+  if (!d.contributors.length) {
+    section.append(el('p', 'No tool results in this session.', 'hint'));
+  } else {
+    const table = el('table');
+    const hr = el('tr');
+    for (const h of ['Turn', 'Tool', 'Tokens added', 'Spilled', 'Read back']) hr.append(el('th', h));
+    table.append(hr);
+    for (const c of d.contributors) {
+      const tr = el('tr');
+      const spilled = el('td');
+      if (c.spilled && c.blobId) spilled.append(revealButton(c.label ?? c.tool, c.bytes ?? 0, c.blobId));
+      else spilled.textContent = c.spilled ? 'yes' : 'no (inline)';
+      const readBack = c.readBack === undefined ? '' : c.readBack === 0 ? 'never' : `${c.readBack}×`;
+      tr.append(el('td', String(c.turn)), el('td', c.tool), el('td', c.tokens.toLocaleString()), spilled, el('td', readBack));
+      table.append(tr);
+    }
+    section.append(table);
+  }
+  const turns = document.getElementById('turns');
+  if (turns) turns.before(section);
+  else document.querySelector('main')?.append(section);
 }
 
 function drawOverlay(u: uPlot): void {
@@ -138,6 +225,7 @@ function drawOverlay(u: uPlot): void {
   const y0 = u.valToPos(0, 'y', true);
   let bars = 0;
   let marks = 0;
+  let drops = 0;
   ctx.save();
   ctx.beginPath();
   ctx.rect(left, top, width, height);
@@ -146,10 +234,40 @@ function drawOverlay(u: uPlot): void {
     const turn = data.turns[i];
     if (!turn) continue;
     const x = u.valToPos(xs[i] ?? 0, 'x', true);
-    const y = u.valToPos(turn.delta, 'y', true);
-    ctx.fillStyle = turn.delta >= threshold && threshold > 0 ? t.over : t.bar;
-    ctx.globalAlpha = 0.75;
-    ctx.fillRect(x - barW / 2, Math.min(y, y0), barW, Math.max(1, Math.abs(y0 - y)));
+    ctx.globalAlpha = 0.8;
+    if (turn.delta < 0) {
+      // A drop: below zero, named.
+      const y = u.valToPos(turn.delta, 'y', true);
+      ctx.fillStyle = t.drop;
+      ctx.fillRect(x - barW / 2, y0, barW, Math.max(1, y - y0));
+      if (turn.drop) {
+        ctx.globalAlpha = 1;
+        ctx.fillStyle = t.fg;
+        ctx.font = `${Math.round(11 * devicePixelRatio)}px ${cssVar('--vscode-font-family', 'sans-serif')}`;
+        ctx.textAlign = x > left + width - 120 * devicePixelRatio ? 'right' : 'left';
+        ctx.textBaseline = 'top';
+        ctx.fillText(`${turn.drop.label} −${fmtTokens(turn.drop.tokens)}`, x + (ctx.textAlign === 'left' ? barW / 2 + 3 : -barW / 2 - 3) * 1, Math.min(y, top + height) - 14 * devicePixelRatio);
+      }
+      drops++;
+    } else {
+      // Stacked by part, largest at the bottom; outlined red over the budget-delta line.
+      let base = 0;
+      const parts = turn.parts.length ? [...turn.parts].sort((a, b) => b.tokens - a.tokens) : [{ kind: 'other' as const, spilled: false, tokens: turn.delta }];
+      for (const p of parts) {
+        const yA = u.valToPos(base, 'y', true);
+        const yB = u.valToPos(base + p.tokens, 'y', true);
+        ctx.fillStyle = partColour(p, t);
+        ctx.fillRect(x - barW / 2, yB, barW, Math.max(1, yA - yB));
+        base += p.tokens;
+      }
+      if (turn.delta >= threshold && threshold > 0) {
+        ctx.globalAlpha = 1;
+        ctx.strokeStyle = t.over;
+        ctx.lineWidth = 2 * devicePixelRatio;
+        const yTop = u.valToPos(turn.delta, 'y', true);
+        ctx.strokeRect(x - barW / 2, yTop, barW, y0 - yTop);
+      }
+    }
     bars++;
     if (turn.compaction) {
       ctx.globalAlpha = 1;
@@ -203,6 +321,7 @@ function drawOverlay(u: uPlot): void {
   // What was actually painted, for tests and for anyone inspecting the page.
   $('chart').dataset.bars = String(bars);
   $('chart').dataset.spillMarks = String(marks);
+  $('chart').dataset.drops = String(drops);
 }
 
 function render(d: ChartData): void {
@@ -210,6 +329,7 @@ function render(d: ChartData): void {
   pinned = undefined;
   showHeader(d);
   showTable(d);
+  showContributors(d);
   showDetails(undefined);
   $('message').hidden = true;
   plot?.destroy();
@@ -225,7 +345,7 @@ function render(d: ChartData): void {
     padding: [12, 12, 0, 0],
     scales: {
       x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
-      y: { range: (_u, _min, max) => [0, Math.max(max, threshold) * 1.08] },
+      y: { range: (_u, min, max) => [Math.min(0, min) * 1.15, Math.max(max, threshold) * 1.08] },
     },
     axes: [
       { stroke: t.fg, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, label: 'turn', font: t.font, labelFont: t.font, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },

@@ -10,6 +10,38 @@ export interface ChartSpill {
   bytes: number;
 }
 
+/** One part of a turn's growth (a tool result, the assistant's output, the prompt, the rest). */
+export interface ChartPart {
+  kind: 'tool-result' | 'assistant' | 'user' | 'other';
+  /** "Bash", "assistant output", "user prompt", "other (system prompt, tools, reminders)". */
+  label: string;
+  tokens: number;
+  spilled: boolean;
+  /** The blob holding a spilled result (one click reveals it). */
+  blobId?: string;
+}
+
+/** A drop of the prompt before a turn, named. */
+export interface ChartDrop {
+  /** "compaction", "pi-condense prune", "Spillway flush", "unexplained drop". */
+  label: string;
+  tokens: number;
+}
+
+/** A row of "what ate the context": one of the largest tool results. */
+export interface ChartContributor {
+  turn: number;
+  tool: string;
+  /** Tokens it added to the prompt (the digest's, when spilled). */
+  tokens: number;
+  spilled: boolean;
+  blobId?: string;
+  label?: string;
+  bytes?: number;
+  /** Later tool calls that read the blob back. */
+  readBack?: number;
+}
+
 /** One API call of a session. */
 export interface ChartTurn {
   /** 1-based turn number. */
@@ -17,10 +49,12 @@ export interface ChartTurn {
   /** Epoch ms, when known. */
   time?: number;
   promptTokens: number;
-  /** promptTokens minus the previous turn's (the first turn's own size). */
+  /** promptTokens minus the previous turn's (the first turn's own size); negative after a drop. */
   delta: number;
   compaction: boolean;
   spills: ChartSpill[];
+  parts: ChartPart[];
+  drop: ChartDrop | null;
 }
 
 export interface ChartData {
@@ -30,8 +64,11 @@ export interface ChartData {
   contextWindow: number;
   /** Budget-delta threshold as a fraction of the window (e.g. 0.1). */
   budgetDelta: number;
-  /** Estimated prompt tokens the spills kept out of context. */
+  /** Estimated input tokens Spillway's digests kept from being re-sent. */
   tokensSaved: number;
+  /** What the estimate counts, against which baseline, in one sentence. */
+  savedText: string;
+  contributors: ChartContributor[];
   spilledBytes: number;
   /** Blobs of the session (some may not be tied to a turn). */
   blobCount: number;
@@ -54,9 +91,41 @@ function isChartSpill(v: unknown): v is ChartSpill {
   return isRecord(v) && typeof v.blobId === 'string' && typeof v.label === 'string' && isFiniteNumber(v.bytes);
 }
 
+function isChartPart(v: unknown): v is ChartPart {
+  return (
+    isRecord(v) &&
+    ['tool-result', 'assistant', 'user', 'other'].includes(v.kind as string) &&
+    typeof v.label === 'string' &&
+    isFiniteNumber(v.tokens) &&
+    typeof v.spilled === 'boolean' &&
+    (v.blobId === undefined || typeof v.blobId === 'string')
+  );
+}
+
+function isChartDrop(v: unknown): v is ChartDrop | null {
+  return v === null || (isRecord(v) && typeof v.label === 'string' && isFiniteNumber(v.tokens));
+}
+
+function isChartContributor(v: unknown): v is ChartContributor {
+  return (
+    isRecord(v) &&
+    isFiniteNumber(v.turn) &&
+    typeof v.tool === 'string' &&
+    isFiniteNumber(v.tokens) &&
+    typeof v.spilled === 'boolean' &&
+    (v.blobId === undefined || typeof v.blobId === 'string') &&
+    (v.label === undefined || typeof v.label === 'string') &&
+    (v.bytes === undefined || isFiniteNumber(v.bytes)) &&
+    (v.readBack === undefined || isFiniteNumber(v.readBack))
+  );
+}
+
 export function isChartTurn(v: unknown): v is ChartTurn {
   return (
     isRecord(v) &&
+    Array.isArray(v.parts) &&
+    v.parts.every(isChartPart) &&
+    isChartDrop(v.drop) &&
     isFiniteNumber(v.turn) &&
     (v.time === undefined || isFiniteNumber(v.time)) &&
     isFiniteNumber(v.promptTokens) &&
@@ -76,6 +145,9 @@ export function isChartData(v: unknown): v is ChartData {
     isFiniteNumber(v.contextWindow) &&
     isFiniteNumber(v.budgetDelta) &&
     isFiniteNumber(v.tokensSaved) &&
+    typeof v.savedText === 'string' &&
+    Array.isArray(v.contributors) &&
+    v.contributors.every(isChartContributor) &&
     isFiniteNumber(v.spilledBytes) &&
     isFiniteNumber(v.blobCount) &&
     Array.isArray(v.turns) &&

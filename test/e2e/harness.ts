@@ -125,6 +125,48 @@ export class Workbench {
     return file;
   }
 
+  /**
+   * The same screen in the light and the dark theme (the workbench follows the
+   * page's colour scheme: `window.autoDetectColorScheme` is on), back in light after.
+   */
+  async screenshotThemes(name: string): Promise<string[]> {
+    const files: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await this.setColorScheme(scheme);
+      files.push(await this.screenshot(`${name}-${scheme}`));
+    }
+    await this.setColorScheme('light');
+    return files;
+  }
+
+  async setColorScheme(scheme: 'light' | 'dark'): Promise<void> {
+    await this.page.emulateMedia({ colorScheme: scheme });
+    const workbench = this.page.locator('.monaco-workbench');
+    await waitFor(async () => (await workbench.evaluate((w) => w.classList.contains('vs-dark'))) === (scheme === 'dark'), `the ${scheme} theme`);
+  }
+
+  /** Drags the side bar's edge until it is `width` px wide, as a person would. */
+  async setSideBarWidth(width: number): Promise<void> {
+    const bar = this.page.locator('.part.sidebar').first();
+    const box = await bar.boundingBox();
+    if (!box) throw new Error('no side bar');
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(box.x + box.width - 1, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, y, { steps: 8 });
+    await this.page.mouse.up();
+    await waitFor(async () => Math.abs(((await bar.boundingBox())?.width ?? 0) - width) <= 2, `a ${width} px side bar`);
+  }
+
+  /** Whether a tree row's label (not its description) is shown whole: nothing of it cut by the side bar's edge. */
+  async labelFits(row: Locator): Promise<boolean> {
+    return row.locator('.label-name').evaluate((label) => {
+      const box = label.getBoundingClientRect();
+      const bar = label.closest('.part.sidebar')?.getBoundingClientRect();
+      return label.scrollWidth <= label.clientWidth + 1 && bar !== undefined && box.right <= bar.right;
+    });
+  }
+
   /** Opens the command palette, types the command's title and runs it. */
   async runCommand(title: string): Promise<void> {
     await this.page.keyboard.press('Escape');
@@ -163,9 +205,14 @@ export class Workbench {
     return this.page.locator('[id="workbench.view.extension.spillway"]');
   }
 
+  /** One view of the Spillway side bar, by its title ("Spills", "Search"). */
+  pane(title: string): Locator {
+    return this.spillsView().locator('.pane', { has: this.page.locator(`.pane-header h3.title[title="${title}"], .pane-header h3.title:text-is("${title}")`) });
+  }
+
   /** The visible rows of the Spills tree: label, description, depth, expanded state. */
-  async treeRows(): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null; selected: boolean }>> {
-    return this.spillsView()
+  async treeRows(title = 'Spills'): Promise<Array<{ label: string; description: string; aria: string; level: number; expanded: string | null; selected: boolean }>> {
+    return this.pane(title)
       .locator('.monaco-list-row')
       .evaluateAll((rows) =>
         rows.map((r) => ({
@@ -180,12 +227,12 @@ export class Workbench {
   }
 
   row(label: string | RegExp): Locator {
-    return this.spillsView().locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
+    return this.pane('Spills').locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
   }
 
   /** A row by a unique part of its accessible label (session id, blob file name). */
   rowByAria(part: string): Locator {
-    return this.spillsView().locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
+    return this.pane('Spills').locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
   }
 
   /** Status bar text of the editor selection ("Ln 180, Col 12 (3,420 selected)"). */

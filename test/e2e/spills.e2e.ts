@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
 import { formatBytes, shortId } from '../../src/extension/format';
+import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src/catalog/cleanupPolicy';
+import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
@@ -36,6 +38,7 @@ let victim: SessionInfo;
 /** Clean Up: a session whose blobs are made 45 days old (deleted) and one 10 days old (kept by "older than 20 days"). */
 let aged: SessionInfo;
 let dated: SessionInfo;
+let weekOld: SessionInfo;
 const DAY_MS = 86_400_000;
 let catalog: Catalog;
 let server: CodeServer;
@@ -93,6 +96,10 @@ beforeAll(async () => {
   };
   setAge(aged, 45);
   setAge(dated, 10);
+  // 8 days old, no transcript: kept by "older than 20 days", taken by the automatic cleanup's "older than 5 days".
+  weekOld = spare.slice(2).find((s) => !s.transcript)!;
+  expect(weekOld, 'a third session to age for the automatic cleanup').toBeDefined();
+  setAge(weekOld, 8);
   await catalog.scan();
   aged = catalog.session(aged.key)!;
   dated = catalog.session(dated.key)!;
@@ -124,6 +131,10 @@ beforeAll(async () => {
       'update.mode': 'none',
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
+      // Screenshots in light and dark: the workbench follows the page's colour scheme.
+      'window.autoDetectColorScheme': true,
+      'workbench.preferredLightColorTheme': 'Default Light Modern',
+      'workbench.preferredDarkColorTheme': 'Default Dark Modern',
     },
   });
   browser = await launchChromium();
@@ -132,6 +143,7 @@ beforeAll(async () => {
   await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 afterAll(async () => {
@@ -154,6 +166,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('shows the fixture sessions with their tools and sizes', async () => {
     const t0 = Date.now();
     await wb.openSpillway();
+    await wb.setSideBarWidth(300);
     const sessions = sessionsWithBlobs();
     // Agents are expanded; each session row carries its blob count and size.
     for (const s of sessions) await wb.rowByAria(`session ${s.id}`).waitFor({ state: 'visible' });
@@ -164,11 +177,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     }
     for (const s of sessions) {
       const row = rows.find((r) => r.level === 2 && r.aria.includes(`session ${s.id}`));
-      expect(row?.label).toBe(sessionLabel(s));
+      // Facts first (a 300 px side bar cuts the end of a row): age, blob count and size, then the title.
+      expect(row?.description).toBe(sessionLabel(s));
       const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
-      expect(row?.description).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
-      // The age of the last change leads, so same-titled sessions differ even when the row is cut short.
-      expect(row?.description).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
+      expect(row?.label).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
+      expect(row?.label).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
+      expect(await wb.labelFits(wb.rowByAria(`session ${s.id}`))).toBe(true);
     }
     // Expand each session in turn (the tree is virtualized: only shown rows exist)
     // and check every blob's label, tool and on-disk size.
@@ -177,12 +191,15 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       await r.click();
       await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'true', 'the session to expand');
       for (const b of s.blobs) {
-        const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`)), `row of ${b.name}`);
-        expect(row.label).toBe(blobLabel(b));
-        if (b.tool) expect(row.label.startsWith(b.tool)).toBe(true);
-        expect(row.description.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
+        // Size and lines first; then the tool and its arguments, or the output's first line (read once the session opens).
+        await catalog.preview(b.key);
+        const row = await waitFor(async () => (await wb.treeRows()).find((x) => x.level === 3 && x.aria.endsWith(`file ${b.name}`) && x.description === blobLabel(b)), `row of ${b.name} named ${blobLabel(b)}`);
+        if (!b.tool) expect(blobLabel(b)).not.toMatch(/^shell/);
+        if (b.tool) expect(row.description.startsWith(b.tool)).toBe(true);
+        expect(row.label.startsWith(formatBytes(fs.lstatSync(b.path).size))).toBe(true);
+        await waitFor(async () => /· [\d,]+ lines$|· binary$/.test((await wb.treeRows()).find((x) => x.aria.endsWith(`file ${b.name}`))?.label ?? ''), `the line count of ${b.name}`);
       }
-      if (s.key === fixture.claude.sessionDir || s.dir === fixture.claude.sessionDir) await wb.screenshot('claude-session');
+      if (s.key === fixture.claude.sessionDir || s.dir === fixture.claude.sessionDir) await wb.screenshotThemes('claude-session');
       await r.click();
       await waitFor(async () => (await r.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
     }
@@ -191,7 +208,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(tools.size).toBeGreaterThanOrEqual(3);
     const badge = await page.locator('.activitybar [aria-label^="Spillway"] .badge-content').first().textContent();
     expect(Number(badge)).toBe(blobs.length);
-    await wb.screenshot('tree');
+    await wb.screenshotThemes('tree');
   });
 
   let planted: BlobInfo;
@@ -204,7 +221,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
     fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
     const label = 'toolu_e2e_live_01';
-    await waitFor(async () => (await wb.treeRows()).some((r) => r.label.includes(label)), 'the new blob row', 30_000);
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.aria.endsWith(`file ${label}.txt`)), 'the new blob row', 30_000);
     await wb.screenshot('live-blob');
     planted = await waitFor(async () => {
       await catalog.scan();
@@ -216,7 +233,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('opens a blob at a line range with those lines selected', async () => {
     const row = wb.rowByAria('file toolu_e2e_live_01.txt');
     await row.hover();
-    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await row.locator('.action-label[aria-label^="Open at Line Range..."]').click();
     await wb.answerInput('120-180');
     const tab = page.locator('.tabs-container .tab', { hasText: 'toolu_e2e_live_01' });
     await tab.waitFor({ state: 'visible' });
@@ -234,22 +251,58 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.screenshot('line-range');
   });
 
-  it('greps a planted needle and opens the hit at its line', async () => {
+  it('searches in the Search view: smart case, the match highlighted, caps that say what they cut, Enter opens the match', async () => {
     await wb.openSpillway();
-    await wb.runCommand('Spillway: Grep Blobs...');
-    await wb.answerInput(NEEDLE);
-    const hit = page.locator('.quick-input-list .monaco-list-row', { hasText: NEEDLE }).first();
+    // Lower case finds the upper-case needle (smart case).
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput(NEEDLE.toLowerCase());
+    const search = wb.pane('Search');
+    const hit = search.locator('.monaco-list-row', { hasText: `${NEEDLE_LINE}  ` }).first();
     await hit.waitFor({ state: 'visible', timeout: 30_000 });
-    expect(await hit.textContent()).toContain(`${NEEDLE_LINE}:`);
-    await wb.screenshot('grep-results');
-    await page.locator('.quick-input-widget input[type="text"]').press('Enter');
+    expect(((await hit.locator('.highlight').first().textContent()) ?? '').toLowerCase()).toBe(NEEDLE.toLowerCase());
+    await expect.poll(async () => (await search.textContent()) ?? '').toContain('1 match in 1 blob for');
+    expect((await search.textContent()) ?? '').toContain('smart case: any case');
+    await catalog.preview(planted.key);
+    const rows = await wb.treeRows('Search');
+    expect(rows.find((r) => r.level === 2)?.label).toBe(blobLabel(planted));
+    expect(rows.find((r) => r.level === 2)?.description).toBe('1 match');
+    await wb.screenshotThemes('search-results');
+    // Enter on the line (the last row: one match) opens the blob with the match selected.
+    await search.locator('.monaco-list').first().focus();
+    await page.keyboard.press('End');
+    await waitFor(async () => (await hit.getAttribute('class'))?.includes('focused'), 'the line row focused');
+    await page.keyboard.press('Enter');
     const status = await waitFor(async () => {
       const s = await wb.selectionStatus();
-      return s.startsWith(`Ln ${NEEDLE_LINE},`) ? s : undefined;
-    }, `the cursor on line ${NEEDLE_LINE}`);
-    expect(status).toMatch(new RegExp(`^Ln ${NEEDLE_LINE}, Col \\d+`));
-    await expect.poll(() => page.locator('.view-line', { hasText: NEEDLE }).count()).toBeGreaterThan(0);
-    await wb.screenshot('grep-opened');
+      return s.startsWith(`Ln ${NEEDLE_LINE},`) && /selected/.test(s) ? s : undefined;
+    }, `the match selected on line ${NEEDLE_LINE}`);
+    expect(status).toContain(`(${NEEDLE.length} selected)`);
+    await wb.screenshot('search-opened');
+
+    // Regex on (a view title toggle) and a pattern every planted line matches: the blob is capped, and the view says so.
+    await wb.openSpillway();
+    await search.hover();
+    await search.locator('.action-label[aria-label="Use Regular Expression"]').click();
+    await search.locator('.action-label[aria-label^="Use Regular Expression: On"]').waitFor({ state: 'visible' });
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput('line \\d+: output');
+    await expect.poll(async () => (await search.textContent()) ?? '', { timeout: 30_000 }).toContain('showing 50');
+    // The last row of the capped blob says how many it left out (End: the tree shows only what is on screen).
+    const more = search.locator('.monaco-list-row', { hasText: 'more not shown' }).first();
+    await search.locator('.monaco-list-rows').first().hover();
+    await waitFor(async () => {
+      await page.mouse.wheel(0, 2000);
+      return more.isVisible();
+    }, 'the "more not shown" row');
+    expect(await more.textContent()).toContain('349 more not shown');
+    await expect.poll(async () => (await search.textContent()) ?? '').toMatch(/399 matches in 1 blob for "line \\d\+: output" \(regex, smart case: any case\) · showing 50: at most 50 per blob \(1 blob cut\)/);
+    await wb.screenshotThemes('search-capped');
+    await search.locator('.action-label[aria-label^="Use Regular Expression: On"]').click();
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+    await search.locator('.monaco-list-row').first().waitFor({ state: 'detached' });
+    // Fold the Search view again: the Spills tree gets the side bar's height back.
+    await search.locator('.pane-header').click();
+    await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
   });
 
   it("deletes a session's blobs: files and tree node go", async () => {
@@ -257,31 +310,29 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const files = victim.blobs.map((b) => b.path);
     const row = wb.rowByAria(`session ${victim.id}`);
     await row.hover();
-    await row.locator(`.action-label[aria-label="Delete Session's Blobs"]`).click();
+    await row.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: "Delete Session's Blobs" }).click();
     const dialog = wb.dialog();
     await dialog.waitFor({ state: 'visible' });
     const text = (await dialog.textContent()) ?? '';
     const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
-    // spillway.useTrash is on by default: the question names the count, the bytes and the trash.
-    expect(text).toContain(`Move ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
-    expect(text).toContain('to the trash?');
-    await wb.screenshot('delete-confirm');
-    await dialog.locator('.monaco-button', { hasText: 'Move to Trash' }).click();
-    // Either the files went to the trash, or (remote/web windows: no trash) a second modal asks first.
-    const outcome = await waitFor(async () => {
-      if (files.every((f) => !fs.existsSync(f))) return 'trashed';
-      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
-      return second.includes('trash is not available') ? 'asked' : undefined;
-    }, 'the trash or the fallback question');
-    console.log(`trash in code-server: ${outcome}`);
-    if (outcome === 'asked') {
-      expect(files.every((f) => fs.existsSync(f))).toBe(true);
-      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${files.length} blob`);
-      await wb.screenshot('trash-unavailable');
-      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
-    }
+    // code-server is a web window: no trash, and the one question says so (no second dialog).
+    expect(text).toContain(`Permanently delete ${files.length} blob${files.length === 1 ? '' : 's'} (${formatBytes(bytes)})`);
+    expect(text).toContain('has no trash');
+    await wb.screenshotThemes('delete-confirm');
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor(() => files.every((f) => !fs.existsSync(f)), 'the files to be deleted');
-    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
+    await dialog.waitFor({ state: 'hidden' });
+    // A folder made only for blobs goes with them.
+    for (const folder of new Set(files.map((f) => path.dirname(f)))) {
+      if (isBlobOnlyFolder(folder)) await waitFor(() => !fs.existsSync(folder), `the emptied ${path.basename(folder)}/ to go`);
+    }
+    if (victim.transcript && fs.existsSync(victim.transcript)) {
+      // Its transcript remains: the session stays listed with 0 blobs, its chart reachable.
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${victim.id}`) && / · 0 blobs · /.test(r.label)), 'the session row with 0 blobs');
+    } else {
+      await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
+    }
     await wb.screenshot('deleted');
   });
 
@@ -297,6 +348,11 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(Number(await chart.getAttribute('data-spill-marks'))).toBe(chartSpillTurns);
     expect(await frame.locator('#turns tr').count()).toBe(chartTurns + 1);
     expect(await frame.locator('#summary').textContent()).toContain(`${chartTurns} turns`);
+    // Drops are drawn below zero and named; the table of contributors and the saved sentence say what they count.
+    const series = (await catalog.turnsFor(chartSession.key))!;
+    expect(Number(await chart.getAttribute('data-drops'))).toBe(series.points.filter((p) => p.delta < 0).length);
+    expect(await frame.locator('#contributors tr').count()).toBeGreaterThan(1);
+    expect(await frame.locator('#saved').textContent()).toMatch(/^Spillway /);
     // Hovering the plot shows that turn's numbers (as text, never HTML).
     const over = frame.locator('.u-over');
     const box = await over.boundingBox();
@@ -309,14 +365,14 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await hovered.count()) > 0) {
       const first = (await hovered.textContent()) ?? '';
       await over.click({ position: { x: box!.width / 2, y: box!.height / 2 } });
-      await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && first.startsWith(r.label)), `the revealed blob (${first})`);
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.description && first.startsWith(r.description)), `the revealed blob (${first})`);
     }
     // Reveal a spilled blob from the chart: its row is selected in the tree.
     await frame.locator('#turns summary').click();
     const reveal = frame.locator('#turns button.reveal').first();
     const label = (await reveal.textContent()) ?? '';
     await reveal.click();
-    await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.label && label.startsWith(r.label)), `the revealed blob (${label})`);
+    await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3 && r.description && label.startsWith(r.description)), `the revealed blob (${label})`);
     await wb.screenshot('chart-revealed');
   });
 
@@ -327,7 +383,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
     const row = wb.rowByAria(`file ${path.basename(big)}`);
     await row.hover();
-    await row.locator('.action-label[aria-label="Open at Line Range..."]').click();
+    await row.locator('.action-label[aria-label^="Open at Line Range..."]').click();
     await wb.answerInput('1000-1010');
     await page.locator('.tabs-container .tab', { hasText: '(lines 1000-1010)' }).waitFor({ state: 'visible', timeout: 30_000 });
     // The header names the file up front (a long path would push the name off screen), the path below.
@@ -388,12 +444,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.answerInput('tool:Grep');
     await waitFor(async () => {
       const blobs = (await wb.treeRows()).filter((r) => r.level === 3);
-      return blobs.length > 0 && blobs.every((r) => r.label.startsWith('Grep'));
+      return blobs.length > 0 && blobs.every((r) => r.description.startsWith('Grep'));
     }, 'only Grep blobs');
     expect(await wb.spillsView().textContent()).toContain('Filter: tool:Grep');
     await wb.screenshot('filtered');
     await wb.runCommand('Spillway: Clear Filter');
-    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.label.startsWith('Grep')), 'all blobs back');
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && !r.description.startsWith('Grep')), 'all blobs back');
   });
 
   it('redraws the chart in the colours of a dark theme', async () => {
@@ -401,15 +457,11 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const frame = wb.chartFrame();
     await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
     const before = await frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
-    await wb.runCommand('Preferences: Color Theme');
-    const input = page.locator('.quick-input-widget input[type="text"]');
-    await input.fill('Dark Modern');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Dark Modern' }).waitFor({ state: 'visible' });
-    await input.press('Enter');
-    await expect.poll(() => page.locator('.monaco-workbench').evaluate((w) => w.classList.contains('vs-dark')), { timeout: 15_000 }).toBe(true);
+    await wb.setColorScheme('dark');
     await expect.poll(() => frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor), { timeout: 15_000 }).not.toBe(before);
     await expect.poll(async () => Number(await frame.locator('#chart').getAttribute('data-bars'))).toBe(chartTurns);
     await wb.screenshot('chart-dark');
+    await wb.setColorScheme('light');
   });
 
   it('cleans up blobs older than 20 days from the command palette: old files go, younger stay', async () => {
@@ -428,7 +480,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const datedRow = wb.rowByAria(`session ${dated.id}`);
     await datedRow.waitFor({ state: 'visible' });
     // The row tells its age (the 10-day-old session says so).
-    expect((await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`))?.description).toContain('10 d ago');
+    expect((await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`))?.label).toContain('10 d ago');
 
     await wb.runCommand('Spillway: Clean Up...');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Older than 7 days' }).waitFor({ state: 'visible' });
@@ -439,26 +491,78 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await dialog.waitFor({ state: 'visible' });
     const bytes = old.reduce((n, f) => n + fs.statSync(f).size, 0);
     const counted = `${old.length} blob${old.length === 1 ? '' : 's'} (${formatBytes(bytes)})`;
-    // The delete step already found code-server has no trash: the question may go straight to a permanent delete.
-    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`(Move|Permanently delete) ${counted.replace(/[()]/g, '\\$&')} older than 20 days`));
+    expect((await dialog.textContent()) ?? '').toMatch(new RegExp(`Permanently delete ${counted.replace(/[()]/g, '\\$&')} older than 20 days`));
     await wb.screenshot('clean-up-confirm');
-    await dialog.locator('.monaco-button', { hasText: /^(Move to Trash|Delete)$/ }).click();
-    const outcome = await waitFor(async () => {
-      if (old.every((f) => !fs.existsSync(f))) return 'deleted';
-      const second = (await dialog.isVisible()) ? ((await dialog.textContent()) ?? '') : '';
-      return second.includes('trash is not available') ? 'asked' : undefined;
-    }, 'the files to go, or the no-trash question');
-    if (outcome === 'asked') {
-      expect((await dialog.textContent()) ?? '').toContain(`Permanently delete ${counted}`);
-      await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
-    }
+    await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
     await waitFor(() => old.every((f) => !fs.existsSync(f)), 'the old files to be deleted');
     expect(young.filter((f) => !fs.existsSync(f))).toEqual([]);
-    // The tree follows: the aged session's row goes, the younger one stays with all its blobs.
-    await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
+    // The tree follows: the aged session's row goes (or shows 0 blobs while its transcript remains), the younger one keeps all its blobs.
+    if (aged.transcript && fs.existsSync(aged.transcript)) {
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${aged.id}`) && / · 0 blobs · /.test(r.label)), 'the aged session with 0 blobs');
+    } else {
+      await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
+    }
     const kept = (await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`));
-    expect(kept?.description).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
+    expect(kept?.label).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
     await wb.screenshot('cleaned-up');
   });
 
+
+  it('keyboard: a key searches spills, Ctrl+G opens the focused blob at a line range', async () => {
+    await wb.openSpillway();
+    await page.keyboard.press('Control+Alt+Shift+F');
+    const input = page.locator('.quick-input-widget input[type="text"]');
+    await input.waitFor({ state: 'visible' });
+    expect((await page.locator('.quick-input-widget').textContent()) ?? '').toContain('Search all blobs');
+    await page.keyboard.press('Escape');
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    // A click on a blob opens its preview and leaves the focus in the tree (as the Explorer does): Ctrl+G asks for its range.
+    const row = wb.rowByAria(`file ${path.basename(plantedPath)}`);
+    await row.click();
+    await page.locator('.tabs-container .tab', { hasText: path.basename(plantedPath) }).waitFor({ state: 'visible' });
+    await page.keyboard.press('Control+G');
+    await input.waitFor({ state: 'visible' });
+    await expect.poll(async () => (await page.locator('.quick-input-widget .quick-input-title').textContent()) ?? '').toMatch(/^Open .+ at lines…$/);
+    await expect.poll(async () => (await page.locator('.quick-input-widget').textContent()) ?? '').toContain('The blob has 400 lines');
+    await wb.screenshot('keyboard-line-range');
+    await page.keyboard.press('Escape');
+  });
+
+  it('pins a blob; the automatic cleanup asks first, then deletes what its policy says, never the pinned one', async () => {
+    await wb.openSpillway();
+    const datedRow = wb.rowByAria(`session ${dated.id}`);
+    if ((await datedRow.getAttribute('aria-expanded')) !== 'true') await datedRow.click();
+    const keep = dated.blobs[0]!;
+    const row = wb.rowByAria(`file ${keep.name}`);
+    await row.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: 'Pin Blob (Keep from Automatic Cleanup)' }).click();
+    await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`file ${keep.name}`))?.description.startsWith('pinned · '), 'the pinned row');
+    const policyFile = cleanupPolicyPath(fixtureEnv);
+    expect((await readCleanupPolicy(fixtureEnv))?.pinned).toEqual([keep.path]);
+    await wb.screenshotThemes('pinned');
+    // What the policy will delete, as the catalog sees it: older than 5 days, not pinned, not changed in the last hour.
+    await catalog.scan();
+    const expected = await planPolicyClean(catalog, { maxAgeDays: 5, pinned: [keep.path] });
+    expect(expected.items.map((i) => i.path).sort()).toEqual(weekOld.blobs.map((b) => b.path).sort());
+    expect(expected.kept.pinned).toBe(1);
+    // Turn it on in the settings (machine scope: code-server reads the Machine settings).
+    const settingsFile = path.join(userDataDir, 'Machine', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'spillway.cleanup.auto': true, 'spillway.cleanup.maxAge': '5d' }, null, 2));
+    // The settings become the policy file the CLI reads too, keeping the pin.
+    await waitFor(async () => (await readCleanupPolicy(fixtureEnv).catch(() => undefined))?.maxAgeDays === 5, `the policy in ${policyFile}`);
+    const dialog = wb.dialog();
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    const text = (await dialog.textContent()) ?? '';
+    const n = expected.items.length;
+    expect(text).toContain(`would delete ${n} blob${n === 1 ? '' : 's'} (${formatBytes(expected.bytes)}) now`);
+    expect(text).toContain('1 pinned');
+    for (const i of expected.items) expect(fs.existsSync(i.path)).toBe(true);
+    await wb.screenshotThemes('auto-cleanup-asks');
+    await dialog.locator('.monaco-button', { hasText: 'Delete and Keep Cleaning' }).click();
+    await waitFor(() => expected.items.every((i) => !fs.existsSync(i.path)), 'the policy to delete its blobs');
+    expect(fs.existsSync(keep.path)).toBe(true);
+    await wb.screenshot('auto-cleaned');
+  });
 });

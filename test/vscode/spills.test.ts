@@ -12,6 +12,7 @@ import { Catalog } from '../../src/catalog/catalog';
 import type { SessionInfo } from '../../src/catalog/types';
 import type { Container } from '../../src/extension/container';
 import type { SpillNode } from '../../src/extension/treeModel';
+import { formatBytes } from '../../src/extension/format';
 import { blobLabel, sessionLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 
@@ -75,12 +76,15 @@ describe('Spillway in the VS Code extension host', function () {
       const session = nodes.find((n) => n.kind === 'session' && n.session.key === s.key);
       assert.ok(session, `session ${s.key}`);
       const item = api.container.tree.getTreeItem(session);
-      assert.equal(item.label, sessionLabel(s));
+      // Facts first (age, count, size), the title after.
+      assert.equal(item.description, sessionLabel(s));
+      assert.ok(String(item.label).includes(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(s.bytes)}`));
       for (const b of s.blobs) {
         const node = nodes.find((n) => n.kind === 'blob' && n.blob.key === b.key);
         assert.ok(node, b.path);
         const bi = api.container.tree.getTreeItem(node);
-        assert.equal(bi.label, blobLabel(b));
+        assert.ok(String(bi.label).startsWith(formatBytes(b.bytes)));
+        if (b.tool) assert.equal(bi.description, blobLabel(b));
         assert.equal(bi.id, `blob:${b.key}`);
         assert.equal(node.kind === 'blob' && node.blob.bytes, fs.lstatSync(b.path).size);
       }
@@ -103,16 +107,21 @@ describe('Spillway in the VS Code extension host', function () {
     assert.equal(editor.document.getText(editor.selection).split('\n')[0], 'row 120');
   });
 
-  it('greps a needle and opens the hit at its line', async () => {
+  it('searches a needle into the Search view and opens the hit with the match selected', async () => {
     const file = path.join(fixture.claude.toolResults, 'toolu_vscode_live_01.txt');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const running = vscode.commands.executeCommand('spillway.grep', undefined, 'NEEDLE-desktop-42');
-    // The results open in a quick pick; accept its first (active) item.
-    await new Promise((r) => setTimeout(r, 1500));
-    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-    await running;
+    // Lower case: smart case finds it in any case.
+    await vscode.commands.executeCommand('spillway.grep', undefined, 'needle-desktop-42');
+    const search = api.container.search;
+    const [session] = search.getChildren();
+    assert.ok(session, 'a session of results');
+    const [blob] = search.getChildren(session);
+    const [line] = search.getChildren(blob);
+    assert.ok(line && line.kind === 'line' && line.line === 222, 'the line of the needle');
+    await vscode.commands.executeCommand('spillway.search.open', line);
     const editor = await until(() => (vscode.window.activeTextEditor?.document.uri.fsPath === file ? vscode.window.activeTextEditor : undefined), 'the editor at the hit');
     assert.equal(editor.selection.active.line, 221);
+    assert.equal(editor.document.getText(editor.selection), 'NEEDLE-desktop-42');
   });
 
   it('opens the context chart of a session with turns', async () => {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, contentText, num, obj, own, recordCall, str, type ApiCall } from '../calls';
+import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
@@ -45,6 +45,8 @@ export interface ClaudeState {
   callById: Map<string, number>;
   pendingCompaction: boolean;
   compactions: number;
+  /** Tool results and prompts since the last call (the next call's growth). */
+  pendingAdded: AddedContent[];
 }
 
 export const claudeReducer: LineReducer<ClaudeState> = {
@@ -57,6 +59,7 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     callById: new Map(),
     pendingCompaction: false,
     compactions: 0,
+    pendingAdded: [],
   }),
   line(state, value) {
     const line = obj(value);
@@ -98,11 +101,14 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
   if (!message) return false;
   const timestamp = str(line.timestamp) ?? '';
   const messageId = str(message.id);
+  const issued: IssuedToolCall[] = [];
   if (Array.isArray(message.content)) {
     for (const block of message.content) {
       const b = obj(block);
       if (b?.type === 'tool_use' && typeof b.id === 'string') {
-        state.toolUses.set(b.id, { name: str(b.name) ?? 'unknown', args: compactArgs(b.input), timestamp, messageId, sidechain });
+        const name = str(b.name) ?? 'unknown';
+        state.toolUses.set(b.id, { name, args: compactArgs(b.input), timestamp, messageId, sidechain });
+        issued.push({ id: own(b.id), name: own(name), mentions: pathsIn(b.input) });
       }
     }
   }
@@ -110,14 +116,20 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
   if (!sidechain && usage && message.model !== '<synthetic>') {
     const promptTokens = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens);
     const fresh = messageId === undefined || !state.callById.has(messageId);
-    recordCall(state.calls, state.callById, {
+    const index = recordCall(state.calls, state.callById, {
       messageId,
       timestamp,
       promptTokens,
       outputTokens: num(usage.output_tokens),
       compactionBefore: fresh && state.pendingCompaction,
+      ...(fresh ? { added: state.pendingAdded, ...(state.pendingCompaction ? { dropBefore: 'compaction' as const } : {}) } : {}),
     });
-    if (fresh) state.pendingCompaction = false;
+    if (fresh) {
+      state.pendingCompaction = false;
+      state.pendingAdded = [];
+    }
+    // One API call's content blocks come as several lines with the same message id.
+    if (issued.length) (state.calls[index]!.toolCalls ??= []).push(...issued);
   }
   return true;
 }
@@ -128,15 +140,18 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
   if (typeof message.content === 'string') {
     const text = message.content.trim();
     if (!sidechain && !state.firstPrompt && text && !text.startsWith('<')) state.firstPrompt = own(text.slice(0, 120));
+    if (!sidechain) state.pendingAdded.push({ kind: 'user', chars: message.content.length });
     return true;
   }
   if (!Array.isArray(message.content)) return true;
   let firstToolUseId: string | undefined;
   for (const block of message.content) {
     const b = obj(block);
+    if (!sidechain && b?.type === 'text' && typeof b.text === 'string') state.pendingAdded.push({ kind: 'user', chars: b.text.length });
     if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
     firstToolUseId ??= b.tool_use_id;
     state.digestChars.set(b.tool_use_id, contentChars(b.content));
+    if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content) });
     for (const match of contentText(b.content).matchAll(SAVED_TO)) {
       state.fileToToolUse.set(own(path.basename(match[1]!)), b.tool_use_id);
     }
@@ -305,6 +320,7 @@ export const claudeCode: Source = {
         turn,
         attribution,
         digestChars,
+        ...(record ? { madeBy: 'spillway' as const } : {}),
       });
     }
     if (blobs.length === 0) return undefined;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../args';
-import { contentChars, num, obj, own, recordCall, str, type ApiCall } from '../calls';
+import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder } from './common';
@@ -54,12 +54,21 @@ export interface PiState {
   calls: ApiCall[];
   callById: Map<string, number>;
   pendingCompaction: boolean;
+  /** Tool results and prompts since the last call (the next call's growth). */
+  pendingAdded: AddedContent[];
+  /** A compaction, or a context_edit rewrite (pi-condense's prune, Spillway's flush) since the last call. */
+  pendingDrop?: DropKind;
+  /** Whose index entry came last: a context_edit right after it is that extension's. */
+  lastIndex?: 'spillway' | 'pi-condense';
 }
 
 /** pi-condense names blobs after the call id with [^A-Za-z0-9_-] -> '_', maybe with '@<timestamp>'. */
 export function sanitizeCallId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }
+
+/** customType of Spillway's own pi index entries (src/adapters/pi-extension.ts). */
+const SPILLWAY_INDEX = 'spillway-spill';
 
 export const piReducer: LineReducer<PiState> = {
   kind: 'pi',
@@ -72,6 +81,7 @@ export const piReducer: LineReducer<PiState> = {
     calls: [],
     callById: new Map(),
     pendingCompaction: false,
+    pendingAdded: [],
   }),
   line(state, value) {
     const entry = obj(value);
@@ -86,14 +96,19 @@ export const piReducer: LineReducer<PiState> = {
         return readMessage(state, entry);
       case 'compaction':
         state.pendingCompaction = true;
+        state.pendingDrop = 'compaction';
         return true;
       case 'session_info':
         state.title = str(entry.name) ?? str(entry.title) ?? state.title;
         return true;
       case 'custom':
-        if (entry.customType === 'context-prune-index') readIndex(state, entry.data);
+        if (entry.customType === 'context-prune-index') {
+          readIndex(state, entry.data);
+          state.lastIndex = 'pi-condense';
+        } else if (entry.customType === SPILLWAY_INDEX) state.lastIndex = 'spillway';
         return true;
       case 'context_edit': {
+        if (state.pendingDrop !== 'compaction') state.pendingDrop = state.lastIndex === 'spillway' ? 'spillway-flush' : 'pi-condense-prune';
         const callId = state.resultEntries.get(str(entry.targetId) ?? '');
         const replacement = obj(entry.replacement);
         if (callId && replacement) state.digestChars.set(callId, contentChars(replacement.content));
@@ -122,14 +137,23 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       }
       const usage = obj(message.usage);
       if (usage) {
+        const issued = (Array.isArray(message.content) ? message.content : [])
+          .map((block) => obj(block))
+          .filter((b): b is Record<string, unknown> => b?.type === 'toolCall' && typeof b.id === 'string')
+          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: pathsIn(b.arguments) }));
         recordCall(state.calls, state.callById, {
           messageId: entryId,
           timestamp,
           promptTokens: num(usage.input) + num(usage.cacheRead) + num(usage.cacheWrite),
           outputTokens: num(usage.output),
           compactionBefore: state.pendingCompaction,
+          added: state.pendingAdded,
+          ...(state.pendingDrop ? { dropBefore: state.pendingDrop } : {}),
+          ...(issued.length ? { toolCalls: issued } : {}),
         });
         state.pendingCompaction = false;
+        state.pendingAdded = [];
+        state.pendingDrop = undefined;
       }
       return true;
     }
@@ -137,6 +161,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       const callId = str(message.toolCallId);
       if (!callId) return true;
       state.digestChars.set(callId, contentChars(message.content));
+      state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(callId), chars: contentChars(message.content) });
       if (entryId) state.resultEntries.set(entryId, callId);
       const full = str(obj(message.details)?.fullOutputPath);
       if (full) state.fullOutputs.set(full, callId);
@@ -148,6 +173,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
     case 'user': {
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? str(obj(message.content[0])?.text) : undefined;
       if (!state.firstPrompt && text) state.firstPrompt = own(text.trim().slice(0, 120));
+      state.pendingAdded.push({ kind: 'user', chars: typeof message.content === 'string' ? message.content.length : contentChars(message.content) });
       return true;
     }
     default:

@@ -1,10 +1,12 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, json, openCatalog, parseDuration, parseFlags, parseSize, ROOT_FLAGS, table } from '../format';
-import type { CleanRequest } from '../../catalog/types';
+import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
+import type { CleanPlan } from '../../catalog/types';
 
 export const CLEAN_USAGE =
-  'usage: spillway clean (--session ID | --older-than 7d | --max-total 5GB) [--dry-run] [--yes] [--json] [--root DIR]... [--no-default-roots]';
+  'usage: spillway clean (--session ID | --older-than 7d | --max-total 5GB | --policy) [--dry-run] [--yes] [--json] [--root DIR]... [--no-default-roots]\n' +
+  `  --policy  apply the automatic cleanup policy (${'$'}XDG_CONFIG_HOME/spillway/cleanup.json, written by the VS Code settings): for cron`;
 
 export const cleanCommand: CliCommand = async (argv, io) => {
   const { values, positionals } = parseFlags(argv, {
@@ -12,6 +14,7 @@ export const cleanCommand: CliCommand = async (argv, io) => {
     session: { type: 'string' },
     'older-than': { type: 'string' },
     'max-total': { type: 'string' },
+    policy: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     yes: { type: 'boolean', short: 'y' },
   });
@@ -21,25 +24,34 @@ export const cleanCommand: CliCommand = async (argv, io) => {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\n${CLEAN_USAGE}`);
   const retention = values['older-than'] !== undefined || values['max-total'] !== undefined;
-  if (values.session !== undefined && retention) throw new UsageError(`--session cannot be combined with --older-than/--max-total\n${CLEAN_USAGE}`);
-  if (values.session === undefined && !retention) throw new UsageError(`say what to clean\n${CLEAN_USAGE}`);
+  const chosen = [values.session !== undefined, retention, values.policy === true].filter(Boolean).length;
+  if (chosen > 1) throw new UsageError(`choose one of --session, --older-than/--max-total, --policy\n${CLEAN_USAGE}`);
+  if (chosen === 0) throw new UsageError(`say what to clean\n${CLEAN_USAGE}`);
   const olderThanMs = values['older-than'] !== undefined ? parseDuration(values['older-than']) : undefined;
   const maxTotalBytes = values['max-total'] !== undefined ? parseSize(values['max-total']) : undefined;
 
   const catalog = await openCatalog(values, io);
-  let request: CleanRequest;
-  if (values.session !== undefined) {
+  let plan: CleanPlan;
+  if (values.policy) {
+    const policy = await readCleanupPolicy(io.env);
+    if (!policy) {
+      io.stderr(human`spillway clean: no cleanup policy at ${cleanupPolicyPath(io.env)} (set spillway.cleanup.* in VS Code, or write {"maxAgeDays": 30, "maxTotalBytes": 5368709120, "pinned": []} there)\n`);
+      return 1;
+    }
+    const p = await planPolicyClean(catalog, policy);
+    if (p.kept.recent || p.kept.pinned) io.stderr(`spillway clean: kept ${p.kept.recent} blob(s) of sessions changed in the last hour, ${p.kept.pinned} pinned\n`);
+    plan = p;
+  } else if (values.session !== undefined) {
     const found = catalog.findSessions(values.session);
     if (found.length === 0) {
       io.stderr(human`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
       return 1;
     }
     if (found.length > 1) throw new UsageError(`'${values.session}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
-    request = { kind: 'session', sessionKey: found[0]!.key };
+    plan = await catalog.planClean({ kind: 'session', sessionKey: found[0]!.key });
   } else {
-    request = { kind: 'retention', olderThanMs, maxTotalBytes };
+    plan = await catalog.planClean({ kind: 'retention', olderThanMs, maxTotalBytes });
   }
-  const plan = await catalog.planClean(request);
   const execute = values.yes === true && values['dry-run'] !== true;
   const result = execute ? await catalog.executeClean(plan) : undefined;
   if (values.json) {

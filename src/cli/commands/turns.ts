@@ -28,14 +28,18 @@ export const turnsCommand: CliCommand = async (argv, io) => {
   }
   io.stdout(human`${session.source}  ${session.id}${session.title ? `  ${session.title}` : ''}\n`);
   if (series.points.length === 0) io.stdout('No API calls with usage in the transcript.\n');
-  const rows = [['#', 'time', 'prompt', 'delta', 'output', 'compaction', 'spills']];
+  const rows = [['#', 'time', 'prompt', 'delta', 'output', 'drop', 'spills', 'largest part']];
   for (const p of series.points) {
-    rows.push([String(p.index), p.timestamp, String(p.promptTokens), (p.delta >= 0 ? '+' : '') + p.delta, String(p.outputTokens), p.compaction ? 'yes' : '', String(p.blobs.length || '')]);
+    const largest = [...p.parts].sort((a, b) => b.tokens - a.tokens)[0];
+    const part = largest ? `${largest.tool ?? largest.kind}${largest.spilled ? ' (spilled)' : ''} +${largest.tokens}` : '';
+    rows.push([String(p.index), p.timestamp, String(p.promptTokens), (p.delta >= 0 ? '+' : '') + p.delta, String(p.outputTokens), p.drop ? p.drop.kind : '', String(p.blobs.length || ''), part]);
   }
   if (series.points.length > 0) io.stdout(table(rows));
   const saved = series.tokensSaved;
   io.stdout(
-    `\nTokens saved by spills (estimate, ${saved.charsPerToken} chars/token): ${saved.tokens}` +
+    `\nTokens saved by Spillway (estimate, ${saved.charsPerToken} chars/token, against what the agent would have shown without it): ` +
+      `context now ${saved.contextTokens} smaller; ${saved.tokens} input tokens not re-sent over ${saved.calls} call(s)` +
+      (saved.agentSpills ? `; ${saved.agentSpills} blob(s) are the agent's own spills, not counted` : '') +
       (saved.blobsWithoutTurn ? ` (${saved.blobsWithoutTurn} blob(s) without a known turn not counted)` : '') +
       '\n',
   );

@@ -4,6 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
 import { LocalSpillStore } from '../../../src/spill/local-store';
 import { buildFixtureHome, REAL_CLAUDE_FIXTURES, type FixtureHome } from '../../fixtures/build-home';
 import { CLI, ensureBuilt, runCli } from './helpers';
@@ -122,11 +123,20 @@ describe('spillway turns', () => {
   it('prints the per-turn series and the tokens-saved estimate', async () => {
     const run = await runCli(['turns', fx.claude.sessionId, '--json'], fx.env);
     expect(run.code).toBe(0);
-    const out = JSON.parse(run.stdout) as { points: Array<{ promptTokens: number; compaction: boolean }>; tokensSaved: { tokens: number; charsPerToken: number } };
+    const out = JSON.parse(run.stdout) as {
+      points: Array<{ promptTokens: number; delta: number; compaction: boolean; parts: Array<{ kind: string; tool?: string; tokens: number; spilled?: boolean; path?: string }>; drop: { kind: string; tokens: number } | null }>;
+      blobs: Array<{ path: string; readBack: number }>;
+      tokensSaved: { tokens: number; charsPerToken: number };
+    };
     expect(out.points.map((p) => p.promptTokens)).toEqual([18004, 27010, 29018, 30530, 6003, 7208, 8017]);
+    // Each point says what it was made of (summing to its growth) and what dropped before it.
+    for (const p of out.points) if (p.delta > 0) expect(p.parts.reduce((s, x) => s + x.tokens, 0)).toBe(p.delta);
+    expect(out.points.map((p) => p.drop?.kind ?? null)).toEqual([null, null, null, null, 'compaction', null, null]);
+    expect(out.points[1]!.parts.find((x) => x.kind === 'tool-result')).toMatchObject({ tool: 'Grep', spilled: true, path: fx.claude.blobs.grep });
+    expect(out.blobs.every((b) => typeof b.readBack === 'number')).toBe(true);
     expect(out.tokensSaved.tokens).toBeGreaterThan(0);
     const table = await runCli(['turns', fx.claude.sessionId.slice(0, 8)], fx.env);
-    expect(table.stdout).toMatch(/Tokens saved by spills \(estimate, 4 chars\/token\): \d+/);
+    expect(table.stdout).toMatch(/Tokens saved by Spillway \(estimate, 4 chars\/token, against what the agent would have shown without it\): context now \d+ smaller; \d+ input tokens not re-sent over \d+ call\(s\); \d+ blob\(s\) are the agent's own spills, not counted/);
     const missing = await runCli(['turns', 'no-such-session'], fx.env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no session 'no-such-session'");
@@ -134,6 +144,24 @@ describe('spillway turns', () => {
 });
 
 describe('spillway clean', () => {
+  it('--policy applies the policy file the extension writes, keeping pinned blobs; without one it says where it looked', async () => {
+    const env = { ...fx.env, XDG_CONFIG_HOME: path.join(fx.home, '.config-policy') };
+    const none = await runCli(['clean', '--policy'], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(path.join(env.XDG_CONFIG_HOME, 'spillway', 'cleanup.json'));
+    // Every fixture session was just written: a policy that would keep 1 byte still deletes nothing of them.
+    const everything = await runCli(['clean', '--max-total', '1B', '--json'], env);
+    const all = (JSON.parse(everything.stdout) as { items: Array<{ path: string }> }).items.map((i) => i.path);
+    expect(all.length).toBeGreaterThan(1);
+    await writeCleanupPolicy({ maxTotalBytes: 1, pinned: [all[0]!] }, env);
+    const run = await runCli(['clean', '--policy', '--json', '--yes'], env);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { items: unknown[] }).items).toEqual([]);
+    expect(run.stderr).toContain(`kept ${all.length - 1} blob(s) of sessions changed in the last hour, 1 pinned`);
+    for (const p of all) await fsp.access(p);
+    expect((await runCli(['clean', '--policy', '--session', 'x'], env)).code).toBe(2);
+  });
+
   it('lists only without --yes, deletes with it, and the manifest follows', async () => {
     const sessionDir = fx.spillway.dir;
     const dry = await runCli(['clean', '--session', fx.spillway.sessionId, '--json'], fx.env);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CleanPlan } from '../../../src/catalog/types';
 import { coalesce, DisposableStore } from '../../../src/extension/lifecycle';
-import { cleanResultMessage, confirmCleanMessage, grepProgressMessage, grepSummaryMessage, parseGrepInput, parseRetention, retentionPhrase } from '../../../src/extension/messages';
+import { cleanResultMessage, confirmCleanMessage, deleteMode, grepProgressMessage, parseRetention, retentionPhrase } from '../../../src/extension/messages';
 
 const plan: CleanPlan = {
   request: { kind: 'session', sessionKey: 's' },
@@ -15,21 +15,33 @@ const plan: CleanPlan = {
 
 describe('confirmations', () => {
   it('names the count and the bytes, and says where they go', () => {
-    const trash = confirmCleanMessage(plan, 'of session "x"', true);
+    const trash = confirmCleanMessage(plan, 'of session "x"', 'trash');
     expect(trash.message).toBe('Move 2 blobs (1.5 MB) of session "x" to the trash?');
     expect(trash.action).toBe('Move to Trash');
     expect(trash.detail).toContain('/r/a.txt');
     expect(trash.detail).toContain('outside the known roots');
-    const perm = confirmCleanMessage(plan, 'of session "x"', false);
+    const perm = confirmCleanMessage(plan, 'of session "x"', 'permanent');
     expect(perm.message).toBe('Permanently delete 2 blobs (1.5 MB) of session "x"?');
     expect(perm.detail).toContain('cannot be undone');
+  });
+
+  it('says in the one confirmation when the window has no trash', () => {
+    expect(deleteMode(true, { remote: false, web: false })).toBe('trash');
+    expect(deleteMode(true, { remote: true, web: false })).toBe('no-trash');
+    expect(deleteMode(true, { remote: false, web: true })).toBe('no-trash');
+    expect(deleteMode(true, { remote: false, web: false, trashFailed: true })).toBe('no-trash');
+    expect(deleteMode(false, { remote: true, web: true })).toBe('permanent');
+    const m = confirmCleanMessage(plan, 'of session "x"', 'no-trash');
+    expect(m.message).toBe('Permanently delete 2 blobs (1.5 MB) of session "x"?');
+    expect(m.detail.split('\n')[0]).toBe('This window (remote or web) has no trash: the files are deleted for good.');
+    expect(m.action).toBe('Delete');
   });
 
   it('says what a retention choice deletes', () => {
     const ask = (input: string) => {
       const r = parseRetention(input);
       if ('error' in r) throw new Error(r.error);
-      return confirmCleanMessage(plan, retentionPhrase(r), true).message;
+      return confirmCleanMessage(plan, retentionPhrase(r), 'trash').message;
     };
     expect(ask('20d')).toBe('Move 2 blobs (1.5 MB) older than 20 days to the trash?');
     expect(ask('1d')).toBe('Move 2 blobs (1.5 MB) older than 1 day to the trash?');
@@ -45,17 +57,6 @@ describe('confirmations', () => {
   it('reports results and failures', () => {
     expect(cleanResultMessage({ deleted: plan.items, bytes: plan.bytes, failed: [], manifestsRewritten: [] }, false)).toBe('Deleted 2 blobs (1.5 MB).');
     expect(cleanResultMessage({ deleted: [], bytes: 0, failed: [{ path: '/r/a', reason: 'EACCES' }], manifestsRewritten: [] }, true)).toContain('1 could not be deleted: EACCES');
-  });
-});
-
-describe('grep input', () => {
-  it('treats /.../ as a regex and checks it', () => {
-    expect(parseGrepInput('needle')).toEqual({ pattern: 'needle', regex: false, ignoreCase: false });
-    expect(parseGrepInput('/err(or)?/i')).toEqual({ pattern: 'err(or)?', regex: true, ignoreCase: true });
-    expect(parseGrepInput('/a(/')).toHaveProperty('error');
-    expect(parseGrepInput('  ')).toHaveProperty('error');
-    expect(grepSummaryMessage('x', { matches: 0, truncated: false, cancelled: true, engine: 'rg', errors: [] }, 0)).toBe('No blob contains "x" (cancelled).');
-    expect(grepSummaryMessage('x', { matches: 3, truncated: false, cancelled: false, engine: 'node', errors: [] }, 2)).toBe('3 matches in 2 blobs');
   });
 });
 

@@ -8,11 +8,14 @@ const data: ChartData = {
   contextWindow: 200000,
   budgetDelta: 0.1,
   tokensSaved: 1234,
+  savedText: 'Spillway saved ≈0 tokens here.',
+  contributors: [{ turn: 2, tool: 'Bash', tokens: 500, spilled: true, blobId: '/x/a.txt', label: 'Bash ls', bytes: 99, readBack: 1 }],
   spilledBytes: 99,
   blobCount: 1,
   turns: [
-    { turn: 1, time: 1, promptTokens: 1000, delta: 1000, compaction: false, spills: [] },
-    { turn: 2, promptTokens: 5000, delta: 4000, compaction: false, spills: [{ blobId: '/x/a.txt', label: 'Bash ls', bytes: 99 }] },
+    { turn: 1, time: 1, promptTokens: 1000, delta: 1000, compaction: false, spills: [], parts: [{ kind: 'other', label: 'other', tokens: 1000, spilled: false }], drop: null },
+    { turn: 2, promptTokens: 5000, delta: 4000, compaction: false, spills: [{ blobId: '/x/a.txt', label: 'Bash ls', bytes: 99 }], parts: [{ kind: 'tool-result', label: 'Bash', tokens: 4000, spilled: true, blobId: '/x/a.txt' }], drop: null },
+    { turn: 3, promptTokens: 1000, delta: -4000, compaction: true, spills: [], parts: [], drop: { label: 'compaction', tokens: 4000 } },
   ],
 };
 
@@ -31,6 +34,10 @@ describe('message protocol guards', () => {
       { ...data, turns: [{ ...data.turns[0], compaction: 'no' }] },
       { ...data, title: undefined },
       { ...data, blobCount: '1' },
+      { ...data, savedText: 3 },
+      { ...data, contributors: [{ turn: 1, tool: 'Bash', tokens: '5', spilled: true }] },
+      { ...data, turns: [{ ...data.turns[1], parts: [{ kind: 'file', label: 'x', tokens: 1, spilled: false }] }] },
+      { ...data, turns: [{ ...data.turns[2], drop: { label: 'compaction' } }] },
     ];
     for (const d of bad) expect(isChartData(d)).toBe(false);
     expect(isHostToPage({ type: 'chartData' })).toBe(false);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/types';
-import { toChartData } from '../../../src/extension/chartModel';
+import { savedSentence, toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
-  blobDescription,
+  blobFacts,
   blobIcon,
   blobLabel,
+  blobRow,
   blobTooltipMarkdown,
   buildTree,
   contextValue,
@@ -15,8 +16,9 @@ import {
   parseFilter,
   parseSize,
   sessionChildren,
-  sessionDescription,
+  sessionFacts,
   sessionLabel,
+  sessionRow,
   sessionTooltipParagraphs,
 } from '../../../src/extension/treeModel';
 
@@ -73,7 +75,7 @@ describe('tree model', () => {
   it('labels sessions from the title, else the cwd, and describes them', () => {
     expect(sessionLabel(older)).toBe('fix the build');
     expect(sessionLabel(newer)).toBe('web');
-    expect(sessionDescription(older.blobs)).toBe('2 blobs · 127 KB');
+    expect(sessionFacts(older.blobs)).toBe('2 blobs · 127 KB');
   });
 
   it('tells sessions with the same title apart by age in the row and short id in the tooltip', () => {
@@ -81,10 +83,10 @@ describe('tree model', () => {
     const a = session({ key: 'claude-code:/d/x', id: '5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11', title: 'run the build', blobs: [bash], updatedAt: '2026-01-02T01:00:00Z' });
     const b = session({ key: 'claude-code:/d/y', id: '0b8f2f7c-1d11-4c1b-8a57-5f0c6a529d1e', title: 'run the build', blobs: [grep], updatedAt: '2026-01-02T02:55:00Z' });
     expect(sessionLabel(a)).toBe(sessionLabel(b));
-    expect(sessionDescription(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
-    expect(sessionDescription(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
+    expect(sessionFacts(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
+    expect(sessionFacts(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
     // No usable time: the age is left out rather than shown wrong.
-    expect(sessionDescription(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
+    expect(sessionFacts(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
     const tipA = sessionTooltipParagraphs(a, now);
     const tipB = sessionTooltipParagraphs(b, now);
     expect(tipA[0]).toBe('run the build');
@@ -98,10 +100,27 @@ describe('tree model', () => {
 
   it('labels blobs with tool + args, size + lines, and an icon per tool', () => {
     expect(blobLabel(bash)).toBe('Bash npm test');
-    expect(blobDescription(bash)).toBe('39 KB · 812 lines');
+    expect(blobFacts(bash)).toBe('39 KB · 812 lines');
+    expect(blobFacts({ ...bash, binary: true })).toBe('39 KB · binary');
     expect(blobIcon(bash)).toBe('terminal');
     expect(blobIcon(grep)).toBe('search');
-    expect(blobLabel(pi.blobs[0]!)).toBe('shell');
+  });
+
+  it('puts the facts first in rows, so a 300 px side bar cuts the title, not the size', () => {
+    const now = Date.parse('2026-01-02T03:00:00Z');
+    expect(blobRow(bash)).toEqual({ label: '39 KB · 812 lines', description: 'Bash npm test' });
+    expect(sessionRow(older, older.blobs, now)).toEqual({ label: '3 h ago · 2 blobs · 127 KB', description: 'fix the build' });
+    // The row counts the blobs it shows (a filter may hide some).
+    expect(sessionRow(older, [bash], now).label).toBe('3 h ago · 1 blob · 39 KB');
+  });
+
+  it('names an unattributed output by its command, else its first line, not "shell"', () => {
+    const shell = pi.blobs[0]!;
+    expect(blobLabel(shell)).toBe('shell output');
+    expect(blobLabel({ ...shell, preview: '\n\n  > tsc -p . && vitest run  \nsrc/a.ts(3,1): error\n' })).toBe('> tsc -p . && vitest run');
+    expect(blobLabel({ ...shell, args: 'make -j8' })).toBe('make -j8');
+    expect(blobLabel({ ...shell, preview: '\u0000\u0001', binary: true })).toBe('shell output');
+    expect(blobLabel({ ...shell, preview: 'x'.repeat(200) })).toHaveLength(60);
   });
 
   it('gives stable ids and a contextValue grammar', () => {
@@ -145,25 +164,50 @@ describe('tree model', () => {
 });
 
 describe('chart data', () => {
-  it('maps turns, spills and the saved estimate, and passes the protocol guard', () => {
+  it('maps turns, their parts and drops, the largest contributors and the saved estimate, and passes the protocol guard', () => {
     const series: TurnSeries = {
       sessionKey: older.key,
       compactions: 1,
       skipped: 0,
-      tokensSaved: { charsPerToken: 4, tokens: 4321, blobs: [], blobsWithoutTurn: 0 },
+      blobs: [{ key: bash.key, path: bash.path, tool: 'Bash', bytes: bash.bytes, turn: 2, readBack: 2, madeBy: 'spillway' }],
+      tokensSaved: { charsPerToken: 4, tokens: 4321, contextTokens: 0, calls: 1, agentSpills: 1, blobs: [{ key: bash.key, bodyTokens: 10_000, baselineTokens: 10_000, counted: true, digestTokens: 500, resentTurns: 1, saved: 9500, digestKnown: true }], blobsWithoutTurn: 0 },
       points: [
-        { index: 1, timestamp: '2026-01-01T00:00:00Z', promptTokens: 1000, delta: 1000, outputTokens: 5, compaction: false, blobs: [] },
-        { index: 2, timestamp: 'bad', promptTokens: 9000, delta: 8000, outputTokens: 5, compaction: false, blobs: [bash.key, '/gone'] },
-        { index: 3, timestamp: '2026-01-01T00:01:00Z', promptTokens: 2000, delta: 2000, outputTokens: 5, compaction: true, blobs: [] },
+        { index: 1, timestamp: '2026-01-01T00:00:00Z', promptTokens: 1000, delta: 1000, outputTokens: 5, compaction: false, blobs: [], parts: [{ kind: 'user', tokens: 10 }, { kind: 'other', tokens: 990 }], drop: null },
+        {
+          index: 2, timestamp: 'bad', promptTokens: 9000, delta: 8000, outputTokens: 5, compaction: false, blobs: [bash.key, '/gone'],
+          parts: [{ kind: 'assistant', tokens: 5 }, { kind: 'tool-result', tool: 'Bash', toolCallId: 't1', tokens: 500, spilled: true, path: bash.path }, { kind: 'tool-result', tool: 'Read', toolCallId: 't2', tokens: 7000, spilled: false }, { kind: 'other', tokens: 495 }],
+          drop: null,
+        },
+        { index: 3, timestamp: '2026-01-01T00:01:00Z', promptTokens: 2000, delta: -7000, outputTokens: 5, compaction: true, blobs: [], parts: [], drop: { kind: 'compaction', tokens: 7000 } },
       ],
     };
     const d = toChartData(older, series, { contextWindow: 100_000, budgetDelta: 0.05 });
     expect(isChartData(d)).toBe(true);
-    expect(d.turns.map((t) => t.delta)).toEqual([1000, 8000, 2000]);
+    expect(d.turns.map((t) => t.delta)).toEqual([1000, 8000, -7000]);
     expect(d.turns[1]?.spills).toEqual([{ blobId: bash.key, label: 'Bash npm test', bytes: 40_000 }]);
+    expect(d.turns[1]?.parts.map((p) => [p.label, p.tokens, p.spilled, p.blobId])).toEqual([
+      ['assistant output', 5, false, undefined],
+      ['Bash', 500, true, bash.key],
+      ['Read', 7000, false, undefined],
+      ['other (system prompt, tools, reminders)', 495, false, undefined],
+    ]);
+    expect(d.turns[2]?.drop).toEqual({ label: 'compaction', tokens: 7000 });
     expect(d.turns[1]?.time).toBeUndefined();
     expect(d.turns[2]?.compaction).toBe(true);
+    // The largest first: the inline Read, then the spilled Bash with its blob and read-backs.
+    expect(d.contributors).toEqual([
+      { turn: 2, tool: 'Read', tokens: 7000, spilled: false },
+      { turn: 2, tool: 'Bash', tokens: 500, spilled: true, blobId: bash.key, label: 'Bash npm test', bytes: 40_000, readBack: 2 },
+    ]);
     expect(d.tokensSaved).toBe(4321);
+    expect(d.savedText).toBe(
+      "Spillway (est., 4 chars/token, against what Claude Code would have shown without it): context now ≈0 tokens smaller; ≈4.3k input tokens not re-sent over 1 call. 1 blob is Claude Code's own spill (Claude Code already showed only a preview): not counted.",
+    );
     expect(d.title).toBe('fix the build — Claude Code');
+  });
+
+  it("says Spillway saved about nothing where the agent spilled everything itself", () => {
+    const saved = { charsPerToken: 4, tokens: 0, contextTokens: 0, calls: 0, agentSpills: 3, blobs: [], blobsWithoutTurn: 0 };
+    expect(savedSentence(saved, 'Claude Code')).toBe("Spillway saved ≈0 tokens here: it spilled nothing in this session. 3 blobs are Claude Code's own spills (Claude Code already showed only a preview): not counted.");
   });
 });
