@@ -4,7 +4,7 @@
 // blob's 5,000 identical lines from crowding out every other blob, counted so
 // the view can say what it left out.
 
-import { compilePattern } from '../catalog/grep';
+import { compilePattern, effectiveIgnoreCase } from '../catalog/grep';
 import type { BlobInfo, GrepMatch, GrepSummary, SessionInfo } from '../catalog/types';
 import { formatCount } from './format';
 
@@ -17,14 +17,9 @@ export interface SearchQuery {
   sessionKey?: string;
 }
 
-/**
- * rg's smart case: case-insensitive unless the pattern holds an upper-case
- * letter; in a regex, letters of escapes (`\W`, `\S`, `\p{Lu}`) do not count.
- */
+/** Smart case unless Match Case is on (the grep core's reading of rg's -S). */
 export function ignoresCase(q: Pick<SearchQuery, 'pattern' | 'regex' | 'matchCase'>): boolean {
-  if (q.matchCase) return false;
-  const literal = q.regex ? q.pattern.replace(/\\(?:[pP]\{[^}]*\}|.)/g, '') : q.pattern;
-  return literal === literal.toLowerCase();
+  return effectiveIgnoreCase({ pattern: q.pattern, regex: q.regex, ignoreCase: false, smartCase: !q.matchCase });
 }
 
 export function matcherFor(q: SearchQuery): RegExp {
