@@ -30,12 +30,12 @@ import { readHead } from './head';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, isRacy, loadIndex, saveIndex, stampOf, type IndexedClaim } from './index-file';
+import { blobUnchanged, indexFileFor, isRacy, loadIndex, readIndexedBlobFolders, saveIndex, stampOf, type IndexedClaim } from './index-file';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
-import { grep, type BlobFolder } from './grep';
+import { grep, grepWhileLoading, type BlobFolder, type GrepTargets } from './grep';
 import { buildTurnSeries } from './turns';
 import { executeClean, planClean, refusal } from './clean';
 import { CatalogWatcher } from './watcher';
@@ -316,10 +316,36 @@ export class Catalog {
     onProgress?: (progress: GrepProgress) => void,
   ): Promise<GrepSummary> {
     if (options.paths) return grep({ ...options, paths: options.paths }, onMatch, signal, onProgress);
+    return grep({ ...options, ...this.grepTargets() }, onMatch, signal, onProgress);
+  }
+
+  /**
+   * Scan and grep every blob at once: ripgrep starts on the blob folders the
+   * index last named while the scan runs, and its matches are reported once
+   * the scan tells which files are blobs (then the folders it found beyond
+   * those are searched). Same results as scan() then grep().
+   */
+  async scanAndGrep(
+    options: Omit<GrepOptions, 'paths'>,
+    onMatch: (match: GrepMatch) => void,
+    scanOptions: ScanOptions = {},
+    signal?: AbortSignal,
+  ): Promise<GrepSummary> {
+    return grepWhileLoading(
+      options,
+      (withRipgrep) => ({
+        early: withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : Promise.resolve([]),
+        targets: this.scan(scanOptions).then(() => this.grepTargets()),
+      }),
+      onMatch,
+      signal,
+    );
+  }
+
+  /** Every blob as grep targets: whole folders where a layout has them, the rest by name; only known blobs are accepted. */
+  private grepTargets(): GrepTargets {
     const folders = new Map<string, BlobFolder>();
-    for (const record of this.records.values()) {
-      for (const folder of record.indexed.described?.blobFolders ?? []) folders.set(folder, { path: folder, files: 0, bytes: 0 });
-    }
+    for (const folder of this.blobFolders()) folders.set(folder, { path: folder, files: 0, bytes: 0 });
     const loose: string[] = [];
     const inFolders: string[] = [];
     for (const blob of this.blobMap.values()) {
@@ -331,12 +357,14 @@ export class Catalog {
         folder.bytes += blob.bytes;
       }
     }
-    return grep(
-      { ...options, paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file) },
-      onMatch,
-      signal,
-      onProgress,
-    );
+    return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file) };
+  }
+
+  /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */
+  private blobFolders(): Set<string> {
+    const folders = new Set<string>();
+    for (const record of this.records.values()) for (const folder of record.indexed.described?.blobFolders ?? []) folders.add(folder);
+    return folders;
   }
 
   /** What a clean request would delete (nothing is touched). */
@@ -532,7 +560,7 @@ export class Catalog {
   private async saveIndexNow(): Promise<void> {
     if (!this.indexFile) return;
     try {
-      await saveIndex(this.indexFile, [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()]);
+      await saveIndex(this.indexFile, [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()], [...this.blobFolders()]);
     } catch (err) {
       this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
     }

@@ -19,7 +19,14 @@ export interface RipgrepTargets {
   folders: BlobFolder[];
   /** Keeps a match only in a file the caller knows. */
   accept?: (file: string) => boolean;
+  /** Until it settles, matches and errors are held (rg pauses when too many wait): accept cannot judge them yet. */
+  ready?: Promise<unknown>;
+  /** Keeps a file or folder's error (default: all). */
+  keepError?: (file: string) => boolean;
 }
+
+/** Matches held before `ready` settles; past this rg's output is left unread (it blocks). */
+const HELD_LINES = 4096;
 
 export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTargets): Promise<void> {
   const { options, sizes, summary, progress, signal } = run;
@@ -50,7 +57,7 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   });
   for (const batch of batches([...targets.folders.map((f) => f.path), ...regular])) {
     if (signal?.aborted || summary.truncated) return;
-    await searchBatch(rg, [...base, ...batch], run, targets.accept);
+    await searchBatch(rg, [...base, ...batch], run, targets);
     for (const target of batch) {
       const done = weight.get(target);
       if (!done) continue;
@@ -78,8 +85,9 @@ function batches(targets: string[]): string[][] {
   return out;
 }
 
-function searchBatch(rg: string, args: string[], run: GrepRun, accept: ((file: string) => boolean) | undefined): Promise<void> {
+function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepTargets): Promise<void> {
   const { options, summary, signal } = run;
+  const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
     const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stopped = false;
@@ -92,7 +100,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, accept: ((file: s
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < 64 * 1024) stderr += d;
     });
-    const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
+    const onLine = (line: Buffer): void => {
       if (stopped) return;
       // `path\0number:text`; anything else (rg's "binary file matches" notes) is not a match.
       const nul = line.indexOf(0);
@@ -104,25 +112,46 @@ function searchBatch(rg: string, args: string[], run: GrepRun, accept: ((file: s
       if (accept && !accept(file)) return;
       const text = clipLine(line.toString('utf8', colon + 1), options.maxLineChars);
       if (!run.emit({ path: file, line: number, text })) stop();
+    };
+    // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
+    let held: Buffer[] | undefined = targets.ready ? [] : undefined;
+    const ready = targets.ready ?? Promise.resolve();
+    ready.then(
+      () => {
+        const waiting = held ?? [];
+        held = undefined;
+        for (const line of waiting) onLine(line);
+        child.stdout.resume();
+      },
+      () => stop(),
+    );
+    const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
+      if (!held) return onLine(line);
+      held.push(line);
+      if (held.length >= HELD_LINES) child.stdout.pause();
     });
     child.stdout.on('data', (chunk: Buffer) => lines.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       signal?.removeEventListener('abort', stop);
       lines.end();
-      if (code === 2 && !stopped) {
-        // Per-file problems (vanished, unreadable) go to the summary; anything else is rg's failure.
-        const fileErrors = stderr.split('\n').filter((l) => /^[^:]+: .*\(os error \d+\)/.test(l) || /^rg: .+: /.test(l));
-        for (const l of fileErrors) {
-          const m = /^(?:rg: )?(.+?): (.+)$/.exec(l);
-          if (m) summary.errors.push({ path: m[1]!, message: m[2]! });
+      const finish = (): void => {
+        if (code === 2 && !stopped) {
+          // Per-file problems (vanished, unreadable) go to the summary; anything else is rg's failure.
+          const fileErrors = stderr.split('\n').filter((l) => /^[^:]+: .*\(os error \d+\)/.test(l) || /^rg: .+: /.test(l));
+          for (const l of fileErrors) {
+            const m = /^(?:rg: )?(.+?): (.+)$/.exec(l);
+            if (m && keepError(m[1]!)) summary.errors.push({ path: m[1]!, message: m[2]! });
+          }
+          if (fileErrors.length === 0 && stderr.trim()) {
+            reject(new Error(`ripgrep: ${stderr.trim().split('\n')[0]}`));
+            return;
+          }
         }
-        if (fileErrors.length === 0 && stderr.trim()) {
-          reject(new Error(`ripgrep: ${stderr.trim().split('\n')[0]}`));
-          return;
-        }
-      }
-      resolve();
+        resolve();
+      };
+      // Held lines are judged (and errors kept or not) once the caller can tell.
+      ready.then(() => setImmediate(finish), () => resolve());
     });
   });
 }

@@ -88,8 +88,33 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
 }
 
 /** Search `options.paths` (and `folders` with ripgrep); streams each match to onMatch. */
-export async function grep(
+export function grep(
   options: GrepOptions & GrepTargets,
+  onMatch: (match: GrepMatch) => void,
+  signal?: AbortSignal,
+  onProgress?: (progress: GrepProgress) => void,
+): Promise<GrepSummary> {
+  return grepWhileLoading(options, () => ({ early: Promise.resolve([]), targets: Promise.resolve(options) }), onMatch, signal, onProgress);
+}
+
+/** What to search, while it is still being found (see grepWhileLoading). */
+export interface Loading {
+  /** Folders that held blobs last time, for ripgrep to start on. */
+  early: Promise<readonly string[]>;
+  targets: Promise<GrepTargets>;
+}
+
+/**
+ * Search targets still being found (a catalog scanning): `begin` starts
+ * finding them once the options are valid (its flag: ripgrep will be used).
+ * ripgrep starts at once on the `early` folders (where blobs were last
+ * time); their matches are held until `targets` is known, then kept only in
+ * its blobs. What `targets` holds beyond them is searched afterwards. The
+ * Node engine waits for `targets`.
+ */
+export async function grepWhileLoading(
+  options: GrepOptions,
+  begin: (withRipgrep: boolean) => Loading,
   onMatch: (match: GrepMatch) => void,
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
@@ -107,19 +132,11 @@ export async function grep(
     ignoreCase,
     maxResults: options.maxResults ?? 1000,
     maxLineChars: options.maxLineChars ?? 300,
-    // The Node engine reads files by name: the folders' blobs join the list.
-    paths: rg || !options.folderFiles ? options.paths : [...options.paths, ...options.folderFiles],
+    paths: [],
     maxPerBlob,
     regexTimeoutMs: options.regexTimeoutMs,
   };
-  const sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
-  const progress: GrepProgress = {
-    filesDone: 0,
-    filesTotal: resolved.paths.length + (rg ? sum(options.folders ?? [], (f) => f.files) : 0),
-    bytesDone: 0,
-    bytesTotal: sum(sizes, (n) => n) + (rg ? sum(options.folders ?? [], (f) => f.bytes) : 0),
-    matches: 0,
-  };
+  const progress: GrepProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, matches: 0 };
   const summary: GrepSummary & { cappedBlobs: string[] } = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [], cappedBlobs: [] };
   const perBlob = new Map<string, number>();
   const emit = (match: GrepMatch): boolean => {
@@ -143,12 +160,63 @@ export async function grep(
   };
   // Past the cap by one: that extra match is what says the blob was cut.
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
-  const run: GrepRun = { options: resolved, sizes, emit, blobFull, summary, progress, signal, onProgress };
-  if (rg) await runRipgrep(rg, run, { folders: options.folders ?? [], accept: options.accept });
-  else await runNode(run, lineRegex);
+  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, summary, progress, signal, onProgress };
+
+  const { early, targets } = begin(!!rg);
+  // Awaited below; until then a failure must not count as unhandled.
+  targets.catch(() => undefined);
+  const started = rg ? await startEarly(rg, run, await early, targets) : undefined;
+  const known = await targets;
+  const folders = known.folders ?? [];
+  // The Node engine reads files by name: the folders' blobs join the list.
+  resolved.paths = rg || !known.folderFiles ? known.paths : [...known.paths, ...known.folderFiles];
+  run.sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
+  progress.filesTotal = resolved.paths.length + (rg ? sum(folders, (f) => f.files) : 0);
+  progress.bytesTotal = sum(run.sizes, (n) => n) + (rg ? sum(folders, (f) => f.bytes) : 0);
+  if (rg) {
+    const searched = await (started?.done ?? Promise.resolve(new Set<string>()));
+    const rest: BlobFolder[] = [];
+    for (const folder of folders) {
+      if (!searched.has(folder.path)) rest.push(folder);
+      else {
+        progress.filesDone += folder.files;
+        progress.bytesDone += folder.bytes;
+      }
+    }
+    if (!signal?.aborted && !summary.truncated) await runRipgrep(rg, run, { folders: rest, accept: known.accept });
+  } else await runNode(run, lineRegex);
   if (signal?.aborted) summary.cancelled = true;
   onProgress?.({ ...progress });
   return summary;
+}
+
+/**
+ * Start ripgrep on the early folders that are real folders now; resolves to
+ * the folders searched once it is done (its matches and errors held until
+ * `targets` says which files are blobs).
+ */
+async function startEarly(rg: string, run: GrepRun, early: readonly string[], targets: Promise<GrepTargets>): Promise<{ done: Promise<Set<string>> } | undefined> {
+  if (early.length === 0) return undefined;
+  // A folder swapped for a symlink would lead rg elsewhere: only real folders (matches are checked against the blobs anyway).
+  const real = (await Promise.all(early.map((f) => fsp.lstat(f).then((s) => (s.isDirectory() ? f : undefined), () => undefined)))).filter((f): f is string => !!f);
+  let known: GrepTargets | undefined;
+  let targetFolders = new Set<string>();
+  const ready = targets.then((t) => {
+    known = t;
+    targetFolders = new Set((t.folders ?? []).map((f) => f.path));
+  });
+  const folders = real.map((f) => ({ path: f, files: 0, bytes: 0 }));
+  const earlyRun: GrepRun = { ...run, options: { ...run.options, paths: [] }, sizes: [], onProgress: undefined };
+  const done = runRipgrep(rg, earlyRun, {
+    folders,
+    ready,
+    // Only folders still blob folders count as searched; only blobs' matches are kept.
+    accept: (file) => targetFolders.has(path.dirname(file)) && (known?.accept?.(file) ?? true),
+    keepError: (file) => targetFolders.has(file) || targetFolders.has(path.dirname(file)),
+  }).then(() => new Set(real.filter((f) => targetFolders.has(f))));
+  // A failing scan is the caller's error (awaited there): the early search just stops.
+  done.catch(() => undefined);
+  return { done };
 }
 
 function sum<T>(items: readonly T[], of: (item: T) => number): number {

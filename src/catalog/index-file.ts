@@ -14,7 +14,7 @@ import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
 
 /** Bump when the meaning of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 const FORMAT = 'spillway-catalog-index';
 /** One session's line can be big (tens of thousands of blobs), but not this big. */
 const MAX_LINE_BYTES = 256 << 20;
@@ -113,14 +113,44 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
   return valid && header !== undefined ? entries : new Map();
 }
 
-/** Write the index whole to a private temporary file, then rename it over the old one. */
-export async function saveIndex(file: string, entries: Iterable<IndexedClaim>): Promise<void> {
+/**
+ * The blob folders the index's header names (where blobs were when it was
+ * saved), read from its first line alone; [] when there is none. grep hands
+ * them to ripgrep before the catalog has loaded.
+ */
+export async function readIndexedBlobFolders(file: string): Promise<string[]> {
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(file, 'r');
+    const parts: Buffer[] = [];
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (let pos = 0, total = 0; total < MAX_LINE_BYTES; ) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, pos);
+      if (bytesRead === 0) return [];
+      const nl = chunk.subarray(0, bytesRead).indexOf(0x0a);
+      parts.push(Buffer.from(chunk.subarray(0, nl === -1 ? bytesRead : nl)));
+      if (nl !== -1) break;
+      pos += bytesRead;
+      total += bytesRead;
+    }
+    const header = JSON.parse(Buffer.concat(parts).toString('utf8')) as { format?: unknown; version?: unknown; blobFolders?: unknown };
+    const folders = header.format === FORMAT && header.version === INDEX_VERSION ? header.blobFolders : undefined;
+    return Array.isArray(folders) ? folders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)) : [];
+  } catch {
+    return []; // missing, unreadable or corrupt: grep waits for the catalog
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Write the index whole to a private temporary file, then rename it over the old one; the header names the blob folders. */
+export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, blobFolders: readonly string[] = []): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   const handle = await fsp.open(temp, 'wx', 0o600);
   try {
     // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
-    let lines = [JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString() }) + '\n'];
+    let lines = [JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders }) + '\n'];
     let pending = 0;
     for (const entry of entries) {
       const described = entry.described && { ...entry.described, blobs: entry.described.blobs.map(storedBlob) };

@@ -1,7 +1,7 @@
 // JSONL transcripts parsed streaming, cached by (size, mtime); a file that
 // only grew is read from where the last read stopped, not from the start.
-import { promises as fsp } from 'node:fs';
-import { openRegularFile, refusedKind } from '../spill/regular-file';
+import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
+import { openRegularFile, openRegularFileSync, refusedKind } from '../spill/regular-file';
 
 /** Folds the JSON values of a transcript's lines into a state. */
 export interface LineReducer<S> {
@@ -42,10 +42,14 @@ interface Entry {
  * the whole session.
  */
 export const MAX_LINE_BYTES = 128 * 1024 * 1024;
+/** Read size; what is left to read up to this is read synchronously into one shared buffer (most transcripts are small). */
+const CHUNK = 256 * 1024;
 
 export class TranscriptCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxLineBytes: number;
+  /** For synchronous reads only (never shared across an await). */
+  private readonly buffer = Buffer.allocUnsafe(CHUNK);
   /** Bytes read from disk, for tests that prove incremental reads. */
   bytesRead = 0;
 
@@ -55,11 +59,15 @@ export class TranscriptCache {
 
   /** Parse (or continue parsing) `path`; undefined when it does not exist. */
   async read<S>(path: string, reducer: LineReducer<S>): Promise<TranscriptRead<S> | undefined> {
-    let stat;
+    let stat: Stats | undefined;
     try {
       // lstat: a symlink in a transcript's place is no transcript (it may lead anywhere).
-      stat = await fsp.lstat(path);
+      // Synchronous: one stat costs less than a promise around it.
+      stat = lstatSync(path, { throwIfNoEntry: false });
     } catch {
+      stat = undefined;
+    }
+    if (!stat) {
       this.entries.delete(path);
       return undefined;
     }
@@ -73,7 +81,7 @@ export class TranscriptCache {
     if (!entry || entry.kind !== reducer.kind || entry.ino !== stat.ino || stat.size < Math.max(entry.size, entry.offset)) {
       entry = { kind: reducer.kind, ino: stat.ino, size: 0, mtimeMs: 0, offset: 0, state: reducer.init(), skipped: 0, lines: 0, torn: false };
     }
-    await this.consume(path, entry, reducer as LineReducer<unknown>);
+    await this.consume(path, entry, reducer as LineReducer<unknown>, stat.size);
     entry.size = stat.size;
     entry.mtimeMs = stat.mtimeMs;
     this.entries.set(path, entry);
@@ -84,7 +92,8 @@ export class TranscriptCache {
     this.entries.delete(path);
   }
 
-  private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>): Promise<void> {
+  /** Parse from entry.offset to the end (`size` as last seen: a small rest is read at once, synchronously). */
+  private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>, size: number): Promise<void> {
     const handleLine = (text: string): void => {
       entry.lines++;
       if (text.trim() === '') return;
@@ -136,19 +145,36 @@ export class TranscriptCache {
     };
     try {
       // Not through a symlink put there since the lstat, never blocked on a FIFO.
-      const handle = await openRegularFile(path);
-      try {
-        // Streamed in 256 KB reads: a huge transcript is never held whole.
-        const buffer = Buffer.allocUnsafe(256 * 1024);
-        let position = entry.offset;
-        for (;;) {
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-          if (bytesRead === 0) break;
-          position += bytesRead;
-          feed(buffer.subarray(0, bytesRead));
+      if (size - entry.offset < CHUNK) {
+        const fd = openRegularFileSync(path);
+        try {
+          // Up to the size seen (one read, no second one to find the end); a later append is read next time.
+          let position = entry.offset;
+          for (;;) {
+            const bytesRead = readSync(fd, this.buffer, 0, CHUNK, position);
+            if (bytesRead === 0) break;
+            position += bytesRead;
+            feed(this.buffer.subarray(0, bytesRead));
+            if (position >= size) break;
+          }
+        } finally {
+          closeSync(fd);
         }
-      } finally {
-        await handle.close();
+      } else {
+        const handle = await openRegularFile(path);
+        try {
+          // Streamed in 256 KB reads: a huge transcript is never held whole.
+          const buffer = Buffer.allocUnsafe(CHUNK);
+          let position = entry.offset;
+          for (;;) {
+            const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+            if (bytesRead === 0) break;
+            position += bytesRead;
+            feed(buffer.subarray(0, bytesRead));
+          }
+        } finally {
+          await handle.close();
+        }
       }
     } catch (err) {
       // Vanished or replaced by something else mid-read: keep what was parsed.

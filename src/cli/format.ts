@@ -34,14 +34,24 @@ export interface RootFlagValues {
 
 /** Build and scan the catalog the flags describe (through the shared index); problems go to stderr. */
 export async function openCatalog(values: RootFlagValues, io: CliIO, scan: ScanOptions = {}): Promise<Catalog> {
+  const catalog = newCatalog(values, io);
+  await catalog.scan(scan);
+  reportProblems(catalog, io);
+  return catalog;
+}
+
+/** The catalog the flags describe, not yet scanned. */
+export function newCatalog(values: RootFlagValues, io: CliIO): Catalog {
   const sources = values.source?.map((name) => {
     if (!(SOURCE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown source '${name}' (one of: ${SOURCE_NAMES.join(', ')})`);
     return name as SourceName;
   });
-  const catalog = new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env, cacheDir: defaultCacheDir(io.env) });
-  await catalog.scan(scan);
+  return new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env, cacheDir: defaultCacheDir(io.env) });
+}
+
+/** The scan's problems (unreadable roots and folders), to stderr. */
+export function reportProblems(catalog: Catalog, io: CliIO): void {
   for (const problem of catalog.problems()) io.stderr(human`spillway: ${problem}\n`);
-  return catalog;
 }
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };

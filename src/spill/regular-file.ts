@@ -3,7 +3,7 @@
 // (a plain open would wait for a writer) and is then refused by fstat. On a
 // regular file O_NONBLOCK changes nothing, so reads behave as usual. A file
 // with more than one hard link is refused too: its other name may lie anywhere.
-import { constants as C, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants as C, fstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
 
 /** Thrown for a path that is not a regular file; `code` is 'ENOTREG'. */
 export class NotRegularFileError extends Error {
@@ -54,6 +54,26 @@ export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
     throw err;
   }
   return handle;
+}
+
+/** openRegularFile, synchronous (for small files read at once: cheaper than the promises); returns the fd. */
+export function openRegularFileSync(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(path, 'symlink');
+    throw err;
+  }
+  try {
+    const refused = refusedKind(fstatSync(fd));
+    if (refused) throw new NotRegularFileError(path, refused);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return fd;
 }
 
 /** lstat-based check for paths handed to another program (which would follow a symlink or block on a FIFO). */

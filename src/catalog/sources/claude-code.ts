@@ -2,10 +2,9 @@
 // transcript `<enc>/<sessionId>.jsonl`, subagent transcripts under
 // `<sessionId>/subagents/`, and Spillway folders (with a manifest) the hook
 // adapter puts beside `tool-results/`.
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
-import { readManifest, type ManifestRecord } from '../../spill/manifest';
+import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
 import type { LineReducer } from '../transcripts';
@@ -231,19 +230,22 @@ export const claudeCode: Source = {
     }
 
     // Blob folders: tool-results/ and any sibling folder holding a Spillway manifest.
+    // The claim lists the session folder's sub-folders as the walk found them (a new one changes the claim).
     const folders = [path.join(dir, 'tool-results')];
-    for (const entry of await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      if (entry.isDirectory() && entry.name !== 'tool-results' && entry.name !== 'subagents') folders.push(path.join(dir, entry.name));
+    for (const owned of claim.owns) {
+      const name = path.basename(owned);
+      if (name !== 'tool-results' && name !== 'subagents') folders.push(owned);
     }
     const records = new Map<string, ManifestRecord>();
     const files: FileFacts[] = [];
     const blobFolders: string[] = [];
     for (const folder of folders) {
-      const manifest = await readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
-      skipped += manifest.skipped;
-      if (manifest.records.length > 0) dependsOn.push(path.join(folder, 'spillway.jsonl'));
-      manifestIndex(folder, manifest.records, records);
       const listed = await listFiles(folder);
+      // No file of that name listed: no manifest to try opening (most tool-results folders).
+      const manifest = listed.some((f) => f.name === MANIFEST_NAME) ? await readManifest(folder).catch(() => ({ records: [], skipped: 1 })) : { records: [], skipped: 0 };
+      skipped += manifest.skipped;
+      if (manifest.records.length > 0) dependsOn.push(path.join(folder, MANIFEST_NAME));
+      manifestIndex(folder, manifest.records, records);
       const isToolResults = folder.endsWith(`${path.sep}tool-results`);
       // Other folders count only when a manifest makes them Spillway's.
       if (!isToolResults && manifest.records.length === 0) continue;

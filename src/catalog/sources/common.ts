@@ -1,6 +1,6 @@
 // Helpers shared by the source modules: list a folder's files with their
 // stats (symlinks reported, never followed) and index manifest records.
-import { promises as fsp, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
 import { refusedKind } from '../../spill/regular-file';
@@ -23,21 +23,33 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
   let entries;
   try {
     // readdir follows a symlinked folder: its files lie elsewhere and are no session's blobs.
-    if (!(await fsp.lstat(dir)).isDirectory()) return [];
-    entries = await fsp.readdir(dir, { withFileTypes: true });
+    // Synchronous, as the stats below: the thread-pool round trips cost more than these calls (a walk's worth per scan).
+    if (!lstatSync(dir).isDirectory()) return [];
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
-  const files = entries.filter((e) => e.isFile() || e.isSymbolicLink());
-  return Promise.all(
-    files.map(async (e): Promise<FileFacts> => {
-      const file = path.join(dir, e.name);
-      if (e.isSymbolicLink()) return { path: file, name: e.name, symlink: true };
-      const stat = await fsp.lstat(file).catch(() => undefined);
-      // A file with other hard links is no blob either: its other name may lie anywhere.
-      return { path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? stat : undefined };
-    }),
-  );
+  const facts: FileFacts[] = [];
+  for (const e of entries) {
+    if (!e.isFile() && !e.isSymbolicLink()) continue;
+    const file = path.join(dir, e.name);
+    if (e.isSymbolicLink()) {
+      facts.push({ path: file, name: e.name, symlink: true });
+      continue;
+    }
+    const stat = lstatQuiet(file);
+    // A file with other hard links is no blob either: its other name may lie anywhere.
+    facts.push({ path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? stat : undefined });
+  }
+  return facts;
+}
+
+function lstatQuiet(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Add `records` of the manifest in `folder` to `into`, keyed by the blob's absolute path (first record wins). */

@@ -1,6 +1,6 @@
 // `spillway grep PATTERN`: search every blob (ripgrep when found, else Node).
 import { UsageError, type CliCommand } from '../io';
-import { human, json, openCatalog, parseFlags, ROOT_FLAGS } from '../format';
+import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
@@ -28,12 +28,12 @@ export const grepCommand: CliCommand = async (argv, io) => {
   if (values['max-per-blob'] !== undefined && (!Number.isInteger(perBlob) || perBlob < 1)) throw new UsageError(`invalid --max-per-blob '${values['max-per-blob']}' (a positive integer)`);
   const engine = values.engine ?? 'auto';
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
-  // Blob sizes are not needed to search: a grown blob is read as it is now.
-  const catalog = await openCatalog(values, io, { statBlobs: false });
+  const catalog = newCatalog(values, io);
   const matches: GrepMatch[] = [];
   let summary;
   try {
-    summary = await catalog.grep(
+    // ripgrep starts on the folders the index names while the catalog scans.
+    summary = await catalog.scanAndGrep(
       {
         pattern: positionals[0]!,
         regex: values.regex,
@@ -48,12 +48,15 @@ export const grepCommand: CliCommand = async (argv, io) => {
         if (values.json) matches.push(match);
         else io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
       },
+      // Blob sizes are not needed to search: a grown blob is read as it is now.
+      { statBlobs: false },
     );
   } catch (err) {
     const message = (err as Error).message;
     if (/pattern|regular expression|ripgrep/.test(message)) throw new UsageError(message);
     throw err;
   }
+  reportProblems(catalog, io);
   for (const e of summary.errors) io.stderr(human`spillway grep: ${e.path}: ${e.message}
 `);
   const capped = summary.cappedBlobs ?? [];
