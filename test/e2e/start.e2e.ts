@@ -22,7 +22,7 @@ afterAll(async () => {
   await browser?.close();
   // npm, start.mjs and code-server share one process group: stop them all.
   if (start?.pid && start.exitCode === null) process.kill(-start.pid, 'SIGTERM');
-  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // code-server may still be writing as it exits
 });
 
 it('`npm start` prints a local address that opens VS Code on the Spills view, focused, with the real HOME\'s sessions', async () => {
