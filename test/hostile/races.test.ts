@@ -73,6 +73,28 @@ describe('a session folder swapped for a symlink', () => {
   });
 });
 
+describe('a session folder swapped for a symlink during a read', () => {
+  it.each(['node', 'rg'])('grep (%s engine) prints no line of a same-named file outside the roots (12 runs)', async (engine) => {
+    for (let runIndex = 0; runIndex < 12; runIndex++) {
+      const c = await caseDirs(base(), `grep-${engine}-swap-${runIndex}`);
+      const folders: string[] = [];
+      for (let s = 0; s < 3; s++) {
+        const folder = path.join(c.spills, `session-gswap${runIndex}s${s}`);
+        await spillwaySession(folder, `gswap-${runIndex}-${s}`, SENTINEL_NAMES);
+        folders.push(folder);
+      }
+      const swap = swapper(folders, sentinel());
+      // Every line of the sentinel's same-named files holds "sentinel"; no blob does.
+      const result = await run(['grep', 'sentinel', '--engine', engine, '--max', '100000', '--json', '--no-default-roots', '--root', c.spills], { env: c.env, timeoutMs: 60_000 });
+      await swap.stop();
+      expect(result.timedOut).toBe(false);
+      expect(result.code, result.stderr).toBe(0);
+      const out = JSON.parse(result.stdout.toString('utf8')) as { matches: Array<{ path: string; text: string }> };
+      expect(out.matches, `run ${runIndex}: lines of files outside the roots were printed`).toEqual([]);
+    }
+  });
+});
+
 describe('concurrent spills', () => {
   it('16 spills of 5 bodies into one session write 5 blobs (2 rounds)', async () => {
     for (let round = 0; round < 2; round++) {
