@@ -303,6 +303,11 @@ export class Catalog {
     return lines;
   }
 
+  /** Open a file for reading: a regular file with one link, refused below a root when a folder on its way was swapped for a symlink. */
+  openForRead(filePath: string): Promise<fsp.FileHandle> {
+    return this.reads.open(filePath);
+  }
+
   /** Lines startLine..endLine (1-based, inclusive) of any file, without loading it. */
   readSlice(filePath: string, startLine: number, endLine: number, options?: SliceOptions): Promise<SliceResult> {
     return readSlice(filePath, startLine, endLine, { open: this.reads.open, ...options });

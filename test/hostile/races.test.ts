@@ -93,6 +93,28 @@ describe('a session folder swapped for a symlink during a read', () => {
       expect(out.matches, `run ${runIndex}: lines of files outside the roots were printed`).toEqual([]);
     }
   });
+
+  it.each([[[]], [['--lines', '1:1']]])('show %j prints a blob or refuses it, never a same-named file outside the roots (6 runs of 10)', async (extra) => {
+    let printed = 0;
+    for (let runIndex = 0; runIndex < 6; runIndex++) {
+      const c = await caseDirs(base(), `show-swap-${extra.length}-${runIndex}`);
+      const folder = path.join(c.spills, `session-sswap${runIndex}`);
+      const names = SENTINEL_NAMES.slice(0, 10);
+      await spillwaySession(folder, `sswap-${runIndex}`, names);
+      const swap = swapper([folder], sentinel());
+      // The spills root is a default root: show needs no flag to know it.
+      const results = await Promise.all(names.map((name) => run(['show', path.join(folder, name), ...extra], { env: c.env, timeoutMs: 60_000 })));
+      await swap.stop();
+      results.forEach((r, i) => {
+        expect(r.timedOut).toBe(false);
+        if (r.code !== 0) return;
+        printed++;
+        expect(r.stdout.toString('utf8'), `run ${runIndex}: a file outside the roots was printed`).toBe(`blob ${names[i]}\n`);
+      });
+    }
+    // Not every show was refused: the folder was in place for a good share of them.
+    expect(printed).toBeGreaterThan(0);
+  });
 });
 
 describe('concurrent spills', () => {
