@@ -16,7 +16,7 @@ import { LineReader } from './line-reader';
 /** Bytes of file and folder arguments given to one rg process. */
 const RG_ARGS_BYTES = 96 * 1024;
 /** Folders and files (so descriptors) given to one rg process. */
-const RG_ARGS_COUNT = 256;
+const RG_ARGS_COUNT = 1024;
 /** The descriptor rg gets the first target on (after stdin, stdout, stderr). */
 const FIRST_FD = 3;
 /** A printed line longer than this is not rg's (clipped lines are short): it is dropped. */

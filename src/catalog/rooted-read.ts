@@ -12,7 +12,7 @@
 // model").
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { AnchoredDir, FOLDERS_HELD_OPEN, openBelow } from '../spill/anchored-dir';
+import { AnchoredDir, FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
 import { openRegularFile } from '../spill/regular-file';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
@@ -40,6 +40,8 @@ export class MovedFileError extends Error {
 export class RootedReads implements ReadAnchor {
   private readonly roots: string[];
   private readonly realRoots = new Map<string, string>();
+  /** Roots open while folders below them are being opened: a batch of folders shares one open root. */
+  private readonly openRoots = new Map<string, { dir: Promise<AnchoredDir>; users: number }>();
 
   constructor(roots: readonly string[]) {
     // Longest first: a file is judged by the innermost root holding it.
@@ -66,7 +68,21 @@ export class RootedReads implements ReadAnchor {
     const root = this.rootOf(resolved);
     if (root === undefined) return AnchoredDir.open(dir);
     const rel = path.relative(root, resolved);
-    return openBelow(await this.realRoot(root), rel === '' ? [] : rel.split(path.sep));
+    if (rel === '') return AnchoredDir.open(await this.realRoot(root));
+    let held = this.openRoots.get(root);
+    if (!held) {
+      held = { dir: this.realRoot(root).then((real) => AnchoredDir.open(real)), users: 0 };
+      this.openRoots.set(root, held);
+    }
+    held.users++;
+    try {
+      return await (await held.dir).descend(rel.split(path.sep));
+    } finally {
+      if (--held.users === 0) {
+        this.openRoots.delete(root);
+        await held.dir.then((d) => d.close(), () => undefined);
+      }
+    }
   };
 
   /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */

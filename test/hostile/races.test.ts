@@ -8,17 +8,23 @@ import { caseDirs, hostileFile, run, SENTINEL_NAMES, sessionFolder, spillwaySess
 
 const { base, sentinel } = hostileFile('races');
 
+/** Three Spillway sessions under `spills`, each holding blobs named like the sentinel's files. */
+async function sessionsNamedLikeSentinel(spills: string, tag: string): Promise<string[]> {
+  const folders: string[] = [];
+  for (let s = 0; s < 3; s++) {
+    const folder = path.join(spills, `session-${tag}s${s}`);
+    await spillwaySession(folder, `${tag}-${s}`, SENTINEL_NAMES);
+    folders.push(folder);
+  }
+  return folders;
+}
+
 describe('a session folder swapped for a symlink', () => {
   it('during clean: nothing outside the roots is deleted (12 runs)', async () => {
     const before = await treeHash(sentinel());
     for (let runIndex = 0; runIndex < 12; runIndex++) {
       const c = await caseDirs(base(), `clean-swap-${runIndex}`);
-      const folders: string[] = [];
-      for (let s = 0; s < 3; s++) {
-        const folder = path.join(c.spills, `session-swap${runIndex}s${s}`);
-        await spillwaySession(folder, `swap-${runIndex}-${s}`, SENTINEL_NAMES);
-        folders.push(folder);
-      }
+      const folders = await sessionsNamedLikeSentinel(c.spills, `swap${runIndex}`);
       const swap = swapper(folders, sentinel());
       const result = await run(['clean', '--older-than', '0s', '--yes', '--no-default-roots', '--root', c.spills], { env: c.env, timeoutMs: 60_000 });
       await swap.stop();
@@ -77,12 +83,7 @@ describe('a session folder swapped for a symlink during a read', () => {
   it.each(['node', 'rg'])('grep (%s engine) prints no line of a same-named file outside the roots (12 runs)', async (engine) => {
     for (let runIndex = 0; runIndex < 12; runIndex++) {
       const c = await caseDirs(base(), `grep-${engine}-swap-${runIndex}`);
-      const folders: string[] = [];
-      for (let s = 0; s < 3; s++) {
-        const folder = path.join(c.spills, `session-gswap${runIndex}s${s}`);
-        await spillwaySession(folder, `gswap-${runIndex}-${s}`, SENTINEL_NAMES);
-        folders.push(folder);
-      }
+      const folders = await sessionsNamedLikeSentinel(c.spills, `gswap${runIndex}`);
       const swap = swapper(folders, sentinel());
       // Every line of the sentinel's same-named files holds "sentinel"; no blob does.
       const result = await run(['grep', 'sentinel', '--engine', engine, '--max', '100000', '--json', '--no-default-roots', '--root', c.spills], { env: c.env, timeoutMs: 60_000 });
