@@ -27,6 +27,7 @@ import type {
 } from './types';
 import type { ApiCall } from './calls';
 import { readHead } from './head';
+import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
@@ -105,11 +106,14 @@ export class Catalog {
   private watcher: CatalogWatcher | undefined;
   private rootPoll: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** Reads of blobs, refused when a folder below a root was swapped for a symlink. */
+  private readonly reads: RootedReads;
 
   constructor(private readonly options: CatalogOptions = {}) {
     this.sources = sourcesNamed(options.sources);
     this.logger = options.logger ?? quietLogger;
     this.roots = resolveRoots(this.sources, options);
+    this.reads = new RootedReads(this.roots.map((r) => r.path));
     this.indexFile = options.cacheDir ? indexFileFor(options.cacheDir, this.roots, this.sources.map((s) => s.name)) : undefined;
   }
 
@@ -283,7 +287,7 @@ export class Catalog {
   async preview(key: string): Promise<{ preview: string; binary: boolean }> {
     const blob = this.blob(key);
     if (blob?.preview !== undefined && blob.binary !== undefined) return { preview: blob.preview, binary: blob.binary };
-    const head = await readHead(key);
+    const head = await readHead(key, undefined, this.reads.open);
     if (blob) {
       blob.preview = head.preview;
       blob.binary = head.binary;
@@ -293,15 +297,20 @@ export class Catalog {
 
   /** Line count of a file, cached by (size, mtime); also stored on the BlobInfo. */
   async countLines(filePath: string): Promise<number> {
-    const lines = await countLines(filePath);
+    const lines = await countLines(filePath, this.reads.open);
     const blob = this.blob(filePath);
     if (blob) blob.lines = lines;
     return lines;
   }
 
+  /** Open a file for reading: a regular file with one link, refused below a root when a folder on its way was swapped for a symlink. */
+  openForRead(filePath: string): Promise<fsp.FileHandle> {
+    return this.reads.open(filePath);
+  }
+
   /** Lines startLine..endLine (1-based, inclusive) of any file, without loading it. */
   readSlice(filePath: string, startLine: number, endLine: number, options?: SliceOptions): Promise<SliceResult> {
-    return readSlice(filePath, startLine, endLine, options);
+    return readSlice(filePath, startLine, endLine, { open: this.reads.open, ...options });
   }
 
   /**
@@ -315,7 +324,7 @@ export class Catalog {
     signal?: AbortSignal,
     onProgress?: (progress: GrepProgress) => void,
   ): Promise<GrepSummary> {
-    if (options.paths) return grep({ ...options, paths: options.paths }, onMatch, signal, onProgress);
+    if (options.paths) return grep({ ...options, paths: options.paths, reads: this.reads }, onMatch, signal, onProgress);
     return grep({ ...options, ...this.grepTargets() }, onMatch, signal, onProgress);
   }
 
@@ -336,6 +345,7 @@ export class Catalog {
       (withRipgrep) => ({
         early: withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : Promise.resolve([]),
         targets: this.scan(scanOptions).then(() => this.grepTargets()),
+        reads: this.reads,
       }),
       onMatch,
       signal,
@@ -357,7 +367,7 @@ export class Catalog {
         folder.bytes += blob.bytes;
       }
     }
-    return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file) };
+    return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file), reads: this.reads };
   }
 
   /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */

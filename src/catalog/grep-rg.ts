@@ -2,15 +2,23 @@
 // plain output read as bytes. `--max-columns` with a preview keeps each
 // printed line short however long the matched line is (rg's JSON output
 // would print a 400 MB line whole), and the reader only ever scans bytes it
-// has not scanned before.
-import { spawn } from 'node:child_process';
+// has not scanned before. On Linux rg never resolves a blob's folders by
+// path: each folder and file is opened here (below its root, never through a
+// symlink) and handed to rg as an inherited descriptor it reads through
+// /proc/self/fd/<n>; the paths it prints are mapped back.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
 import { MANIFEST_NAME } from '../spill/manifest';
-import { regularFileProblem } from '../spill/regular-file';
 import { clipLine, type BlobFolder, type GrepRun } from './grep';
 import { LineReader } from './line-reader';
 
 /** Bytes of file and folder arguments given to one rg process. */
 const RG_ARGS_BYTES = 96 * 1024;
+/** Folders and files (so descriptors) given to one rg process. */
+const RG_ARGS_COUNT = 1024;
+/** The descriptor rg gets the first target on (after stdin, stdout, stderr). */
+const FIRST_FD = 3;
 /** A printed line longer than this is not rg's (clipped lines are short): it is dropped. */
 const MAX_OUTPUT_LINE = 1 << 20;
 
@@ -39,57 +47,108 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   if (options.maxPerBlob > 0) base.push('--max-count', String(options.maxPerBlob + 1));
   base.push('--glob', `!${MANIFEST_NAME}`, '--glob', `!.${MANIFEST_NAME}.*`, '--max-depth', '1');
   base.push('-e', options.pattern, '--');
-  // rg opens named files through symlinks and blocks on FIFOs: hand it regular files only.
-  // (Inside folders it skips both by itself.)
-  const problems = await Promise.all(options.paths.map((p) => regularFileProblem(p).catch(() => undefined)));
-  const regular: string[] = [];
-  // Per target: files and bytes it adds to the progress once searched.
-  const weight = new Map<string, { files: number; bytes: number }>(targets.folders.map((f) => [f.path, f]));
-  options.paths.forEach((p, i) => {
-    const problem = problems[i];
-    if (!problem) {
-      regular.push(p);
-      weight.set(p, { files: 1, bytes: sizes[i] ?? 0 });
-    } else {
-      summary.errors.push({ path: p, message: problem.message });
-      progress.filesDone++;
-    }
-  });
-  for (const batch of batches([...targets.folders.map((f) => f.path), ...regular])) {
+  const all: Target[] = [
+    ...targets.folders.map((f) => ({ path: f.path, folder: true, files: f.files, bytes: f.bytes })),
+    ...options.paths.map((p, i) => ({ path: p, folder: false, files: 1, bytes: sizes[i] ?? 0 })),
+  ];
+  for (const batch of batches(all)) {
     if (signal?.aborted || summary.truncated) return;
-    await searchBatch(rg, [...base, ...batch], run, targets);
+    const opened = await openBatch(batch, run, targets.keepError ?? (() => true));
+    try {
+      if (opened.args.length > 0) await searchBatch(rg, [...base, ...opened.args], run, targets, opened);
+    } finally {
+      await opened.close();
+    }
     for (const target of batch) {
-      const done = weight.get(target);
-      if (!done) continue;
-      progress.filesDone += done.files;
-      progress.bytesDone += done.bytes;
+      progress.filesDone += target.files;
+      progress.bytesDone += target.bytes;
     }
     run.onProgress?.({ ...progress });
   }
 }
 
-function batches(targets: string[]): string[][] {
-  const out: string[][] = [];
-  let batch: string[] = [];
+/** A folder searched whole or a file searched by name, with what it adds to the progress. */
+interface Target {
+  path: string;
+  folder: boolean;
+  files: number;
+  bytes: number;
+}
+
+/** A batch's targets opened for rg: its arguments, the descriptors it inherits, and the way back to the targets' paths. */
+interface OpenedBatch {
+  args: string[];
+  fds: number[];
+  /** The path rg printed, as the caller named it. */
+  named: (printed: string) => string;
+  close: () => Promise<void>;
+}
+
+/**
+ * Open each target the way reads reach it (a folder below its root, a file
+ * checked where it lies: regular, one link, never a symlink, never a FIFO rg
+ * would block on). One that cannot be opened is an error, not searched.
+ */
+async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (file: string) => boolean): Promise<OpenedBatch> {
+  const closers: Array<() => Promise<void>> = [];
+  const args: string[] = [];
+  const fds: number[] = [];
+  const byFd = new Map<string, string>();
+  const opened = await Promise.all(
+    batch.map(async (target) => {
+      try {
+        if (target.folder) {
+          const dir = await run.reads.openFolder(target.path);
+          return { target, fd: dir.fd, close: () => dir.close() };
+        }
+        const handle = await run.reads.open(target.path);
+        return { target, fd: handle.fd, close: () => handle.close() };
+      } catch (err) {
+        if (keepError(target.path)) run.summary.errors.push({ path: target.path, message: (err as Error).message });
+        return undefined;
+      }
+    }),
+  );
+  for (const o of opened) {
+    if (!o) continue;
+    closers.push(o.close);
+    if (FOLDERS_HELD_OPEN && o.fd !== undefined) {
+      const arg = `/proc/self/fd/${FIRST_FD + fds.length}`;
+      fds.push(o.fd);
+      args.push(arg);
+      byFd.set(arg, o.target.path);
+    } else args.push(o.target.path);
+  }
+  const named = (printed: string): string => {
+    const m = /^(\/proc\/self\/fd\/\d+)(\/.*)?$/.exec(printed);
+    const target = m ? byFd.get(m[1]!) : undefined;
+    return target === undefined ? printed : target + (m![2] ?? '');
+  };
+  return { args, fds, named, close: async () => void (await Promise.all(closers.map((c) => c()))) };
+}
+
+function batches(targets: readonly Target[]): Target[][] {
+  const out: Target[][] = [];
+  let batch: Target[] = [];
   let bytes = 0;
   for (const target of targets) {
-    if (bytes + target.length > RG_ARGS_BYTES && batch.length > 0) {
+    if ((bytes + target.path.length > RG_ARGS_BYTES || batch.length >= RG_ARGS_COUNT) && batch.length > 0) {
       out.push(batch);
       batch = [];
       bytes = 0;
     }
     batch.push(target);
-    bytes += target.length + 1;
+    bytes += target.path.length + 1;
   }
   if (batch.length > 0) out.push(batch);
   return out;
 }
 
-function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepTargets): Promise<void> {
+function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepTargets, opened: OpenedBatch): Promise<void> {
   const { options, summary, signal } = run;
   const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
     let stopped = false;
     const stop = (): void => {
       stopped = true;
@@ -108,7 +167,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       const colon = line.indexOf(0x3a, nul + 1);
       const number = Number(line.toString('latin1', nul + 1, colon));
       if (colon === -1 || !Number.isInteger(number) || number < 1) return;
-      const file = line.toString('utf8', 0, nul);
+      const file = opened.named(line.toString('utf8', 0, nul));
       if (accept && !accept(file)) return;
       const text = clipLine(line.toString('utf8', colon + 1), options.maxLineChars);
       if (!run.emit({ path: file, line: number, text })) stop();
@@ -141,7 +200,8 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
           const fileErrors = stderr.split('\n').filter((l) => /^[^:]+: .*\(os error \d+\)/.test(l) || /^rg: .+: /.test(l));
           for (const l of fileErrors) {
             const m = /^(?:rg: )?(.+?): (.+)$/.exec(l);
-            if (m && keepError(m[1]!)) summary.errors.push({ path: m[1]!, message: m[2]! });
+            const file = m ? opened.named(m[1]!) : undefined;
+            if (file !== undefined && keepError(file)) summary.errors.push({ path: file, message: m![2]! });
           }
           if (fileErrors.length === 0 && stderr.trim()) {
             reject(new Error(`ripgrep: ${stderr.trim().split('\n')[0]}`));

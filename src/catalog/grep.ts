@@ -4,7 +4,7 @@ import { isAscii } from 'node:buffer';
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
-import { openRegularFile } from '../spill/regular-file';
+import { AS_NAMED, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
 import { runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
@@ -31,6 +31,8 @@ export interface GrepTargets {
   /** The blobs in those folders, searched by name by the Node engine. */
   folderFiles?: string[];
   accept?: (file: string) => boolean;
+  /** How files and folders are reached (default: as named). */
+  reads?: ReadAnchor;
 }
 
 /** A folder of blobs, with what it holds as far as the caller knows (for progress). */
@@ -94,7 +96,7 @@ export function grep(
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
 ): Promise<GrepSummary> {
-  return grepWhileLoading(options, () => ({ early: Promise.resolve([]), targets: Promise.resolve(options) }), onMatch, signal, onProgress);
+  return grepWhileLoading(options, () => ({ early: Promise.resolve([]), targets: Promise.resolve(options), reads: options.reads }), onMatch, signal, onProgress);
 }
 
 /** What to search, while it is still being found (see grepWhileLoading). */
@@ -102,6 +104,8 @@ export interface Loading {
   /** Folders that held blobs last time, for ripgrep to start on. */
   early: Promise<readonly string[]>;
   targets: Promise<GrepTargets>;
+  /** How files and folders are reached (default: as named). */
+  reads?: ReadAnchor;
 }
 
 /**
@@ -160,9 +164,10 @@ export async function grepWhileLoading(
   };
   // Past the cap by one: that extra match is what says the blob was cut.
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
-  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, summary, progress, signal, onProgress };
+  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, summary, progress, signal, reads: AS_NAMED, onProgress };
 
-  const { early, targets } = begin(!!rg);
+  const { early, targets, reads } = begin(!!rg);
+  if (reads) run.reads = reads;
   // Awaited below; until then a failure must not count as unhandled.
   targets.catch(() => undefined);
   const started = rg ? await startEarly(rg, run, await early, targets) : undefined;
@@ -197,7 +202,7 @@ export async function grepWhileLoading(
  */
 async function startEarly(rg: string, run: GrepRun, early: readonly string[], targets: Promise<GrepTargets>): Promise<{ done: Promise<Set<string>> } | undefined> {
   if (early.length === 0) return undefined;
-  // A folder swapped for a symlink would lead rg elsewhere: only real folders (matches are checked against the blobs anyway).
+  // Folders gone or no longer folders are left out quietly (each is opened below its root, never through a symlink, when searched).
   const real = (await Promise.all(early.map((f) => fsp.lstat(f).then((s) => (s.isDirectory() ? f : undefined), () => undefined)))).filter((f): f is string => !!f);
   let known: GrepTargets | undefined;
   let targetFolders = new Set<string>();
@@ -238,6 +243,8 @@ export interface GrepRun {
   summary: GrepSummary;
   progress: GrepProgress;
   signal: AbortSignal | undefined;
+  /** How files and folders are reached. */
+  reads: ReadAnchor;
   onProgress: ((p: GrepProgress) => void) | undefined;
 }
 
@@ -413,7 +420,7 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun): Promise
   const { needle, folded, literalOnly, runner, lineRegex, maxLineChars } = matcher;
   const { signal } = run;
   let scratch: Buffer | undefined;
-  const handle = await openRegularFile(file);
+  const handle = await run.reads.open(file);
   try {
     const counter = new LineCounter(handle);
     const search: FileSearch = { file, counter, lineRegex, maxLineChars, run };

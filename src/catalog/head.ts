@@ -1,6 +1,7 @@
 // Bounded head reads: a preview cut at a line boundary and a binary check,
 // never reading more than a few KB of a blob.
 import { openRegularFile } from '../spill/regular-file';
+import type { OpenForRead } from './rooted-read';
 
 export const PREVIEW_BYTES = 2048;
 const SNIFF_BYTES = 8192;
@@ -10,9 +11,9 @@ export interface HeadInfo {
   binary: boolean;
 }
 
-/** Read at most 8 KB of `path` (a regular file, else NotRegularFileError); the preview is at most `maxBytes`, cut at the last '\n' inside that budget. */
-export async function readHead(path: string, maxBytes = PREVIEW_BYTES): Promise<HeadInfo> {
-  const handle = await openRegularFile(path);
+/** Read at most 8 KB of `path` (opened by `open`: a regular file, else an error); the preview is at most `maxBytes`, cut at the last '\n' inside that budget. */
+export async function readHead(path: string, maxBytes = PREVIEW_BYTES, open: OpenForRead = openRegularFile): Promise<HeadInfo> {
+  const handle = await open(path);
   try {
     const buffer = Buffer.alloc(Math.max(SNIFF_BYTES, maxBytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

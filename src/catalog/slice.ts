@@ -3,11 +3,14 @@
 // slices and counts read forward and reused by later slices of the same file.
 import { promises as fsp } from 'node:fs';
 import { openRegularFile } from '../spill/regular-file';
+import type { OpenForRead } from './rooted-read';
 import type { SliceResult } from './types';
 
 export interface SliceOptions {
   /** Cut the returned text after this many bytes (default 16 MiB). */
   maxBytes?: number;
+  /** How the file is opened (default: a regular file with one link, never through a symlink). */
+  open?: OpenForRead;
 }
 
 /** Lines between index checkpoints. */
@@ -51,8 +54,9 @@ async function scanLines(
   path: string,
   fromLine: number,
   visit: ((line: number, piece: Buffer, ends: boolean) => boolean) | undefined,
+  open: OpenForRead = openRegularFile,
 ): Promise<{ index: LineIndex; line: number; stopped: boolean; lastHadBytes: boolean }> {
-  const handle = await openRegularFile(path);
+  const handle = await open(path);
   try {
     const stat = await handle.stat();
     const index = await indexFor(path, stat.size, stat.mtimeMs);
@@ -121,7 +125,7 @@ export async function readSliceBytes(path: string, startLine: number, endLine: n
     bytes += piece.length + 1;
     if (ends) current = undefined;
     return true;
-  });
+  }, options.open);
   const newline = Buffer.from('\n');
   const data = Buffer.concat(lines.flatMap((parts, i) => (i === 0 ? parts : [newline, ...parts])));
   const returned = lines.length;
@@ -136,13 +140,13 @@ export async function readSliceBytes(path: string, startLine: number, endLine: n
 }
 
 /** Number of lines ('\n'-terminated, plus a last unterminated one), cached by (size, mtime). */
-export async function countLines(path: string): Promise<number> {
+export async function countLines(path: string, open?: OpenForRead): Promise<number> {
   // lstat: a symlink put in a counted file's place must not reuse its cached total.
   const stat = await fsp.lstat(path);
   const known = indexes.get(path);
   if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.total !== undefined) return known.total;
   const last = known && known.size === stat.size && known.mtimeMs === stat.mtimeMs ? (known.checkpoints.length - 1) * CHECKPOINT_LINES + 1 : 1;
-  const scan = await scanLines(path, last, undefined);
+  const scan = await scanLines(path, last, undefined, open);
   const total = scan.lastHadBytes ? scan.line : scan.line - 1;
   scan.index.total = total;
   return total;

@@ -22,6 +22,11 @@ export class AnchoredDir {
     readonly stats: Stats,
   ) {}
 
+  /** The open folder's descriptor (Linux), e.g. to hand it to another process; undefined where folders are used by path. */
+  get fd(): number | undefined {
+    return this.handle?.fd;
+  }
+
   /** A path for the folder itself (listing it). */
   get self(): string {
     return this.handle ? `/proc/self/fd/${this.handle.fd}` : this.path;

@@ -8,17 +8,23 @@ import { caseDirs, hostileFile, run, SENTINEL_NAMES, sessionFolder, spillwaySess
 
 const { base, sentinel } = hostileFile('races');
 
+/** Three Spillway sessions under `spills`, each holding blobs named like the sentinel's files. */
+async function sessionsNamedLikeSentinel(spills: string, tag: string): Promise<string[]> {
+  const folders: string[] = [];
+  for (let s = 0; s < 3; s++) {
+    const folder = path.join(spills, `session-${tag}s${s}`);
+    await spillwaySession(folder, `${tag}-${s}`, SENTINEL_NAMES);
+    folders.push(folder);
+  }
+  return folders;
+}
+
 describe('a session folder swapped for a symlink', () => {
   it('during clean: nothing outside the roots is deleted (12 runs)', async () => {
     const before = await treeHash(sentinel());
     for (let runIndex = 0; runIndex < 12; runIndex++) {
       const c = await caseDirs(base(), `clean-swap-${runIndex}`);
-      const folders: string[] = [];
-      for (let s = 0; s < 3; s++) {
-        const folder = path.join(c.spills, `session-swap${runIndex}s${s}`);
-        await spillwaySession(folder, `swap-${runIndex}-${s}`, SENTINEL_NAMES);
-        folders.push(folder);
-      }
+      const folders = await sessionsNamedLikeSentinel(c.spills, `swap${runIndex}`);
       const swap = swapper(folders, sentinel());
       const result = await run(['clean', '--older-than', '0s', '--yes', '--no-default-roots', '--root', c.spills], { env: c.env, timeoutMs: 60_000 });
       await swap.stop();
@@ -70,6 +76,45 @@ describe('a session folder swapped for a symlink', () => {
       if (!out.spilled) expect(out.text).toBe(body);
       else expect(await fsp.readFile(out.ref!.locator, 'utf8')).toBe(body);
     }
+  });
+});
+
+describe('a session folder swapped for a symlink during a read', () => {
+  it.each(['node', 'rg'])('grep (%s engine) prints no line of a same-named file outside the roots (12 runs)', async (engine) => {
+    for (let runIndex = 0; runIndex < 12; runIndex++) {
+      const c = await caseDirs(base(), `grep-${engine}-swap-${runIndex}`);
+      const folders = await sessionsNamedLikeSentinel(c.spills, `gswap${runIndex}`);
+      const swap = swapper(folders, sentinel());
+      // Every line of the sentinel's same-named files holds "sentinel"; no blob does.
+      const result = await run(['grep', 'sentinel', '--engine', engine, '--max', '100000', '--json', '--no-default-roots', '--root', c.spills], { env: c.env, timeoutMs: 60_000 });
+      await swap.stop();
+      expect(result.timedOut).toBe(false);
+      expect(result.code, result.stderr).toBe(0);
+      const out = JSON.parse(result.stdout.toString('utf8')) as { matches: Array<{ path: string; text: string }> };
+      expect(out.matches, `run ${runIndex}: lines of files outside the roots were printed`).toEqual([]);
+    }
+  });
+
+  it.each([[[]], [['--lines', '1:1']]])('show %j prints a blob or refuses it, never a same-named file outside the roots (6 runs of 10)', async (extra) => {
+    let printed = 0;
+    for (let runIndex = 0; runIndex < 6; runIndex++) {
+      const c = await caseDirs(base(), `show-swap-${extra.length}-${runIndex}`);
+      const folder = path.join(c.spills, `session-sswap${runIndex}`);
+      const names = SENTINEL_NAMES.slice(0, 10);
+      await spillwaySession(folder, `sswap-${runIndex}`, names);
+      const swap = swapper([folder], sentinel());
+      // The spills root is a default root: show needs no flag to know it.
+      const results = await Promise.all(names.map((name) => run(['show', path.join(folder, name), ...extra], { env: c.env, timeoutMs: 60_000 })));
+      await swap.stop();
+      results.forEach((r, i) => {
+        expect(r.timedOut).toBe(false);
+        if (r.code !== 0) return;
+        printed++;
+        expect(r.stdout.toString('utf8'), `run ${runIndex}: a file outside the roots was printed`).toBe(`blob ${names[i]}\n`);
+      });
+    }
+    // Not every show was refused: the folder was in place for a good share of them.
+    expect(printed).toBeGreaterThan(0);
   });
 });
 

@@ -1,10 +1,9 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
 import { UsageError, type CliCommand } from '../io';
-import { human, parseFlags } from '../format';
-import { openRegularFile } from '../../spill/regular-file';
+import { human, newCatalog, parseFlags, ROOT_FLAGS } from '../format';
 import { readSliceBytes } from '../../catalog/slice';
 
-export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B]   (1-based, inclusive)';
+export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B] [--root DIR]... [--no-default-roots]   (1-based, inclusive)';
 
 export function parseLineRange(text: string): { start: number; end: number } {
   const m = /^(\d+)(?::(\d+)?)?$/.exec(text.trim());
@@ -19,23 +18,26 @@ export function parseLineRange(text: string): { start: number; end: number } {
 }
 
 export const showCommand: CliCommand = async (argv, io) => {
-  const { values, positionals } = parseFlags(argv, { lines: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  const { values, positionals } = parseFlags(argv, { ...ROOT_FLAGS, lines: { type: 'string' } });
   if (values.help) {
     io.stdout(SHOW_USAGE + '\n');
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one PATH\n${SHOW_USAGE}`);
   const file = positionals[0]!;
+  // No scan: the roots only say where a folder swapped for a symlink must refuse the read.
+  const catalog = newCatalog(values, io);
+  const open = (f: string) => catalog.openForRead(f);
   if (values.lines !== undefined) {
     const { start, end } = parseLineRange(values.lines);
     // The file's own bytes, like cat: not decoded, so invalid UTF-8 is not replaced.
-    const slice = await readSliceBytes(file, start, end);
+    const slice = await readSliceBytes(file, start, end, { open });
     if (slice.data.length > 0 || slice.endLine >= slice.startLine) io.stdout(Buffer.concat([slice.data, Buffer.from('\n')]));
     if (slice.eof) io.stderr(human`spillway show: ${file} ends at line ${Math.max(slice.endLine, start - 1)}\n`);
     return 0;
   }
   // Never through a symlink, never blocked on a FIFO: only a regular file is printed.
-  const handle = await openRegularFile(file);
+  const handle = await open(file);
   await new Promise<void>((resolve, reject) => {
     const stream = handle.createReadStream();
     stream.on('data', (chunk) => io.stdout(chunk as Buffer));

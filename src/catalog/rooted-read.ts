@@ -1,0 +1,107 @@
+// Reads of files below the known roots, checked against where the kernel
+// actually found them. A blob is opened by path (O_NOFOLLOW refuses a symlink
+// at the file itself), but the folders above it are resolved by that same
+// lookup: one swapped for a symlink at that instant would lead the open to a
+// same-named file elsewhere. On Linux the opened descriptor names its own
+// location (/proc/self/fd/<fd>); it must be the root's real path joined with
+// the blob's path below the root, else the file is refused before a byte is
+// read. Folders handed to ripgrep are opened step by step below their root
+// (never through a symlink) and handed over as descriptors. Roots are trusted
+// and resolved once; nothing below them may be a symlink (the walk never
+// follows one). Elsewhere the plain open is used (docs/catalog.md, "Threat
+// model").
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { AnchoredDir, FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
+import { openRegularFile } from '../spill/regular-file';
+
+/** Opens a file for reading (a regular file with one link, else an error). */
+export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
+
+/** How reads reach files and folders (a Catalog's: below its roots; by default: as named). */
+export interface ReadAnchor {
+  open: OpenForRead;
+  /** The folder `dir`, opened once for reading its entries. */
+  openFolder: (dir: string) => Promise<AnchoredDir>;
+}
+
+/** Files and folders as named: a symlink at the file (or the folder) itself is refused, the folders above are trusted. */
+export const AS_NAMED: ReadAnchor = { open: openRegularFile, openFolder: (dir) => AnchoredDir.open(dir) };
+
+/** Thrown for a file whose opened location is not its place below its root; `code` is 'ELOOP'. */
+export class MovedFileError extends Error {
+  readonly code = 'ELOOP';
+  constructor(readonly path: string) {
+    super(`refusing a file reached through a symlinked or moved folder: ${path}`);
+    this.name = 'MovedFileError';
+  }
+}
+
+export class RootedReads implements ReadAnchor {
+  private readonly roots: string[];
+  private readonly realRoots = new Map<string, string>();
+  /** Roots open while folders below them are being opened: a batch of folders shares one open root. */
+  private readonly openRoots = new Map<string, { dir: Promise<AnchoredDir>; users: number }>();
+
+  constructor(roots: readonly string[]) {
+    // Longest first: a file is judged by the innermost root holding it.
+    this.roots = [...new Set(roots.map((r) => path.resolve(r)))].sort((a, b) => b.length - a.length);
+  }
+
+  /** openRegularFile, refused when the file opened is not at `file`'s place below its root. */
+  readonly open: OpenForRead = async (file) => {
+    const handle = await openRegularFile(file);
+    if (!FOLDERS_HELD_OPEN) return handle;
+    try {
+      const expected = await this.expectedLocation(file);
+      if (expected !== undefined && (await fsp.readlink(`/proc/self/fd/${handle.fd}`)) !== expected) throw new MovedFileError(file);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    return handle;
+  };
+
+  /** The folder `dir` opened one step at a time below its root, refusing a symlink at every step (as named outside every root). */
+  readonly openFolder = async (dir: string): Promise<AnchoredDir> => {
+    const resolved = path.resolve(dir);
+    const root = this.rootOf(resolved);
+    if (root === undefined) return AnchoredDir.open(dir);
+    const rel = path.relative(root, resolved);
+    if (rel === '') return AnchoredDir.open(await this.realRoot(root));
+    let held = this.openRoots.get(root);
+    if (!held) {
+      held = { dir: this.realRoot(root).then((real) => AnchoredDir.open(real)), users: 0 };
+      this.openRoots.set(root, held);
+    }
+    held.users++;
+    try {
+      return await (await held.dir).descend(rel.split(path.sep));
+    } finally {
+      if (--held.users === 0) {
+        this.openRoots.delete(root);
+        await held.dir.then((d) => d.close(), () => undefined);
+      }
+    }
+  };
+
+  /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */
+  private async expectedLocation(file: string): Promise<string | undefined> {
+    const resolved = path.resolve(file);
+    const root = this.rootOf(resolved);
+    return root === undefined ? undefined : path.join(await this.realRoot(root), path.relative(root, resolved));
+  }
+
+  private rootOf(resolved: string): string | undefined {
+    return this.roots.find((r) => resolved === r || resolved.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+  }
+
+  private async realRoot(root: string): Promise<string> {
+    let real = this.realRoots.get(root);
+    if (real === undefined) {
+      real = await fsp.realpath(root);
+      this.realRoots.set(root, real);
+    }
+    return real;
+  }
+}
