@@ -109,7 +109,7 @@ export async function hookOutputFor(event: ToolHookEvent, options: ClaudeCodeSpi
     if (event.hook_event_name === 'PostToolUseFailure') {
       return digest === undefined ? undefined : { hookSpecificOutput: { hookEventName: 'PostToolUseFailure', additionalContext: digest } };
     }
-    if (digest !== undefined) return postToolUseOutput(event, { ...(event.tool_response as Record<string, unknown>), stdout: digest });
+    if (digest !== undefined) return postToolUseOutput({ ...(event.tool_response as Record<string, unknown>), stdout: digest });
     // A captured command already printed its own output or digest.
     if (isCaptured(event)) return undefined;
     return await replacementFor(event, options);
@@ -124,7 +124,7 @@ function isCaptured(event: PostToolUseEvent): boolean {
   return typeof command === 'string' && captureFileOf(command) !== undefined;
 }
 
-function postToolUseOutput(event: PostToolUseEvent, updated: unknown): PostToolUseReplacement | undefined {
+function postToolUseOutput(updated: unknown): PostToolUseReplacement | undefined {
   if (JSON.stringify(updated).length > REPLACEMENT_CHAR_CAP) return undefined;
   return { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: updated } };
 }
@@ -134,7 +134,7 @@ export async function replacementFor(event: PostToolUseEvent, options: ClaudeCod
   try {
     const updated = await updatedToolOutput(event, options);
     if (updated === undefined) return undefined;
-    const output = postToolUseOutput(event, updated);
+    const output = postToolUseOutput(updated);
     if (!output) options.logger?.warn(`digest of ${event.tool_name} output is over ${REPLACEMENT_CHAR_CAP} chars; left unchanged`);
     return output;
   } catch (err) {

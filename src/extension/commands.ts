@@ -35,7 +35,6 @@ export interface CommandDeps {
 }
 
 type BlobNode = SpillNode & { kind: 'blob' };
-type SessionNode = SpillNode & { kind: 'session' };
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const c = new Commands(deps);
