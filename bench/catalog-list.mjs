@@ -1,6 +1,6 @@
 // `spillway list --json` as a user runs it (process start to exit) on Claude
 // Code corpora of 10k / 50k / 100k blobs, cold (no index) and warm (index
-// present, nothing changed), beside a node readdir+stat walk and
+// present, nothing changed), beside a node readdirSync+lstatSync walk and
 // `find -printf` of the same tree, in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size.
@@ -28,7 +28,7 @@ for (const [name, sessions, runs] of sizes) {
   const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
   measure(process.execPath, args, { env, runs: 1 }); // writes the index
   const warm = measure(process.execPath, args, { env, runs });
-  console.log(row('node readdir+stat walk', walk));
+  console.log(row('node readdirSync+lstatSync walk', walk));
   console.log(row('find -printf', find));
   console.log(row('spillway list --json, cold (no index)', cold));
   console.log(row('spillway list --json, warm (index, no change)', warm));
