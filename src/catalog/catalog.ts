@@ -92,6 +92,8 @@ export class Catalog {
   /** Blob key -> the blob (its sessionKey names the owner). */
   private readonly blobMap = new Map<string, BlobInfo>();
   private readonly indexFile: string | undefined;
+  /** The index as showIndexed() read it: the next scan checks it instead of reading it again. */
+  private shownIndex: Map<string, IndexedClaim> | undefined;
   private indexSave: NodeJS.Timeout | undefined;
   private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
@@ -132,15 +134,15 @@ export class Catalog {
       for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
-    const stored = this.indexFile ? await loadIndex(this.indexFile, claimKey) : new Map<string, IndexedClaim>();
+    const stored = this.shownIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : new Map<string, IndexedClaim>());
+    this.shownIndex = undefined;
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
-    this.records.clear();
-    this.emptyClaims.clear();
-    this.blobMap.clear();
-    this.dependents.clear();
-    this.folderOwner.clear();
+    // What is shown (an earlier scan, or the index) stays until it is described
+    // again or found unchanged; only sessions whose claim is gone leave now.
+    for (const key of before) if (!claims.has(key)) this.drop(key);
+    for (const key of [...this.emptyClaims.keys()]) if (!claims.has(key)) this.emptyClaims.delete(key);
     // Fallback claims last: they list only what no regular session names.
     const all = [...claims.values()];
     const ordered = [...all.filter((c) => !c.fallback), ...all.filter((c) => c.fallback)];
@@ -180,6 +182,23 @@ export class Catalog {
     this.pending.full = true;
     this.flushSoon(0);
     if (stats.described > 0 || stored.size !== this.records.size + this.emptyClaims.size) await this.saveIndexNow();
+  }
+
+  /**
+   * Put in place every session the index stored, unchecked, and announce them
+   * (one `full` event): the catalog as it was last saved, to show at once
+   * while scan() checks it and corrects what changed. False when there is no index.
+   */
+  async showIndexed(): Promise<boolean> {
+    if (!this.indexFile) return false;
+    const stored = await loadIndex(this.indexFile, claimKey);
+    this.shownIndex = stored;
+    // Fallback claims last, as in scan(): they yield blobs a regular session names.
+    const entries = [...stored.values()];
+    for (const entry of [...entries.filter((e) => !e.claim.fallback), ...entries.filter((e) => e.claim.fallback)]) this.install(entry.claim, entry, undefined);
+    this.pending.full = true;
+    this.flushSoon(0);
+    return stored.size > 0;
   }
 
   /** What the last scan reused and described. */

@@ -80,7 +80,7 @@ export class AutoCleanup extends Disposable {
     if (!s.cleanupAuto || this.running) return;
     this.running = true;
     try {
-      const catalog = await this.service.ready();
+      const catalog = await this.service.scanned();
       if (!catalog) return;
       const policy = await readCleanupPolicy();
       if (!policy || (policy.maxAgeDays === undefined && policy.maxTotalBytes === undefined)) {

@@ -10,18 +10,24 @@ import { Disposable } from './lifecycle';
 import { sourceEnabled, type SpillwaySettings } from './settings';
 
 export interface ScanTiming {
-  /** ms from activate() to the first scan's end. */
+  /** ms from activate() to the first populated catalog (the index shown, or the first scan's end). */
   sinceActivate: number;
-  /** ms the scan itself took. */
+  /** ms loading took (reading the index, or the scan). */
   scan: number;
+  /** Whether the index was shown before the scan checked it. */
+  fromIndex: boolean;
 }
 
 export class CatalogService extends Disposable {
   private catalog: Catalog | undefined;
+  /** Resolves once sessions can be shown: the index read, or the first scan done. */
   private loading: Promise<Catalog | undefined> | undefined;
+  /** Resolves once the scan has checked everything against the disk. */
+  private scanning: Promise<Catalog | undefined> | undefined;
   /** Bumped by every reload: a scan started before it must not win (settings can change mid-scan). */
   private generation = 0;
   private catalogListener: { dispose(): void } | undefined;
+  private catalogChecked = false;
   private readonly changed = this.register(new vscode.EventEmitter<CatalogEvent | undefined>());
   readonly onDidChange = this.changed.event;
   firstScan: ScanTiming | undefined;
@@ -35,13 +41,28 @@ export class CatalogService extends Disposable {
     this.register({ dispose: () => void this.detach() });
   }
 
-  /** The catalog once scanned; starts the scan on first call. */
+  /**
+   * The catalog once it has something to show; starts loading on first call.
+   * From a warm index that is before the scan ends: sessions are as the index
+   * stored them until the scan's `full` event corrects them.
+   */
   ready(): Promise<Catalog | undefined> {
-    this.loading ??= this.load();
-    return this.loading;
+    this.start();
+    return this.loading!;
   }
 
-  /** The catalog if already scanned (no work started). */
+  /** The catalog once scanned (for what must not act on the index's word alone, such as automatic cleanup). */
+  scanned(): Promise<Catalog | undefined> {
+    this.start();
+    return this.scanning!;
+  }
+
+  /** Whether the current catalog has been checked against the disk (not only shown from the index). */
+  get checked(): boolean {
+    return this.catalog !== undefined && this.catalogChecked;
+  }
+
+  /** The catalog if already shown (no work started). */
   current(): Catalog | undefined {
     return this.catalog;
   }
@@ -49,13 +70,22 @@ export class CatalogService extends Disposable {
   /** Re-scan everything (Refresh) or rebuild with new settings. */
   async reload(): Promise<void> {
     const old = this.detach();
-    const loading = (this.loading = this.load());
+    this.start();
     await old;
-    await loading;
+    await this.scanning;
     this.changed.fire(undefined);
   }
 
-  private async load(): Promise<Catalog | undefined> {
+  private start(): void {
+    if (this.scanning) return;
+    let show!: (catalog: Catalog | undefined) => void;
+    this.loading = new Promise((resolve) => (show = resolve));
+    this.scanning = this.load(show);
+    // A scan that ended without the index shown first also ends the wait for something to show.
+    void this.scanning.then(show);
+  }
+
+  private async load(show: (catalog: Catalog) => void): Promise<Catalog | undefined> {
     const generation = this.generation;
     const s = this.settings();
     const sources = SOURCE_NAMES.filter((n: SourceName) => sourceEnabled(s, n));
@@ -66,27 +96,43 @@ export class CatalogService extends Disposable {
       // The index the CLI shares: sessions unchanged since the last scan are not read again.
       cacheDir: defaultCacheDir(),
     });
+    const stale = (): boolean => generation !== this.generation || this.isDisposed;
     this.log.info(`Scanning (extra roots: ${s.extraRoots.length ? s.extraRoots.join(', ') : 'none'}; sources: ${sources.join(', ')})`);
     const t0 = Date.now();
+    let shown = false;
     try {
+      // The index first, shown as it is while the scan checks it: a first tree within a second at 100,000 blobs.
+      shown = (await catalog.showIndexed()) && !stale();
+      if (shown) {
+        this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: Date.now() - t0, fromIndex: true };
+        this.log.info(`Showing ${catalog.sessions().length} sessions from the index after ${Date.now() - t0} ms while checking them`);
+        this.attach(catalog, false);
+        show(catalog);
+      }
       await catalog.scan();
     } catch (err) {
       this.log.error(`Scan failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       void vscode.window.showErrorMessage(`Spillway could not scan for spills: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
+      return shown ? catalog : undefined;
     }
-    if (generation !== this.generation || this.isDisposed) {
+    if (stale()) {
       await catalog.dispose();
-      return this.isDisposed ? undefined : this.ready();
+      return this.isDisposed ? undefined : this.scanned();
     }
     const scanMs = Date.now() - t0;
-    this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: scanMs };
+    this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: scanMs, fromIndex: false };
     for (const p of catalog.problems()) this.log.warn(p);
     this.log.info(`Scanned ${catalog.sessions().length} sessions in ${scanMs} ms`);
-    this.catalog = catalog;
-    this.catalogListener = catalog.onDidChange((e) => this.changed.fire(e));
+    this.attach(catalog, true);
     catalog.watch().catch((err: unknown) => this.log.warn(`Live updates are off: ${err instanceof Error ? err.message : String(err)}`));
     return catalog;
+  }
+
+  private attach(catalog: Catalog, checked: boolean): void {
+    this.catalogChecked = checked;
+    if (this.catalog === catalog) return;
+    this.catalog = catalog;
+    this.catalogListener = catalog.onDidChange((e) => this.changed.fire(e));
   }
 
   /** Forgets the current catalog at once (synchronously) and returns its disposal. */
@@ -96,7 +142,9 @@ export class CatalogService extends Disposable {
     this.catalogListener = undefined;
     const old = this.catalog;
     this.catalog = undefined;
+    this.catalogChecked = false;
     this.loading = undefined;
+    this.scanning = undefined;
     return old?.dispose() ?? Promise.resolve();
   }
 }

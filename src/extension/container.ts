@@ -68,7 +68,8 @@ export class Container extends Disposable {
     void auto.run('start');
     this.register(this.service.onDidChange(() => {
       this.updateSummary();
-      const listed = this.service.current()?.sessions();
+      // Only a checked list may prune: the index's word alone could be out of date.
+      const listed = this.service.checked ? this.service.current()?.sessions() : undefined;
       if (listed) void kept.prune(new Set(listed.map((s) => s.key)));
     }));
     this.register(this.tree.onDidChangeTreeData(() => this.updateSummary()));
@@ -99,10 +100,13 @@ export class Container extends Disposable {
     void vscode.commands.executeCommand('setContext', 'spillway.state', blobs ? 'ready' : 'empty');
     if (blobs && this.firstPopulatedMs === undefined && this.service.firstScan) {
       this.firstPopulatedMs = this.service.firstScan.sinceActivate;
-      this.log.info(`First populated tree ${this.firstPopulatedMs} ms after activation (scan ${this.service.firstScan.scan} ms)`);
+      const { scan, fromIndex } = this.service.firstScan;
+      this.log.info(`First populated tree ${this.firstPopulatedMs} ms after activation (${fromIndex ? 'index read' : 'scan'} ${scan} ms)`);
     }
     const summary = `${blobs} blob${blobs === 1 ? '' : 's'} in ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${formatBytes(bytes)} spilled`;
     this.view.badge = blobs ? { value: blobs, tooltip: summary } : undefined;
+    // Shown from the index, not yet checked against the disk: say so beside the view's title.
+    this.view.description = this.service.checked ? undefined : 'checking…';
     this.status.text = `$(archive) ${formatBytes(bytes)} spilled`;
     this.status.tooltip = `Spillway: ${summary}`;
     if (blobs) this.status.show();

@@ -154,7 +154,7 @@ afterAll(async () => {
     const log = extensionLog(userDataDir);
     fs.writeFileSync(path.join(shots, 'spillway.log'), log);
     const activate = /Activated in (\d+) ms/.exec(log)?.[1];
-    const populated = /First populated tree (\d+) ms after activation \(scan (\d+) ms\)/.exec(log);
+    const populated = /First populated tree (\d+) ms after activation \((?:index read|scan) (\d+) ms\)/.exec(log);
     const figures = { ...timings, activateMs: activate ? Number(activate) : undefined, firstPopulatedTreeMs: populated ? Number(populated[1]) : undefined, scanMs: populated ? Number(populated[2]) : undefined };
     fs.writeFileSync(path.join(shots, 'timings.json'), JSON.stringify(figures, null, 2));
     console.log('e2e figures:', JSON.stringify(figures));

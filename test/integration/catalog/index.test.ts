@@ -100,6 +100,47 @@ describe('persistent index', () => {
     await fsp.rm(added);
   });
 
+  it('shows the index unchecked at once, then the scan corrects it with one full event and keeps what held', async () => {
+    const gone = path.join(fx.claude.toolResults, 'toolu_01GoneCCCCCCCCCCCCCCCCCC.txt');
+    await fsp.writeFile(gone, 'to be deleted\n');
+    const cold = await scanned();
+    const added = path.join(fx.claude.toolResults, 'toolu_01ShownBBBBBBBBBBBBBBBBB.txt');
+    await fsp.writeFile(added, 'new blob\n');
+    await fsp.rm(gone);
+    const catalog = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
+    const events: Array<{ full: boolean }> = [];
+    catalog.onDidChange((e) => events.push(e));
+    expect(await catalog.showIndexed()).toBe(true);
+    // As the index stored it: the deleted blob still listed, the new one not yet.
+    expect(shown(catalog.sessions())).toEqual(shown(cold.sessions()));
+    expect(catalog.blob(gone)).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual([expect.objectContaining({ full: true })]);
+    const unchanged = catalog.sessions().find((s) => s.key !== catalog.blob(gone)!.sessionKey)!.blobs[0]!;
+    const shownObject = catalog.blob(unchanged.path);
+    await catalog.scan();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toHaveLength(2);
+    expect(catalog.scanStats()).toMatchObject({ indexLoaded: true, described: 1 }); // only the changed session
+    expect(catalog.blob(added)).toMatchObject({ bytes: 9 });
+    expect(catalog.blob(gone)).toBeUndefined();
+    // A session that held was not rebuilt: the tree's objects stay the same.
+    expect(catalog.blob(unchanged.path)).toBe(shownObject);
+    const fresh = await scanned();
+    expect(shown(catalog.sessions())).toEqual(shown(fresh.sessions()));
+    await catalog.dispose();
+    await fsp.rm(added);
+  });
+
+  it('shows nothing from a missing index, and the scan fills the catalog', async () => {
+    const catalog = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
+    expect(await catalog.showIndexed()).toBe(false);
+    expect(catalog.sessions()).toEqual([]);
+    await catalog.scan();
+    expect(catalog.sessions().length).toBeGreaterThan(0);
+    await catalog.dispose();
+  });
+
   it('re-reads a transcript that changed, and only that one', async () => {
     const cold = await scanned();
     const skipped = cold.findSessions(fx.claude.sessionId)[0]!.skipped;
