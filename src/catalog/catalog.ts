@@ -542,8 +542,11 @@ export class Catalog {
         if (claim.fallback || !this.records.get(other)?.claim.fallback) continue;
         takenFrom.add(other);
       }
-      // The stored object itself becomes the BlobInfo: one copy of each blob in memory.
-      const blob = Object.assign(raw, { key: raw.path, sessionKey: key }) as BlobInfo;
+      // The stored object itself becomes the BlobInfo: one copy of each blob in memory
+      // (blobs read from the index already have both fields, so these stores add no property).
+      const blob = raw as BlobInfo;
+      blob.key = raw.path;
+      blob.sessionKey = key;
       const old = previous.get(blob.key);
       if (old && old !== blob && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
         if (old.preview !== undefined) blob.preview = old.preview;

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LineReader } from './line-reader';
 import type { Described, SessionClaim } from './source';
-import type { KnownRoot } from './types';
+import type { BlobInfo, KnownRoot } from './types';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
 export const INDEX_VERSION = 3;
@@ -217,8 +217,12 @@ function decodeBlobs(stored: StoredBlobs): StoredBlob[] | undefined {
     ];
     const folder = typeof where === 'number' ? folders[where] : undefined;
     if ((folder === undefined && typeof where !== 'string') || typeof name !== 'string' || typeof bytes !== 'number' || typeof mtimeMs !== 'number') return undefined;
-    blobs.push({
-      path: folder === undefined ? (where as string) : `${folder}${path.sep}${name}`,
+    const blobPath = folder === undefined ? (where as string) : `${folder}${path.sep}${name}`;
+    // key and sessionKey are the catalog's (set when installed): present from the start, every blob has one shape.
+    const blob: StoredBlob & Pick<BlobInfo, 'key' | 'sessionKey'> = {
+      key: blobPath,
+      sessionKey: '',
+      path: blobPath,
       name,
       kind,
       tool: tool ?? undefined,
@@ -231,7 +235,8 @@ function decodeBlobs(stored: StoredBlobs): StoredBlob[] | undefined {
       attribution,
       digestChars: digestChars ?? undefined,
       madeBy: madeBy ?? undefined,
-    });
+    };
+    blobs.push(blob);
   }
   return blobs;
 }

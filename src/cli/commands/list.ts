@@ -15,28 +15,17 @@ export const listCommand: CliCommand = async (argv, io) => {
   const sessions = catalog.sessions();
   if (values.json) {
     // One session at a time: the output of 100,000 blobs is never one string.
+    // Each blob on one line: a third less output to write and to read than indenting every field.
     io.stdout('{\n  "sessions": [');
+    const indent = '\n    ';
     sessions.forEach((s, i) => {
-      const session = {
-        key: s.key,
-        source: s.source,
-        id: s.id,
-        title: s.title ?? null,
-        cwd: s.cwd ?? null,
-        dir: s.dir,
-        bytes: s.bytes,
-        blobs: s.blobs.map((b) => ({
-          path: b.path,
-          tool: b.tool ?? null,
-          toolCallId: b.toolCallId ?? null,
-          args: b.args ?? null,
-          bytes: b.bytes,
-          createdAt: b.createdAt,
-          turn: b.turn ?? null,
-          kind: b.kind,
-        })),
-      };
-      io.stdout(`${i === 0 ? '' : ','}\n    ${JSON.stringify(session, null, 2).replace(/\n/g, '\n    ')}`);
+      const fields = { key: s.key, source: s.source, id: s.id, title: s.title ?? null, cwd: s.cwd ?? null, dir: s.dir, bytes: s.bytes };
+      const head = JSON.stringify(fields, null, 2).slice(0, -2).replace(/\n/g, indent); // without its closing "\n}"
+      const blobs = s.blobs.map((b) =>
+        JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind }),
+      );
+      const list = blobs.length > 0 ? `${indent}    ${blobs.join(`,${indent}    `)}${indent}  ` : '';
+      io.stdout(`${i === 0 ? '' : ','}${indent}${head},${indent}  "blobs": [${list}]${indent}}`);
     });
     io.stdout(`${sessions.length > 0 ? '\n  ' : ''}],\n  "skipped": ${catalog.skipped()}\n}\n`);
     return 0;
