@@ -5,8 +5,8 @@
 // same-named file elsewhere. On Linux the opened descriptor names its own
 // location (/proc/self/fd/<fd>); it must be the root's real path joined with
 // the blob's path below the root, else the file is refused before a byte is
-// read. Folders handed to ripgrep are opened step by step below their root
-// (never through a symlink) and handed over as descriptors. Roots are trusted
+// read. Folders handed to ripgrep are checked the same way and handed over
+// as descriptors, so rg searches the folder that was checked. Roots are trusted
 // and resolved once; nothing below them may be a symlink (the walk never
 // follows one). Elsewhere the plain open is used (docs/catalog.md, "Threat
 // model").
@@ -40,8 +40,6 @@ export class MovedFileError extends Error {
 export class RootedReads implements ReadAnchor {
   private readonly roots: string[];
   private readonly realRoots = new Map<string, string>();
-  /** Roots open while folders below them are being opened: a batch of folders shares one open root. */
-  private readonly openRoots = new Map<string, { dir: Promise<AnchoredDir>; users: number }>();
 
   constructor(roots: readonly string[]) {
     // Longest first: a file is judged by the innermost root holding it.
@@ -62,27 +60,10 @@ export class RootedReads implements ReadAnchor {
     return handle;
   };
 
-  /** The folder `dir` opened one step at a time below its root, refusing a symlink at every step (as named outside every root). */
+  /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */
   readonly openFolder = async (dir: string): Promise<AnchoredDir> => {
-    const resolved = path.resolve(dir);
-    const root = this.rootOf(resolved);
-    if (root === undefined) return AnchoredDir.open(dir);
-    const rel = path.relative(root, resolved);
-    if (rel === '') return AnchoredDir.open(await this.realRoot(root));
-    let held = this.openRoots.get(root);
-    if (!held) {
-      held = { dir: this.realRoot(root).then((real) => AnchoredDir.open(real)), users: 0 };
-      this.openRoots.set(root, held);
-    }
-    held.users++;
-    try {
-      return await (await held.dir).descend(rel.split(path.sep));
-    } finally {
-      if (--held.users === 0) {
-        this.openRoots.delete(root);
-        await held.dir.then((d) => d.close(), () => undefined);
-      }
-    }
+    const expected = await this.expectedLocation(dir);
+    return expected === undefined ? AnchoredDir.open(dir) : AnchoredDir.openExact(expected);
   };
 
   /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */

@@ -95,6 +95,26 @@ describe('a session folder swapped for a symlink during a read', () => {
     }
   });
 
+  it.each(['node', 'rg'])('grep (%s engine), a Claude Code session folder above tool-results swapped: no line from outside (12 runs)', async (engine) => {
+    for (let runIndex = 0; runIndex < 12; runIndex++) {
+      const c = await caseDirs(base(), `grep-${engine}-above-${runIndex}`);
+      const uuid = `00000000-0000-4000-8000-0000000001${String(runIndex).padStart(2, '0')}`;
+      const project = path.join(c.claudeProjects, '-home-dev-w');
+      await fsp.mkdir(project, { recursive: true });
+      await fsp.writeFile(path.join(project, `${uuid}.jsonl`), JSON.stringify({ type: 'user', sessionId: uuid, cwd: '/w', message: { content: 'hi' } }) + '\n');
+      for (const name of SENTINEL_NAMES) await write(path.join(project, uuid, 'tool-results', name), `blob ${name}\n`);
+      // The blob folder itself is never a symlink: the folder above it becomes one, to a tree of the same shape.
+      const swap = swapper([path.join(project, uuid)], path.join(sentinel(), 'nested'));
+      // Every line of the sentinel's nested files holds "nested"; no blob does.
+      const result = await run(['grep', 'nested', '--engine', engine, '--max', '100000', '--json'], { env: c.env, timeoutMs: 60_000 });
+      await swap.stop();
+      expect(result.timedOut).toBe(false);
+      expect(result.code, result.stderr).toBe(0);
+      const out = JSON.parse(result.stdout.toString('utf8')) as { matches: Array<{ path: string; text: string }> };
+      expect(out.matches, `run ${runIndex}: lines of files outside the roots were printed`).toEqual([]);
+    }
+  });
+
   it.each([[[]], [['--lines', '1:1']]])('show %j prints a blob or refuses it, never a same-named file outside the roots (6 runs of 10)', async (extra) => {
     let printed = 0;
     for (let runIndex = 0; runIndex < 6; runIndex++) {
