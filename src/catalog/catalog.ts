@@ -484,9 +484,9 @@ export class Catalog {
     const source = this.sources.find((s) => s.name === claim.source)!;
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
     // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
-    const stamps: Record<string, string> = {};
+    const stamps = new Map<string, string>();
     const describedAt = Date.now();
-    for (const folder of claimFolders(claim)) stamps[folder] = stampOf(folder);
+    for (const folder of claimFolders(claim)) stamps.set(folder, stampOf(folder));
     let described: Described | undefined;
     try {
       described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root, refusal: (file) => refusal(file, this.roots) });
@@ -496,24 +496,24 @@ export class Catalog {
     }
     if (!described) {
       this.drop(claimKey(claim));
-      const stored: IndexedClaim = { claim, described: null, stamps, describedAt };
+      const stored: IndexedClaim = { claim, described: null, stamps: [...stamps], describedAt };
       this.emptyClaims.set(claimKey(claim), stored);
       return new Set();
     }
     // Files read (transcripts, manifests) and blob folders: stamped after, so a change
     // meanwhile is caught only by its mtime, which the racy check covers.
-    for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) stamps[file] ??= stampOf(file);
+    for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) if (!stamps.has(file)) stamps.set(file, stampOf(file));
     // Parsed transcript state is kept only for live updates (an append is then read from where it stopped);
     // a one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
     if (!this.watcher) for (const file of described.dependsOn) this.transcripts.forget(file);
     const { calls, ...stored } = described;
-    return this.install(claim, { claim, described: stored, stamps, describedAt }, keepCalls ? calls ?? [] : undefined);
+    return this.install(claim, { claim, described: stored, stamps: [...stamps], describedAt }, keepCalls ? calls ?? [] : undefined);
   }
 
   /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
   private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean): boolean {
     if (JSON.stringify(entry.claim) !== JSON.stringify(claim)) return false;
-    for (const [file, stamp] of Object.entries(entry.stamps)) {
+    for (const [file, stamp] of entry.stamps) {
       if (isRacy(stamp, entry.describedAt) || stampOf(file) !== stamp) return false;
     }
     if (!statBlobs) return true;

@@ -14,7 +14,7 @@ import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 const FORMAT = 'spillway-catalog-index';
 /** One session's line can be big (tens of thousands of blobs), but not this big. */
 const MAX_LINE_BYTES = 256 << 20;
@@ -29,8 +29,12 @@ export interface IndexedClaim {
   claim: SessionClaim;
   /** The source's description (without its API calls: `turns` re-reads the transcript); null when the claim holds nothing. */
   described: Omit<Described, 'calls'> | null;
-  /** Folder or file path -> stamp, as they were when it was described. */
-  stamps: Record<string, string>;
+  /**
+   * [folder or file path, stamp] as they were when it was described. Pairs,
+   * not an object keyed by path: thousands of objects with unique keys each
+   * cost the parser a new shape.
+   */
+  stamps: Array<[string, string]>;
   /** When the stamps were taken (ms since epoch): an mtime this close is not trusted. */
   describedAt: number;
 }
@@ -247,7 +251,7 @@ function toIndexedClaim(value: unknown): IndexedClaim | undefined {
   const valid =
     typeof v === 'object' && v !== null &&
     typeof v.claim?.dir === 'string' && typeof v.claim.source === 'string' && Array.isArray(v.claim.owns) &&
-    typeof v.stamps === 'object' && v.stamps !== null && typeof v.describedAt === 'number' &&
+    Array.isArray(v.stamps) && v.stamps.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') && typeof v.describedAt === 'number' &&
     (v.described === null || (typeof v.described?.session === 'object' && Array.isArray(v.described.dependsOn) && typeof v.described.blobs === 'object'));
   if (!valid) return undefined;
   if (v.described === null) return { ...v, described: null };
