@@ -7,16 +7,32 @@
 // symlink) and handed to rg as an inherited descriptor it reads through
 // /proc/self/fd/<n>; the paths it prints are mapped back.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
 import { MANIFEST_NAME } from '../spill/manifest';
 import { clipLine, type BlobFolder, type GrepRun } from './grep';
 import { LineReader } from './line-reader';
 
-/** Bytes of file and folder arguments given to one rg process. */
-const RG_ARGS_BYTES = 96 * 1024;
-/** Folders and files (so descriptors) given to one rg process. */
-const RG_ARGS_COUNT = 1024;
+/** Bytes of file and folder arguments given to one rg process (well under the smallest ARG_MAX, macOS's 1 MB). */
+const RG_ARGS_BYTES = 256 * 1024;
+/**
+ * Folders and files given to one rg process. On Linux each is a descriptor
+ * held here and inherited by rg, so at most half the open-file limit (less a
+ * margin for rg's own files); one rg for all 5,000 folders of 100,000 blobs
+ * instead of five in a row took 3.5 s down to 2.9 s.
+ */
+const RG_ARGS_COUNT = FOLDERS_HELD_OPEN ? Math.max(32, Math.min(8192, Math.floor((openFileLimit() - 256) / 2))) : 1024;
+
+/** The soft limit on open files (Linux: /proc/self/limits; Node raised it to the hard limit at start). */
+function openFileLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m ? (m[1] === 'unlimited' ? 1 << 20 : Number(m[1])) : 1024;
+  } catch {
+    return 1024;
+  }
+}
 /** The descriptor rg gets the first target on (after stdin, stdout, stderr). */
 const FIRST_FD = 3;
 /** A printed line longer than this is not rg's (clipped lines are short): it is dropped. */
@@ -33,8 +49,12 @@ export interface RipgrepTargets {
   keepError?: (file: string) => boolean;
 }
 
-/** Matches held before `ready` settles; past this rg's output is left unread (it blocks). */
-const HELD_LINES = 4096;
+/**
+ * Bytes of matches held before `ready` settles; past this rg's output is left
+ * unread (it blocks). Counted in bytes, not lines: 4,096 lines stalled rg
+ * half-way through 100,000 blobs until the catalog had loaded.
+ */
+const HELD_BYTES = 32 << 20;
 
 export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTargets): Promise<void> {
   const { options, sizes, summary, progress, signal } = run;
@@ -98,8 +118,8 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
     batch.map(async (target) => {
       try {
         if (target.folder) {
-          const dir = await run.reads.openFolder(target.path);
-          return { target, fd: dir.fd, close: () => dir.close() };
+          const dir = run.reads.holdFolder(target.path);
+          return { target, fd: dir.fd, close: async () => dir.close() };
         }
         const handle = await run.reads.open(target.path);
         return { target, fd: handle.fd, close: () => handle.close() };
@@ -149,6 +169,12 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
   const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
     const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
+    // Out of descriptors for its pipes, spawn hands back a child without them (its error follows).
+    if (!child.stdout || !child.stderr) {
+      child.once('error', () => undefined);
+      reject(new Error('ripgrep could not be started: no pipes for its output (too many open files?)'));
+      return;
+    }
     let stopped = false;
     const stop = (): void => {
       stopped = true;
@@ -174,6 +200,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     };
     // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
     let held: Buffer[] | undefined = targets.ready ? [] : undefined;
+    let heldBytes = 0;
     const ready = targets.ready ?? Promise.resolve();
     ready.then(
       () => {
@@ -187,7 +214,8 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
       if (!held) return onLine(line);
       held.push(line);
-      if (held.length >= HELD_LINES) child.stdout.pause();
+      heldBytes += line.length;
+      if (heldBytes >= HELD_BYTES) child.stdout.pause();
     });
     child.stdout.on('data', (chunk: Buffer) => lines.push(chunk));
     child.on('error', reject);

@@ -10,9 +10,9 @@
 // and resolved once; nothing below them may be a symlink (the walk never
 // follows one). Elsewhere the plain open is used (docs/catalog.md, "Threat
 // model").
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { AnchoredDir, FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
+import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
 import { openRegularFile } from '../spill/regular-file';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
@@ -21,12 +21,12 @@ export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
 /** How reads reach files and folders (a Catalog's: below its roots; by default: as named). */
 export interface ReadAnchor {
   open: OpenForRead;
-  /** The folder `dir`, opened once for reading its entries. */
-  openFolder: (dir: string) => Promise<AnchoredDir>;
+  /** The folder `dir` held open for ripgrep to read through /proc/self/fd; throws when refused. */
+  holdFolder: (dir: string) => HeldFolder;
 }
 
 /** Files and folders as named: a symlink at the file (or the folder) itself is refused, the folders above are trusted. */
-export const AS_NAMED: ReadAnchor = { open: openRegularFile, openFolder: (dir) => AnchoredDir.open(dir) };
+export const AS_NAMED: ReadAnchor = { open: openRegularFile, holdFolder: (dir) => holdFolder(realpathSync(dir)) };
 
 /** Thrown for a file whose opened location is not its place below its root; `code` is 'ELOOP'. */
 export class MovedFileError extends Error {
@@ -51,7 +51,7 @@ export class RootedReads implements ReadAnchor {
     const handle = await openRegularFile(file);
     if (!FOLDERS_HELD_OPEN) return handle;
     try {
-      const expected = await this.expectedLocation(file);
+      const expected = this.expectedLocation(file);
       if (expected !== undefined && (await fsp.readlink(`/proc/self/fd/${handle.fd}`)) !== expected) throw new MovedFileError(file);
     } catch (err) {
       await handle.close();
@@ -61,26 +61,27 @@ export class RootedReads implements ReadAnchor {
   };
 
   /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */
-  readonly openFolder = async (dir: string): Promise<AnchoredDir> => {
-    const expected = await this.expectedLocation(dir);
-    return expected === undefined ? AnchoredDir.open(dir) : AnchoredDir.openExact(expected);
+  readonly holdFolder = (dir: string): HeldFolder => {
+    const expected = this.expectedLocation(dir);
+    return expected === undefined ? AS_NAMED.holdFolder(dir) : holdFolder(expected, expected);
   };
 
   /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */
-  private async expectedLocation(file: string): Promise<string | undefined> {
+  private expectedLocation(file: string): string | undefined {
     const resolved = path.resolve(file);
     const root = this.rootOf(resolved);
-    return root === undefined ? undefined : path.join(await this.realRoot(root), path.relative(root, resolved));
+    return root === undefined ? undefined : path.join(this.realRoot(root), path.relative(root, resolved));
   }
 
   private rootOf(resolved: string): string | undefined {
     return this.roots.find((r) => resolved === r || resolved.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
   }
 
-  private async realRoot(root: string): Promise<string> {
+  /** Resolved once per root (synchronously: it is cached, and folders are held synchronously). */
+  private realRoot(root: string): string {
     let real = this.realRoots.get(root);
     if (real === undefined) {
-      real = await fsp.realpath(root);
+      real = realpathSync(root);
       this.realRoots.set(root, real);
     }
     return real;

@@ -5,7 +5,7 @@
 // cannot redirect a write or a deletion. Elsewhere (macOS, Windows) the folder
 // is checked by lstat and used by path: the check and the use are two lookups
 // (docs/catalog.md, "Threat model", says so).
-import { constants as C, existsSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants as C, existsSync, lstatSync, openSync, promises as fsp, readlinkSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { SpillError } from './types';
 
@@ -49,21 +49,6 @@ export class AnchoredDir {
   static async open(dir: string): Promise<AnchoredDir> {
     const real = await fsp.realpath(dir);
     return AnchoredDir.openReal(real, real);
-  }
-
-  /**
-   * The folder at `real` (absolute, no symlink in it), opened by one lookup
-   * and refused unless the kernel found it there: a folder on the way swapped
-   * for a symlink leads elsewhere, which the descriptor's own location
-   * (/proc/self/fd) shows. One open instead of one per step: grep opens thousands.
-   */
-  static async openExact(real: string): Promise<AnchoredDir> {
-    const dir = await AnchoredDir.openReal(real, real);
-    if (dir.handle && (await fsp.readlink(dir.self).catch(() => undefined)) !== real) {
-      await dir.close();
-      throw new SpillError('ELOOP', `refusing a folder reached through a symlink: ${real}`);
-    }
-    return dir;
   }
 
   /** The sub-folder `name`, never through a symlink; created 0700 first with `create`. */
@@ -110,14 +95,7 @@ export class AnchoredDir {
     try {
       handle = await fsp.open(target, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`);
-      if (code === 'ENOTDIR') {
-        // O_DIRECTORY wins over O_NOFOLLOW: a symlink to a folder says ENOTDIR too.
-        const symlink = (await fsp.lstat(target).catch(() => undefined))?.isSymbolicLink();
-        throw symlink ? new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`) : new SpillError('ENOTDIR', `not a folder: ${logical}`);
-      }
-      throw err;
+      throw folderOpenError(err, target, logical);
     }
     try {
       return new AnchoredDir(logical, handle, await handle.stat());
@@ -126,6 +104,64 @@ export class AnchoredDir {
       throw err;
     }
   }
+}
+
+/** A folder held open (Linux: by descriptor) for another process to read through /proc/self/fd. */
+export interface HeldFolder {
+  /** Undefined where folders are used by path (not Linux). */
+  fd: number | undefined;
+  close(): void;
+}
+
+/**
+ * The folder at `target` held open, synchronously (grep holds thousands at
+ * once, and a promise per folder cost more than its open). With `expected`,
+ * refused unless the kernel found it there: a folder on the way swapped for a
+ * symlink leads elsewhere, which the descriptor's own location shows.
+ */
+export function holdFolder(target: string, expected?: string): HeldFolder {
+  if (!PROC_FD) {
+    const stats = lstatSync(target);
+    if (stats.isSymbolicLink()) throw new SpillError('ELOOP', `refusing a symlink in place of a folder: ${target}`);
+    if (!stats.isDirectory()) throw new SpillError('ENOTDIR', `not a folder: ${target}`);
+    return { fd: undefined, close: () => undefined };
+  }
+  let fd: number;
+  try {
+    fd = openSync(target, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
+  } catch (err) {
+    throw folderOpenError(err, target, target);
+  }
+  if (expected !== undefined && readlinkQuiet(`/proc/self/fd/${fd}`) !== expected) {
+    closeSync(fd);
+    throw new SpillError('ELOOP', `refusing a folder reached through a symlink: ${target}`);
+  }
+  return { fd, close: () => closeSync(fd) };
+}
+
+function readlinkQuiet(link: string): string | undefined {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why opening a folder failed, said plainly: a symlink in its place, not a folder, or the system's error. */
+function folderOpenError(err: unknown, target: string, logical: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`);
+  // O_DIRECTORY wins over O_NOFOLLOW: a symlink to a folder says ENOTDIR too.
+  if (code === 'ENOTDIR') {
+    let symlink = false;
+    try {
+      symlink = lstatSync(target).isSymbolicLink();
+    } catch {
+      // gone meanwhile: not a folder either
+    }
+    return symlink ? new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`) : new SpillError('ENOTDIR', `not a folder: ${logical}`);
+  }
+  return err;
 }
 
 /** Run `fn` with `dir` open, closing it afterwards. */

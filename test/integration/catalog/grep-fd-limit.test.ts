@@ -1,0 +1,44 @@
+// ripgrep gets each blob folder as a descriptor held open here (Linux), many
+// folders per rg process. Under a low open-file limit grep must still search
+// every folder: it gives rg fewer at a time, never fails for want of descriptors.
+import { spawnSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRipgrep } from '../../../src/catalog/grep';
+import { CLI, ensureBuilt } from './helpers';
+
+const SESSIONS = 600;
+let dir: string;
+let root: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'grep-fd-limit-'));
+  root = path.join(dir, 'spills');
+  for (let s = 0; s < SESSIONS; s++) {
+    const folder = path.join(root, `session-${String(s).padStart(4, '0')}`);
+    await fsp.mkdir(folder, { recursive: true });
+    await fsp.writeFile(path.join(folder, 'blob.txt'), `first line\nneedle in session ${s}\n`);
+    const record = { v: 1, file: 'blob.txt', sessionId: `s${s}`, tool: 'Bash', toolCallId: `c${s}`, args: 'x', bytes: 40, createdAt: '2026-01-01T00:00:00.000Z' };
+    await fsp.writeFile(path.join(folder, 'spillway.jsonl'), JSON.stringify(record) + '\n');
+  }
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(process.platform !== 'linux' || !findRipgrep())('grep under a low open-file limit', () => {
+  it(`finds the needle in all ${SESSIONS} session folders with 200 descriptors allowed, cold and warm`, () => {
+    const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'cache') };
+    for (const pass of ['cold', 'warm']) {
+      const args = ['grep', 'needle', '--engine', 'rg', '--json', '--max', '100000', '--no-default-roots', '--root', root];
+      const r = spawnSync('bash', ['-c', 'ulimit -n 200 && exec "$@"', 'bash', process.execPath, CLI, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+      expect(r.status, `${pass}: ${r.stderr}`).toBe(0);
+      expect(r.stderr, pass).toBe('');
+      const out = JSON.parse(r.stdout) as { matches: Array<{ path: string }> };
+      expect(new Set(out.matches.map((m) => path.basename(path.dirname(m.path)))).size, pass).toBe(SESSIONS);
+    }
+  });
+});
