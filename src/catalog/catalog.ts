@@ -76,8 +76,14 @@ export interface ScanOptions {
   statBlobs?: boolean;
 }
 
-/** Stats between yields to the event loop while checking stamps (the extension host stays responsive). */
-const STAMPS_PER_YIELD = 4096;
+/**
+ * Stats (or installed blobs) between yields to the event loop while checking
+ * stamps and installing: the extension host stays responsive, and a ripgrep
+ * started early never waits long on a full pipe (it stalls when nobody reads).
+ */
+const STAMPS_PER_YIELD = 1024;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const quietLogger: CatalogLogger = { warn: () => undefined };
 
@@ -155,17 +161,24 @@ export class Catalog {
       checked += 1 + (entry?.described?.blobs.length ?? 0);
       if (checked >= STAMPS_PER_YIELD) {
         checked = 0;
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
       }
     }
     const describeInOrder = async (fallback: boolean): Promise<void> => {
       const fresh: SessionClaim[] = [];
+      let installed = 0;
       for (const claim of ordered) {
         if (!!claim.fallback !== fallback) continue;
         const key = claimKey(claim);
         if (reusable.has(key)) {
-          this.install(claim, stored.get(key)!, undefined);
+          const entry = stored.get(key)!;
+          this.install(claim, entry, undefined);
           stats.reused++;
+          installed += 1 + (entry.described?.blobs.length ?? 0);
+          if (installed >= STAMPS_PER_YIELD) {
+            installed = 0;
+            await yieldToEventLoop();
+          }
         } else fresh.push(claim);
       }
       stats.described += fresh.length;
@@ -362,7 +375,7 @@ export class Catalog {
     return grepWhileLoading(
       options,
       (withRipgrep) => ({
-        early: withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : Promise.resolve([]),
+        early: Promise.resolve(withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : []),
         targets: this.scan(scanOptions).then(() => this.grepTargets()),
         reads: this.reads,
       }),

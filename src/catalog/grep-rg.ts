@@ -152,13 +152,15 @@ function batches(targets: readonly Target[]): Target[][] {
   let batch: Target[] = [];
   let bytes = 0;
   for (const target of targets) {
-    if ((bytes + target.path.length > RG_ARGS_BYTES || batch.length >= RG_ARGS_COUNT) && batch.length > 0) {
+    // What rg is given: a target held open is named /proc/self/fd/<n> (24 bytes at most), else its path.
+    const arg = FOLDERS_HELD_OPEN ? 24 : target.path.length + 1;
+    if ((bytes + arg > RG_ARGS_BYTES || batch.length >= RG_ARGS_COUNT) && batch.length > 0) {
       out.push(batch);
       batch = [];
       bytes = 0;
     }
     batch.push(target);
-    bytes += target.path.length + 1;
+    bytes += arg;
   }
   if (batch.length > 0) out.push(batch);
   return out;

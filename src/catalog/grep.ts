@@ -1,7 +1,7 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
 import { isAscii } from 'node:buffer';
-import { accessSync, constants as C, promises as fsp } from 'node:fs';
+import { accessSync, constants as C, lstatSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
@@ -203,7 +203,8 @@ export async function grepWhileLoading(
 async function startEarly(rg: string, run: GrepRun, early: readonly string[], targets: Promise<GrepTargets>): Promise<{ done: Promise<Set<string>> } | undefined> {
   if (early.length === 0) return undefined;
   // Folders gone or no longer folders are left out quietly (each is opened below its root, never through a symlink, when searched).
-  const real = (await Promise.all(early.map((f) => fsp.lstat(f).then((s) => (s.isDirectory() ? f : undefined), () => undefined)))).filter((f): f is string => !!f);
+  // (Synchronous: thousands of promises would hold ripgrep back while the scan runs beside them.)
+  const real = early.filter(isFolderNow);
   let known: GrepTargets | undefined;
   let targetFolders = new Set<string>();
   const ready = targets.then((t) => {
@@ -222,6 +223,14 @@ async function startEarly(rg: string, run: GrepRun, early: readonly string[], ta
   // A failing scan is the caller's error (awaited there): the early search just stops.
   done.catch(() => undefined);
   return { done };
+}
+
+function isFolderNow(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 function sum<T>(items: readonly T[], of: (item: T) => number): number {

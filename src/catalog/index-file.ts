@@ -6,7 +6,7 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, createReadStream, lstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LineReader } from './line-reader';
@@ -121,22 +121,23 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
 /**
  * The blob folders the index's header names (where blobs were when it was
  * saved), read from its first line alone; [] when there is none. grep hands
- * them to ripgrep before the catalog has loaded.
+ * them to ripgrep before the catalog has loaded. Synchronous: queued behind
+ * the scan's thousands of folder reads in the thread pool, it started
+ * ripgrep most of a second late.
  */
-export async function readIndexedBlobFolders(file: string): Promise<string[]> {
-  let handle: fsp.FileHandle | undefined;
+export function readIndexedBlobFolders(file: string): string[] {
+  let fd: number | undefined;
   try {
-    handle = await fsp.open(file, 'r');
+    fd = openSync(file, 'r');
     const parts: Buffer[] = [];
     const chunk = Buffer.allocUnsafe(1 << 20);
-    for (let pos = 0, total = 0; total < MAX_LINE_BYTES; ) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, pos);
+    for (let pos = 0; pos < MAX_LINE_BYTES; ) {
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, pos);
       if (bytesRead === 0) return [];
       const nl = chunk.subarray(0, bytesRead).indexOf(0x0a);
       parts.push(Buffer.from(chunk.subarray(0, nl === -1 ? bytesRead : nl)));
       if (nl !== -1) break;
       pos += bytesRead;
-      total += bytesRead;
     }
     const header = JSON.parse(Buffer.concat(parts).toString('utf8')) as { format?: unknown; version?: unknown; blobFolders?: unknown };
     const folders = header.format === FORMAT && header.version === INDEX_VERSION ? header.blobFolders : undefined;
@@ -144,7 +145,7 @@ export async function readIndexedBlobFolders(file: string): Promise<string[]> {
   } catch {
     return []; // missing, unreadable or corrupt: grep waits for the catalog
   } finally {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

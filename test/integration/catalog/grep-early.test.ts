@@ -42,7 +42,7 @@ describe('grep while the catalog loads', () => {
     await first.scan();
     await first.dispose();
     const indexFile = path.join(cacheDir, (await fsp.readdir(cacheDir)).find((n) => n.endsWith('.jsonl'))!);
-    expect((await readIndexedBlobFolders(indexFile)).sort()).toEqual([kept, dropped].sort());
+    expect(readIndexedBlobFolders(indexFile).sort()).toEqual([kept, dropped].sort());
 
     // Since: one folder is no session any more, a new one appeared, a hard link to a foreign file sits among blobs.
     await fsp.rm(path.join(dropped, 'spillway.jsonl'));
