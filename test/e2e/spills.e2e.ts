@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
+import { defaultCacheDir } from '../../src/catalog/index-file';
 import type { BlobInfo, SessionInfo } from '../../src/catalog/types';
 import { formatBytes, shortId } from '../../src/extension/format';
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src/catalog/cleanupPolicy';
@@ -103,6 +104,10 @@ beforeAll(async () => {
   await catalog.scan();
   aged = catalog.session(aged.key)!;
   dated = catalog.session(dated.key)!;
+  // The index the extension shares with the CLI, written as `spillway list` would: its first tree comes from it.
+  const indexing = new Catalog({ env: fixtureEnv, roots: fixture.userRoots, cacheDir: defaultCacheDir(fixtureEnv) });
+  await indexing.scan();
+  await indexing.dispose();
 
   // Package exactly what users install, and install it the way they do.
   const t0 = Date.now();
@@ -178,6 +183,9 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // Agents are expanded; each session row carries its blob count and size.
     for (const s of sessions) await wb.rowByAria(`session ${s.id}`).waitFor({ state: 'visible' });
     timings.uiFirstTreeMs = Date.now() - t0;
+    // Shown from the index first, then checked against the disk (the rows above are the checked ones).
+    await waitFor(() => /Showing \d+ sessions from the index after \d+ ms while checking them/.test(extensionLog(userDataDir)), 'the index shown first', 10_000);
+    await waitFor(() => /Scanned \d+ sessions in \d+ ms/.test(extensionLog(userDataDir)), 'the check after it', 30_000);
     const rows = await wb.treeRows();
     for (const source of new Set(sessions.map((s) => s.source))) {
       expect(rows.some((r) => r.level === 1 && r.label === sourceLabel(source))).toBe(true);
