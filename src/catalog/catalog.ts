@@ -31,10 +31,10 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, isRacy, loadIndex, readIndexedBlobFolders, saveIndex, stampOf, type IndexedClaim } from './index-file';
+import { blobUnchanged, indexFileFor, isRacy, loadIndex, readIndexedBlobFolders, saveIndex, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
-import { claimKey, offer, walk } from './walk';
+import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
 import { grep, grepWhileLoading, type BlobFolder, type GrepTargets } from './grep';
 import { buildTurnSeries } from './turns';
@@ -65,6 +65,8 @@ export interface ScanStats {
   indexLoaded: boolean;
   /** Transcript bytes parsed by this scan. */
   transcriptBytes: number;
+  /** Folders the walk listed (unchanged ones are recalled from the index instead). */
+  foldersListed: number;
 }
 
 export interface ScanOptions {
@@ -99,9 +101,11 @@ export class Catalog {
   private readonly blobMap = new Map<string, BlobInfo>();
   private readonly indexFile: string | undefined;
   /** The index as showIndexed() read it: the next scan checks it instead of reading it again. */
-  private shownIndex: Map<string, IndexedClaim> | undefined;
+  private shownIndex: LoadedIndex | undefined;
+  /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
+  private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
   private indexSave: NodeJS.Timeout | undefined;
-  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0 };
+  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Claimed folder or owned sub-folder -> session key. */
@@ -131,18 +135,23 @@ export class Catalog {
    * the index stored them are not described again, and the index is updated.
    */
   async scan(options: ScanOptions = {}): Promise<void> {
+    const index = this.shownIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
+    this.shownIndex = undefined;
+    const stored = index?.entries ?? new Map<string, IndexedClaim>();
     const claims = new Map<string, SessionClaim>();
+    const memo = this.indexFile ? listingMemo(index) : undefined;
+    let foldersListed = 0;
     for (const root of this.roots) {
       root.exists = await isDir(root.path);
       if (!root.exists) continue;
       const sources = this.sourcesFor(root);
-      const result = await walk(root.path, root.depth, sources);
+      const result = await walk(root.path, root.depth, sources, undefined, memo);
+      foldersListed += result.listed;
       for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
-    const stored = this.shownIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : new Map<string, IndexedClaim>());
-    this.shownIndex = undefined;
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0 };
+    if (memo) this.walked = { listings: memo.listings, walkedAt: memo.walkedAt };
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
     // What is shown (an earlier scan, or the index) stays until it is described
@@ -204,8 +213,9 @@ export class Catalog {
    */
   async showIndexed(): Promise<boolean> {
     if (!this.indexFile) return false;
-    const stored = await loadIndex(this.indexFile, claimKey);
-    this.shownIndex = stored;
+    const index = await loadIndex(this.indexFile, claimKey);
+    this.shownIndex = index;
+    const stored = index.entries;
     // Fallback claims last, as in scan(): they yield blobs a regular session names.
     const entries = [...stored.values()];
     for (const entry of [...entries.filter((e) => !e.claim.fallback), ...entries.filter((e) => e.claim.fallback)]) this.install(entry.claim, entry, undefined);
@@ -606,7 +616,8 @@ export class Catalog {
   private async saveIndexNow(): Promise<void> {
     if (!this.indexFile) return;
     try {
-      await saveIndex(this.indexFile, [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()], [...this.blobFolders()]);
+      const entries = [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()];
+      await saveIndex(this.indexFile, entries, { blobFolders: [...this.blobFolders()], ...this.walked });
     } catch (err) {
       this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
     }
@@ -744,6 +755,33 @@ function cmp(a: string, b: string): number {
 /** What a listener could see of a session, to tell a real change from a touch. */
 function fingerprint(info: SessionInfo): string {
   return JSON.stringify([info.title, info.cwd, info.transcript, info.skipped, info.notes, info.blobs.map((b) => [b.path, b.bytes, b.mtimeMs, b.tool, b.toolCallId, b.args, b.turn, b.attribution, b.digestChars])]);
+}
+
+/**
+ * The walk's memory of the last walk's listings (from the index): a folder is
+ * recalled only when its stamp still holds and every claim it gave is still
+ * stored; what this walk sees is recorded (as claim keys) for the next one.
+ */
+function listingMemo(index: LoadedIndex | undefined): WalkMemo & { listings: Map<string, StoredListing>; walkedAt: number } {
+  const listings = new Map<string, StoredListing>();
+  return {
+    listings,
+    walkedAt: Date.now(),
+    recall(dir: string): Listed | undefined {
+      const last = index?.listings.get(dir);
+      if (!last || isRacy(last.stamp, index!.walkedAt) || stampOf(dir) !== last.stamp) return undefined;
+      const claims: SessionClaim[] = [];
+      for (const key of last.claims) {
+        const claim = index!.entries.get(key)?.claim;
+        if (!claim) return undefined;
+        claims.push(claim);
+      }
+      return { stamp: last.stamp, claims, children: last.children };
+    },
+    record(dir: string, listed: Listed): void {
+      listings.set(dir, { stamp: listed.stamp, claims: listed.claims.map(claimKey), children: listed.children });
+    },
+  };
 }
 
 /** The folders a claim's shape depends on: its own, those it owns, and for a fallback claim the folder it lists. */

@@ -14,7 +14,7 @@ import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 const FORMAT = 'spillway-catalog-index';
 /** One session's line can be big (tens of thousands of blobs), but not this big. */
 const MAX_LINE_BYTES = 256 << 20;
@@ -83,9 +83,27 @@ export function isRacy(stamp: string, takenAt: number): boolean {
   return Number.isFinite(mtime) && mtime >= takenAt - RACY_MS;
 }
 
-/** The stored sessions by claim key; empty when the file is missing, corrupt or of another version. */
-export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => string): Promise<Map<string, IndexedClaim>> {
-  const entries = new Map<string, IndexedClaim>();
+/** A folder's listing as the walk used it: its stamp then, the claims it gave (keys), the folders walked below it. */
+export interface StoredListing {
+  stamp: string;
+  claims: string[];
+  children: string[];
+}
+
+/** What an index file holds: the sessions by claim key, and the last walk's listings. */
+export interface LoadedIndex {
+  entries: Map<string, IndexedClaim>;
+  listings: Map<string, StoredListing>;
+  /** When that walk began (ms since epoch): a listing stamp this close is not trusted. */
+  walkedAt: number;
+}
+
+const EMPTY_INDEX = (): LoadedIndex => ({ entries: new Map(), listings: new Map(), walkedAt: 0 });
+
+/** The stored sessions and listings; empty when the file is missing, corrupt or of another version. */
+export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => string): Promise<LoadedIndex> {
+  const loaded = EMPTY_INDEX();
+  const entries = loaded.entries;
   let header: unknown;
   let valid = true;
   const reader = new LineReader(MAX_LINE_BYTES, (line) => {
@@ -94,8 +112,9 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
       const value = JSON.parse(line.toString('utf8')) as unknown;
       if (header === undefined) {
         header = value;
-        const h = value as { format?: unknown; version?: unknown };
+        const h = value as { format?: unknown; version?: unknown; listings?: unknown; walkedAt?: unknown };
         valid = h?.format === FORMAT && h.version === INDEX_VERSION;
+        if (valid) readListings(h, loaded);
         return;
       }
       const entry = toIndexedClaim(value);
@@ -112,10 +131,21 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
     }
     reader.end();
   } catch {
-    return new Map(); // missing or unreadable: rebuilt
+    return EMPTY_INDEX(); // missing or unreadable: rebuilt
   }
   // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
-  return valid && header !== undefined ? entries : new Map();
+  return valid && header !== undefined ? loaded : EMPTY_INDEX();
+}
+
+/** The header's listings, each [folder, stamp, claim keys, children]; malformed ones are left out (the folder is listed again). */
+function readListings(header: { listings?: unknown; walkedAt?: unknown }, into: LoadedIndex): void {
+  if (typeof header.walkedAt !== 'number' || !Array.isArray(header.listings)) return;
+  into.walkedAt = header.walkedAt;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  for (const item of header.listings as unknown[]) {
+    if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !strings(item[2]) || !strings(item[3])) continue;
+    into.listings.set(item[0], { stamp: item[1], claims: item[2], children: item[3] });
+  }
 }
 
 /**
@@ -149,14 +179,23 @@ export function readIndexedBlobFolders(file: string): string[] {
   }
 }
 
-/** Write the index whole to a private temporary file, then rename it over the old one; the header names the blob folders. */
-export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, blobFolders: readonly string[] = []): Promise<void> {
+/** What the header carries besides the format: blob folders for grep, the last walk's listings. */
+export interface IndexHeader {
+  blobFolders: readonly string[];
+  listings: ReadonlyMap<string, StoredListing>;
+  walkedAt: number;
+}
+
+/** Write the index whole to a private temporary file, then rename it over the old one. */
+export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, extra: IndexHeader = { blobFolders: [], listings: new Map(), walkedAt: 0 }): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   const handle = await fsp.open(temp, 'wx', 0o600);
   try {
     // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
-    let lines = [JSON.stringify({ format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders }) + '\n'];
+    const listings = [...extra.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
+    const header = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: extra.blobFolders, walkedAt: extra.walkedAt, listings };
+    let lines = [JSON.stringify(header) + '\n'];
     let pending = 0;
     for (const entry of entries) {
       const described = entry.described && { ...entry.described, blobs: encodeBlobs(entry.described.blobs) };

@@ -3,12 +3,15 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { DirListing, SessionClaim, Source } from './source';
+import { stampOf } from './index-file';
 
 /** Folders that never hold spills and can be huge. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.cache']);
 
 export interface WalkResult {
   claims: SessionClaim[];
+  /** Folders listed (the others were recalled). */
+  listed: number;
   /** Folders that could not be listed, with the error code. */
   unreadable: Array<{ path: string; code: string }>;
 }
@@ -26,16 +29,40 @@ export function offer(listing: DirListing, sources: readonly Source[]): SessionC
   return [];
 }
 
-/** Walk `start` down to `depth` folder levels below it. */
-export async function walk(start: string, depth: number, sources: readonly Source[], skip: (dir: string) => boolean = () => false): Promise<WalkResult> {
-  const result: WalkResult = { claims: [], unreadable: [] };
+/** What one folder's listing gave the walk: its stamp before it was listed, its claims, the folders walked below it. */
+export interface Listed {
+  stamp: string;
+  claims: SessionClaim[];
+  children: string[];
+}
+
+/** Listings an earlier walk made (the index), and where this walk's are recorded. */
+export interface WalkMemo {
+  /** What `dir`'s listing gave last time, when `dir` provably has not changed since; undefined: list it. */
+  recall(dir: string): Listed | undefined;
+  record(dir: string, listed: Listed): void;
+}
+
+/**
+ * Walk `start` down to `depth` folder levels below it. With a memo, a folder
+ * unchanged since the last walk (same inode, size and mtime: no entry added,
+ * removed or renamed) is not listed again; its claims and sub-folders are
+ * recalled (a stat instead of a listing, for each of thousands of session folders).
+ */
+export async function walk(start: string, depth: number, sources: readonly Source[], skip: (dir: string) => boolean = () => false, memo?: WalkMemo): Promise<WalkResult> {
+  const result: WalkResult = { claims: [], listed: 0, unreadable: [] };
   let level: string[] = [start];
   for (let d = 0; d <= depth && level.length > 0; d++) {
     const next: string[] = [];
     const listings = await Promise.all(
       level.map(async (dir) => {
+        const recalled = memo?.recall(dir);
+        if (recalled) return { path: dir, recalled };
+        // Stamped before it is listed: a change during the listing leaves a stamp that no longer holds.
+        const stamp = memo ? stampOf(dir) : '';
+        result.listed++;
         try {
-          return { path: dir, entries: await fsp.readdir(dir, { withFileTypes: true }) };
+          return { path: dir, stamp, entries: await fsp.readdir(dir, { withFileTypes: true }) };
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
           if (code !== 'ENOENT' && code !== 'ENOTDIR') result.unreadable.push({ path: dir, code });
@@ -45,15 +72,24 @@ export async function walk(start: string, depth: number, sources: readonly Sourc
     );
     for (const listing of listings) {
       if (!listing) continue;
-      const claims = offer(listing, sources);
-      result.claims.push(...claims);
-      const owned = new Set(claims.flatMap((c) => [c.dir, ...c.owns]));
-      if (d === depth) continue;
-      for (const entry of listing.entries) {
-        if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
-        const child = path.join(listing.path, entry.name);
-        if (!owned.has(child) && !skip(child)) next.push(child);
+      let listed: Listed;
+      if ('recalled' in listing) listed = listing.recalled!;
+      else {
+        const claims = offer(listing, sources);
+        const owned = new Set(claims.flatMap((c) => [c.dir, ...c.owns]));
+        const children: string[] = [];
+        if (d < depth) {
+          for (const entry of listing.entries) {
+            if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
+            const child = path.join(listing.path, entry.name);
+            if (!owned.has(child) && !skip(child)) children.push(child);
+          }
+        }
+        listed = { stamp: listing.stamp, claims, children };
       }
+      memo?.record(listing.path, listed);
+      result.claims.push(...listed.claims);
+      next.push(...listed.children);
     }
     level = next;
   }

@@ -141,6 +141,40 @@ describe('persistent index', () => {
     await catalog.dispose();
   });
 
+  it('lists again only folders that changed, and still finds a new session folder and a new sub-folder', async () => {
+    const cold = await scanned();
+    const listedCold = cold.scanStats().foldersListed;
+    await backdate(path.join(dir, 'fx'));
+    const settled = await scanned(); // the stamps are old enough now: this index can be trusted
+    const warm = await scanned();
+    expect(warm.scanStats().foldersListed).toBe(0);
+    expect(shown(warm.sessions())).toEqual(shown(settled.sessions()));
+    // A new Claude Code session (its project folder changes) and a new sub-folder in an existing one (its claim changes).
+    const project = path.dirname(fx.claude.sessionDir);
+    const uuid = '00000000-0000-4000-8000-00000000beef';
+    await fsp.mkdir(path.join(project, uuid, 'tool-results'), { recursive: true });
+    await fsp.writeFile(path.join(project, uuid, 'tool-results', 'toolu_01NewSessionDDDDDDDDDDD.txt'), 'new session blob\n');
+    await fsp.writeFile(path.join(project, `${uuid}.jsonl`), JSON.stringify({ type: 'user', sessionId: uuid, cwd: '/w', message: { content: 'hi' } }) + '\n');
+    // A folder of Spillway blobs next to tool-results/ (a manifest makes it one).
+    const extra = path.join(fx.claude.sessionDir, 'spillway-extra');
+    await fsp.mkdir(extra);
+    await fsp.writeFile(path.join(extra, 'extra.txt'), 'extra blob\n');
+    const record = { v: 1, file: 'extra.txt', sessionId: fx.claude.sessionId, tool: 'Bash', toolCallId: 'x1', args: 'x', bytes: 11, createdAt: '2026-03-01T10:00:00.000Z' };
+    await fsp.writeFile(path.join(extra, 'spillway.jsonl'), JSON.stringify(record) + '\n');
+    const after = await scanned();
+    expect(after.scanStats().foldersListed).toBeGreaterThan(0);
+    expect(after.scanStats().foldersListed).toBeLessThan(listedCold);
+    expect(after.findSessions(uuid)).toHaveLength(1);
+    const claude = after.findSessions(fx.claude.sessionId)[0]!;
+    expect(claude.blobs.map((b) => b.path)).toContain(path.join(extra, 'extra.txt'));
+    await fsp.rm(path.join(project, uuid), { recursive: true });
+    await fsp.rm(path.join(project, `${uuid}.jsonl`));
+    await fsp.rm(extra, { recursive: true });
+    const removed = await scanned();
+    expect(removed.findSessions(uuid)).toHaveLength(0);
+    expect(removed.findSessions(fx.claude.sessionId)[0]!.blobs.map((b) => b.path)).not.toContain(path.join(extra, 'extra.txt'));
+  });
+
   it('re-reads a transcript that changed, and only that one', async () => {
     const cold = await scanned();
     const skipped = cold.findSessions(fx.claude.sessionId)[0]!.skipped;
