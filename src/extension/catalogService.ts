@@ -124,8 +124,6 @@ export class CatalogService extends Disposable {
     for (const p of catalog.problems()) this.log.warn(p);
     this.log.info(`Scanned ${catalog.sessions().length} sessions in ${scanMs} ms`);
     this.attach(catalog, true);
-    // The scan's own event may have come before it returned (while the index was written): say once more that it is checked.
-    if (shown) this.changed.fire(undefined);
     catalog.watch().catch((err: unknown) => this.log.warn(`Live updates are off: ${err instanceof Error ? err.message : String(err)}`));
     return catalog;
   }

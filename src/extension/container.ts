@@ -75,7 +75,12 @@ export class Container extends Disposable {
     this.register(this.tree.onDidChangeTreeData(() => this.updateSummary()));
     // The first scan starts when the view first asks for children (getChildren),
     // never at activation; this only reports when it ends.
-    this.register(this.view.onDidChangeVisibility((e) => { if (e.visible) void this.service.ready().then(() => this.updateSummary()); }));
+    // Its scan's own event can come before the check is recorded: the summary is brought up to date once more when it is.
+    this.register(this.view.onDidChangeVisibility((e) => {
+      if (!e.visible) return;
+      void this.service.ready().then(() => this.updateSummary());
+      void this.service.scanned().then(() => this.updateSummary());
+    }));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;

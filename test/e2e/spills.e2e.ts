@@ -186,6 +186,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // Shown from the index first, then checked against the disk (the rows above are the checked ones).
     await waitFor(() => /Showing \d+ sessions from the index after \d+ ms while checking them/.test(extensionLog(userDataDir)), 'the index shown first', 10_000);
     await waitFor(() => /Scanned \d+ sessions in \d+ ms/.test(extensionLog(userDataDir)), 'the check after it', 30_000);
+    // Once checked, the view's title no longer says it is checking.
+    await waitFor(async () => !(await wb.pane('Spills').locator('.pane-header').innerText()).includes('checking'), "'checking…' gone from the view's title", 10_000);
     const rows = await wb.treeRows();
     for (const source of new Set(sessions.map((s) => s.source))) {
       expect(rows.some((r) => r.level === 1 && r.label === sourceLabel(source))).toBe(true);
@@ -304,7 +306,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await expect.poll(async () => (await search.textContent()) ?? '', { timeout: 30_000 }).toContain('showing 50');
     // The last row of the capped blob says how many it left out (End: the tree shows only what is on screen).
     const more = search.locator('.monaco-list-row', { hasText: 'more not shown' }).first();
-    await search.locator('.monaco-list-rows').first().hover();
+    // Over a row on screen (the rows' box is taller than the view: its middle may lie under the Spills tree).
+    await search.locator('.monaco-list-row').first().hover();
     await waitFor(async () => {
       await page.mouse.wheel(0, 2000);
       return more.isVisible();
