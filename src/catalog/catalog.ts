@@ -105,8 +105,8 @@ export class Catalog {
   /** Blob key -> the blob (its sessionKey names the owner). */
   private readonly blobMap = new Map<string, BlobInfo>();
   private readonly indexFile: string | undefined;
-  /** The index as showIndexed() read it: the next scan checks it instead of reading it again. */
-  private shownIndex: LoadedIndex | undefined;
+  /** The index already read (by showIndexed() or scanAndGrep()): the next scan checks it instead of reading it again. */
+  private loadedIndex: LoadedIndex | undefined;
   /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
   private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
   private indexSave: NodeJS.Timeout | undefined;
@@ -140,8 +140,8 @@ export class Catalog {
    * the index stored them are not described again, and the index is updated.
    */
   async scan(options: ScanOptions = {}): Promise<void> {
-    const index = this.shownIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
-    this.shownIndex = undefined;
+    const index = this.loadedIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
+    this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
     const claims = new Map<string, SessionClaim>();
     const memo = this.indexFile ? listingMemo(index) : undefined;
@@ -219,7 +219,7 @@ export class Catalog {
   async showIndexed(): Promise<boolean> {
     if (!this.indexFile) return false;
     const index = await loadIndex(this.indexFile, claimKey);
-    this.shownIndex = index;
+    this.loadedIndex = index;
     const stored = index.entries;
     // Fallback claims last, as in scan(): they yield blobs a regular session names.
     const entries = [...stored.values()];
@@ -389,11 +389,20 @@ export class Catalog {
   ): Promise<GrepSummary> {
     return grepWhileLoading(
       options,
-      (withRipgrep) => ({
-        early: Promise.resolve(withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : []),
-        targets: this.scan(scanOptions).then(() => this.grepTargets()),
-        reads: this.reads,
-      }),
+      (withRipgrep) => {
+        const early = withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : [];
+        // The index is read once: it vouches for matches early, then the scan checks it.
+        const index = this.indexFile && early.length > 0 ? loadIndex(this.indexFile, claimKey) : Promise.resolve(undefined);
+        return {
+          early: Promise.resolve(early),
+          provisional: index.then((loaded) => loaded && blobsStillInPlace(loaded)),
+          targets: index.then((loaded) => {
+            this.loadedIndex ??= loaded;
+            return this.scan(scanOptions);
+          }).then(() => this.grepTargets()),
+          reads: this.reads,
+        };
+      },
       onMatch,
       signal,
     );
@@ -786,6 +795,32 @@ function listingMemo(index: LoadedIndex | undefined): WalkMemo & { listings: Map
     record(dir: string, listed: Listed): void {
       listings.set(dir, { stamp: listed.stamp, claims: listed.claims.map(claimKey), children: listed.children });
     },
+  };
+}
+
+/**
+ * Whether a file is one of the index's blobs in a folder that is still as the
+ * index saw it (same inode, size and mtime: no entry added, removed or
+ * renamed; never a racy stamp). grep prints such a file's matches before the
+ * scan confirms it; each folder is checked once, at its first match.
+ */
+function blobsStillInPlace(index: LoadedIndex): (file: string) => boolean {
+  const blobs = new Set<string>();
+  const stamps = new Map<string, string>();
+  for (const entry of index.entries.values()) {
+    for (const [file, stamp] of entry.stamps) if (!isRacy(stamp, entry.describedAt)) stamps.set(file, stamp);
+    for (const blob of entry.described?.blobs ?? []) blobs.add(blob.path);
+  }
+  const folderHolds = new Map<string, boolean>();
+  return (file) => {
+    if (!blobs.has(file)) return false;
+    const folder = path.dirname(file);
+    let holds = folderHolds.get(folder);
+    if (holds === undefined) {
+      const stamp = stamps.get(folder);
+      folderHolds.set(folder, (holds = stamp !== undefined && stampOf(folder) === stamp));
+    }
+    return holds;
   };
 }
 

@@ -45,6 +45,13 @@ export interface RipgrepTargets {
   accept?: (file: string) => boolean;
   /** Until it settles, matches and errors are held (rg pauses when too many wait): accept cannot judge them yet. */
   ready?: Promise<unknown>;
+  /**
+   * Before `ready`, a match this says yes to is reported at once instead of
+   * held (it may say so only once it knows: held lines are judged again each
+   * time `judgeAgain` settles).
+   */
+  acceptNow?: (file: string) => boolean;
+  judgeAgain?: Promise<unknown>;
   /** Keeps a file or folder's error (default: all). */
   keepError?: (file: string) => boolean;
 }
@@ -187,22 +194,41 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < 64 * 1024) stderr += d;
     });
-    const onLine = (line: Buffer): void => {
-      if (stopped) return;
-      // `path\0number:text`; anything else (rg's "binary file matches" notes) is not a match.
+    /** A line of rg's output as a match: `path\0number:text`; anything else (rg's "binary file matches" notes) is none. */
+    const parse = (line: Buffer): { file: string; number: number; colon: number } | undefined => {
       const nul = line.indexOf(0);
-      if (nul <= 0) return;
+      if (nul <= 0) return undefined;
       const colon = line.indexOf(0x3a, nul + 1);
       const number = Number(line.toString('latin1', nul + 1, colon));
-      if (colon === -1 || !Number.isInteger(number) || number < 1) return;
-      const file = opened.named(line.toString('utf8', 0, nul));
-      if (accept && !accept(file)) return;
-      const text = clipLine(line.toString('utf8', colon + 1), options.maxLineChars);
-      if (!run.emit({ path: file, line: number, text })) stop();
+      if (colon === -1 || !Number.isInteger(number) || number < 1) return undefined;
+      return { file: opened.named(line.toString('utf8', 0, nul)), number, colon };
+    };
+    const report = (line: Buffer, m: { file: string; number: number; colon: number }): void => {
+      const text = clipLine(line.toString('utf8', m.colon + 1), options.maxLineChars);
+      if (!run.emit({ path: m.file, line: m.number, text })) stop();
+    };
+    const onLine = (line: Buffer): void => {
+      if (stopped) return;
+      const m = parse(line);
+      if (m && (!accept || accept(m.file))) report(line, m);
     };
     // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
     let held: Buffer[] | undefined = targets.ready ? [] : undefined;
     let heldBytes = 0;
+    const { acceptNow } = targets;
+    /** Before `ready`: report the line now if acceptNow knows it, else hold it. */
+    const holdOrReport = (line: Buffer): boolean => {
+      const m = acceptNow && !stopped ? parse(line) : undefined;
+      if (!m || !acceptNow!(m.file)) return false;
+      report(line, m);
+      return true;
+    };
+    targets.judgeAgain?.then(() => {
+      if (!held) return;
+      held = held.filter((line) => !holdOrReport(line));
+      heldBytes = held.reduce((n, line) => n + line.length, 0);
+      if (heldBytes < HELD_BYTES) child.stdout.resume();
+    }, () => undefined);
     const ready = targets.ready ?? Promise.resolve();
     ready.then(
       () => {
@@ -215,6 +241,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     );
     const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
       if (!held) return onLine(line);
+      if (holdOrReport(line)) return;
       held.push(line);
       heldBytes += line.length;
       if (heldBytes >= HELD_BYTES) child.stdout.pause();

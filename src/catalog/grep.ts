@@ -103,6 +103,11 @@ export function grep(
 export interface Loading {
   /** Folders that held blobs last time, for ripgrep to start on. */
   early: Promise<readonly string[]>;
+  /**
+   * Whether a file is a blob as far as can be told before `targets` (the
+   * index's word, where it still holds): its matches are printed at once.
+   */
+  provisional?: Promise<((file: string) => boolean) | undefined>;
   targets: Promise<GrepTargets>;
   /** How files and folders are reached (default: as named). */
   reads?: ReadAnchor;
@@ -112,8 +117,8 @@ export interface Loading {
  * Search targets still being found (a catalog scanning): `begin` starts
  * finding them once the options are valid (its flag: ripgrep will be used).
  * ripgrep starts at once on the `early` folders (where blobs were last
- * time); their matches are held until `targets` is known, then kept only in
- * its blobs. What `targets` holds beyond them is searched afterwards. The
+ * time); their matches are printed as soon as `provisional` vouches for
+ * their file, else held until `targets` is known, then kept only in its blobs. What `targets` holds beyond them is searched afterwards. The
  * Node engine waits for `targets`.
  */
 export async function grepWhileLoading(
@@ -166,11 +171,11 @@ export async function grepWhileLoading(
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
   const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, summary, progress, signal, reads: AS_NAMED, onProgress };
 
-  const { early, targets, reads } = begin(!!rg);
+  const { early, provisional, targets, reads } = begin(!!rg);
   if (reads) run.reads = reads;
   // Awaited below; until then a failure must not count as unhandled.
   targets.catch(() => undefined);
-  const started = rg ? await startEarly(rg, run, await early, targets) : undefined;
+  const started = rg ? await startEarly(rg, run, await early, targets, provisional) : undefined;
   const known = await targets;
   const folders = known.folders ?? [];
   // The Node engine reads files by name: the folders' blobs join the list.
@@ -200,7 +205,13 @@ export async function grepWhileLoading(
  * the folders searched once it is done (its matches and errors held until
  * `targets` says which files are blobs).
  */
-async function startEarly(rg: string, run: GrepRun, early: readonly string[], targets: Promise<GrepTargets>): Promise<{ done: Promise<Set<string>> } | undefined> {
+async function startEarly(
+  rg: string,
+  run: GrepRun,
+  early: readonly string[],
+  targets: Promise<GrepTargets>,
+  provisional: Loading['provisional'],
+): Promise<{ done: Promise<Set<string>> } | undefined> {
   if (early.length === 0) return undefined;
   // Folders gone or no longer folders are left out quietly (each is opened below its root, never through a symlink, when searched).
   // (Synchronous: thousands of promises would hold ripgrep back while the scan runs beside them.)
@@ -211,11 +222,15 @@ async function startEarly(rg: string, run: GrepRun, early: readonly string[], ta
     known = t;
     targetFolders = new Set((t.folders ?? []).map((f) => f.path));
   });
+  let vouched: ((file: string) => boolean) | undefined;
+  const judgeAgain = provisional?.then((f) => (vouched = f), () => undefined);
   const folders = real.map((f) => ({ path: f, files: 0, bytes: 0 }));
   const earlyRun: GrepRun = { ...run, options: { ...run.options, paths: [] }, sizes: [], onProgress: undefined };
   const done = runRipgrep(rg, earlyRun, {
     folders,
     ready,
+    acceptNow: (file) => vouched?.(file) ?? false,
+    judgeAgain,
     // Only folders still blob folders count as searched; only blobs' matches are kept.
     accept: (file) => targetFolders.has(path.dirname(file)) && (known?.accept?.(file) ?? true),
     keepError: (file) => targetFolders.has(file) || targetFolders.has(path.dirname(file)),

@@ -69,6 +69,53 @@ describe('grep while the catalog loads', () => {
     }
   });
 
+  it("prints matches in the index's blobs before the scan ends, where their folder is unchanged, and only there", async () => {
+    const root = path.join(dir, 'vouched');
+    const cacheDir = path.join(dir, 'cache-vouched');
+    const same = await session(root, 'session-000000000020', 20);
+    const changed = await session(root, 'session-000000000021', 20);
+    // Stamps this old can be trusted (a younger mtime could hide a change within the clock's granularity).
+    const old = new Date(Date.now() - 3600_000);
+    for (const folder of [root, same, changed]) {
+      for (const name of await fsp.readdir(folder)) await fsp.utimes(path.join(folder, name), old, old);
+      await fsp.utimes(folder, old, old);
+    }
+    const first = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
+    await first.scan();
+    await first.dispose();
+    // Since: a file added to one session folder (it changes), none to the other.
+    await fsp.writeFile(path.join(changed, 'blob-new.txt'), 'needle new\n');
+
+    const catalog = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
+    // The scan is held until a match arrives: with matches printed only after it, this would wait forever.
+    let firstMatch!: () => void;
+    const matched = new Promise<void>((resolve) => (firstMatch = resolve));
+    let scanEnded = false;
+    const scan = catalog.scan.bind(catalog);
+    catalog.scan = async (options) => {
+      await Promise.race([matched, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      await scan(options);
+      scanEnded = true;
+    };
+    const before: GrepMatch[] = [];
+    const got: GrepMatch[] = [];
+    await catalog.scanAndGrep({ pattern: 'needle', engine: 'rg', maxResults: 10_000 }, (m) => {
+      if (!scanEnded) before.push(m);
+      got.push(m);
+      firstMatch();
+    });
+    await catalog.dispose();
+    expect(before.length).toBe(20);
+    expect(before.every((m) => m.path.startsWith(same + path.sep))).toBe(true);
+    const plain = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
+    await plain.scan();
+    const want: GrepMatch[] = [];
+    await plain.grep({ pattern: 'needle', engine: 'rg', maxResults: 10_000 }, (m) => want.push(m));
+    await plain.dispose();
+    expect(got.map(key).sort()).toEqual(want.map(key).sort());
+    expect(got).toHaveLength(41);
+  });
+
   it('stops at the total cap even when ripgrep ran ahead of the scan, and a bad pattern starts nothing', async () => {
     const root = path.join(dir, 'capped');
     const cacheDir = path.join(dir, 'cache-capped');
