@@ -47,8 +47,8 @@ export interface RipgrepTargets {
   ready?: Promise<unknown>;
   /**
    * Before `ready`, a match this says yes to is reported at once instead of
-   * held (it may say so only once it knows: held lines are judged again each
-   * time `judgeAgain` settles).
+   * held. It may learn only later: the lines held until then are judged
+   * again when `judgeAgain` settles.
    */
   acceptNow?: (file: string) => boolean;
   judgeAgain?: Promise<unknown>;
