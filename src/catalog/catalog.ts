@@ -31,7 +31,7 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, isRacy, loadIndex, readIndexedBlobFolders, saveIndex, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobUnchanged, indexFileFor, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
@@ -90,7 +90,16 @@ export interface ScanOptions {
  */
 const STAMPS_PER_YIELD = 1024;
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Counts work done and yields to the event loop after every STAMPS_PER_YIELD units of it. */
+function pacer(): (work: number) => Promise<void> | undefined {
+  let done = 0;
+  return (work) => {
+    done += work;
+    if (done < STAMPS_PER_YIELD) return undefined;
+    done = 0;
+    return new Promise((resolve) => setImmediate(resolve));
+  };
+}
 
 const quietLogger: CatalogLogger = { warn: () => undefined };
 
@@ -163,24 +172,17 @@ export class Catalog {
     // again or found unchanged; only sessions whose claim is gone leave now.
     for (const key of before) if (!claims.has(key)) this.drop(key);
     for (const key of [...this.emptyClaims.keys()]) if (!claims.has(key)) this.emptyClaims.delete(key);
-    // Fallback claims last: they list only what no regular session names.
-    const all = [...claims.values()];
-    const ordered = [...all.filter((c) => !c.fallback), ...all.filter((c) => c.fallback)];
+    const ordered = fallbacksLast([...claims.values()], (c) => c);
     const reusable = new Set<string>();
-    let checked = 0;
+    const pace = pacer();
     for (const claim of ordered) {
       const key = claimKey(claim);
       const entry = stored.get(key);
       if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) reusable.add(key);
-      checked += 1 + (entry?.described?.blobs.length ?? 0);
-      if (checked >= STAMPS_PER_YIELD) {
-        checked = 0;
-        await yieldToEventLoop();
-      }
+      await pace(1 + (entry?.described?.blobs.length ?? 0));
     }
     const describeInOrder = async (fallback: boolean): Promise<void> => {
       const fresh: SessionClaim[] = [];
-      let installed = 0;
       for (const claim of ordered) {
         if (!!claim.fallback !== fallback) continue;
         const key = claimKey(claim);
@@ -188,11 +190,7 @@ export class Catalog {
           const entry = stored.get(key)!;
           this.install(claim, entry, undefined);
           stats.reused++;
-          installed += 1 + (entry.described?.blobs.length ?? 0);
-          if (installed >= STAMPS_PER_YIELD) {
-            installed = 0;
-            await yieldToEventLoop();
-          }
+          await pace(1 + (entry.described?.blobs.length ?? 0));
         } else fresh.push(claim);
       }
       stats.described += fresh.length;
@@ -221,9 +219,7 @@ export class Catalog {
     const index = await loadIndex(this.indexFile, claimKey);
     this.loadedIndex = index;
     const stored = index.entries;
-    // Fallback claims last, as in scan(): they yield blobs a regular session names.
-    const entries = [...stored.values()];
-    for (const entry of [...entries.filter((e) => !e.claim.fallback), ...entries.filter((e) => e.claim.fallback)]) this.install(entry.claim, entry, undefined);
+    for (const entry of fallbacksLast([...stored.values()], (e) => e.claim)) this.install(entry.claim, entry, undefined);
     this.pending.full = true;
     this.flushSoon(0);
     return stored.size > 0;
@@ -377,7 +373,8 @@ export class Catalog {
 
   /**
    * Scan and grep every blob at once: ripgrep starts on the blob folders the
-   * index last named while the scan runs, and its matches are reported once
+   * index last named while the scan runs. A match is reported at once when
+   * the index lists its file as a blob in a folder still as it was, else once
    * the scan tells which files are blobs (then the folders it found beyond
    * those are searched). Same results as scan() then grep().
    */
@@ -551,7 +548,7 @@ export class Catalog {
   private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean): boolean {
     if (JSON.stringify(entry.claim) !== JSON.stringify(claim)) return false;
     for (const [file, stamp] of entry.stamps) {
-      if (isRacy(stamp, entry.describedAt) || stampOf(file) !== stamp) return false;
+      if (!stampHolds(file, stamp, entry.describedAt)) return false;
     }
     if (!statBlobs) return true;
     return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
@@ -783,7 +780,7 @@ function listingMemo(index: LoadedIndex | undefined): WalkMemo & { listings: Map
     walkedAt: Date.now(),
     recall(dir: string): Listed | undefined {
       const last = index?.listings.get(dir);
-      if (!last || isRacy(last.stamp, index!.walkedAt) || stampOf(dir) !== last.stamp) return undefined;
+      if (!last || !stampHolds(dir, last.stamp, index!.walkedAt)) return undefined;
       const claims: SessionClaim[] = [];
       for (const key of last.claims) {
         const claim = index!.entries.get(key)?.claim;
@@ -806,9 +803,10 @@ function listingMemo(index: LoadedIndex | undefined): WalkMemo & { listings: Map
  */
 function blobsStillInPlace(index: LoadedIndex): (file: string) => boolean {
   const blobs = new Set<string>();
-  const stamps = new Map<string, string>();
+  /** Folder or file -> its stamp and when it was taken. */
+  const stamps = new Map<string, [string, number]>();
   for (const entry of index.entries.values()) {
-    for (const [file, stamp] of entry.stamps) if (!isRacy(stamp, entry.describedAt)) stamps.set(file, stamp);
+    for (const [file, stamp] of entry.stamps) stamps.set(file, [stamp, entry.describedAt]);
     for (const blob of entry.described?.blobs ?? []) blobs.add(blob.path);
   }
   const folderHolds = new Map<string, boolean>();
@@ -817,11 +815,16 @@ function blobsStillInPlace(index: LoadedIndex): (file: string) => boolean {
     const folder = path.dirname(file);
     let holds = folderHolds.get(folder);
     if (holds === undefined) {
-      const stamp = stamps.get(folder);
-      folderHolds.set(folder, (holds = stamp !== undefined && stampOf(folder) === stamp));
+      const known = stamps.get(folder);
+      folderHolds.set(folder, (holds = known !== undefined && stampHolds(folder, ...known)));
     }
     return holds;
   };
+}
+
+/** Fallback claims last: they list only what no regular session names (they yield a blob one names). */
+function fallbacksLast<T>(items: T[], claimOf: (item: T) => SessionClaim): T[] {
+  return [...items.filter((i) => !claimOf(i).fallback), ...items.filter((i) => claimOf(i).fallback)];
 }
 
 /** The folders a claim's shape depends on: its own, those it owns, and for a fallback claim the folder it lists. */

@@ -78,9 +78,20 @@ function statOf(file: string): Stats | null | undefined {
 }
 
 /** Whether a stamp's mtime is too close to when it was taken to prove that nothing changed since. */
-export function isRacy(stamp: string, takenAt: number): boolean {
+function isRacy(stamp: string, takenAt: number): boolean {
   const mtime = Number(stamp.split(':')[2]);
   return Number.isFinite(mtime) && mtime >= takenAt - RACY_MS;
+}
+
+/** Whether `file` provably has not changed since `stamp` was taken at `takenAt`: not racy, and stamped the same now. */
+export function stampHolds(file: string, stamp: string, takenAt: number): boolean {
+  return !isRacy(stamp, takenAt) && stampOf(file) === stamp;
+}
+
+/** Whether a parsed header line is this format's, at this version (else the file is not trusted). */
+function isCurrentHeader(header: unknown): boolean {
+  const h = header as { format?: unknown; version?: unknown } | null;
+  return h?.format === FORMAT && h.version === INDEX_VERSION;
 }
 
 /** A folder's listing as the walk used it: its stamp then, the claims it gave (keys), the folders walked below it. */
@@ -112,9 +123,8 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
       const value = JSON.parse(line.toString('utf8')) as unknown;
       if (header === undefined) {
         header = value;
-        const h = value as { format?: unknown; version?: unknown; listings?: unknown; walkedAt?: unknown };
-        valid = h?.format === FORMAT && h.version === INDEX_VERSION;
-        if (valid) readListings(h, loaded);
+        valid = isCurrentHeader(value);
+        if (valid) readListings(value as { listings?: unknown; walkedAt?: unknown }, loaded);
         return;
       }
       const entry = toIndexedClaim(value);
@@ -169,8 +179,8 @@ export function readIndexedBlobFolders(file: string): string[] {
       if (nl !== -1) break;
       pos += bytesRead;
     }
-    const header = JSON.parse(Buffer.concat(parts).toString('utf8')) as { format?: unknown; version?: unknown; blobFolders?: unknown };
-    const folders = header.format === FORMAT && header.version === INDEX_VERSION ? header.blobFolders : undefined;
+    const header = JSON.parse(Buffer.concat(parts).toString('utf8')) as { blobFolders?: unknown };
+    const folders = isCurrentHeader(header) ? header.blobFolders : undefined;
     return Array.isArray(folders) ? folders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)) : [];
   } catch {
     return []; // missing, unreadable or corrupt: grep waits for the catalog
@@ -192,9 +202,9 @@ export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, e
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   const handle = await fsp.open(temp, 'wx', 0o600);
   try {
-    // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
     const listings = [...extra.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
     const header = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: extra.blobFolders, walkedAt: extra.walkedAt, listings };
+    // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
     let lines = [JSON.stringify(header) + '\n'];
     let pending = 0;
     for (const entry of entries) {

@@ -63,7 +63,7 @@ export class RootedReads implements ReadAnchor {
   /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */
   readonly holdFolder = (dir: string): HeldFolder => {
     const expected = this.expectedLocation(dir);
-    return expected === undefined ? AS_NAMED.holdFolder(dir) : holdFolder(expected, expected);
+    return expected === undefined ? AS_NAMED.holdFolder(dir) : holdFolder(expected, true);
   };
 
   /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */

@@ -85,12 +85,7 @@ export class AnchoredDir {
   }
 
   private static async openReal(target: string, logical: string): Promise<AnchoredDir> {
-    if (!PROC_FD) {
-      const stats = await fsp.lstat(target);
-      if (stats.isSymbolicLink()) throw new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`);
-      if (!stats.isDirectory()) throw new SpillError('ENOTDIR', `not a folder: ${logical}`);
-      return new AnchoredDir(logical, undefined, stats);
-    }
+    if (!PROC_FD) return new AnchoredDir(logical, undefined, folderStats(await fsp.lstat(target), logical));
     let handle: fsp.FileHandle;
     try {
       handle = await fsp.open(target, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
@@ -115,15 +110,14 @@ export interface HeldFolder {
 
 /**
  * The folder at `target` held open, synchronously (grep holds thousands at
- * once, and a promise per folder cost more than its open). With `expected`,
- * refused unless the kernel found it there: a folder on the way swapped for a
- * symlink leads elsewhere, which the descriptor's own location shows.
+ * once, and a promise per folder cost more than its open). With
+ * `checkLocation`, refused unless the kernel found it at `target` itself: a
+ * folder on the way swapped for a symlink leads elsewhere, which the
+ * descriptor's own location shows.
  */
-export function holdFolder(target: string, expected?: string): HeldFolder {
+export function holdFolder(target: string, checkLocation = false): HeldFolder {
   if (!PROC_FD) {
-    const stats = lstatSync(target);
-    if (stats.isSymbolicLink()) throw new SpillError('ELOOP', `refusing a symlink in place of a folder: ${target}`);
-    if (!stats.isDirectory()) throw new SpillError('ENOTDIR', `not a folder: ${target}`);
+    folderStats(lstatSync(target), target);
     return { fd: undefined, close: () => undefined };
   }
   let fd: number;
@@ -132,7 +126,7 @@ export function holdFolder(target: string, expected?: string): HeldFolder {
   } catch (err) {
     throw folderOpenError(err, target, target);
   }
-  if (expected !== undefined && readlinkQuiet(`/proc/self/fd/${fd}`) !== expected) {
+  if (checkLocation && readlinkQuiet(`/proc/self/fd/${fd}`) !== target) {
     closeSync(fd);
     throw new SpillError('ELOOP', `refusing a folder reached through a symlink: ${target}`);
   }
@@ -145,6 +139,13 @@ function readlinkQuiet(link: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `stats` when they are a folder's (where folders are used by path): a symlink or anything else in its place is refused. */
+function folderStats(stats: Stats, logical: string): Stats {
+  if (stats.isSymbolicLink()) throw new SpillError('ELOOP', `refusing a symlink in place of a folder: ${logical}`);
+  if (!stats.isDirectory()) throw new SpillError('ENOTDIR', `not a folder: ${logical}`);
+  return stats;
 }
 
 /** Why opening a folder failed, said plainly: a symlink in its place, not a folder, or the system's error. */
