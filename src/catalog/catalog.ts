@@ -31,7 +31,8 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { cmp, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
@@ -152,19 +153,7 @@ export class Catalog {
     const index = this.loadedIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
-    const claims = new Map<string, SessionClaim>();
-    const memo = this.indexFile ? listingMemo(index) : undefined;
-    let foldersListed = 0;
-    for (const root of this.roots) {
-      root.exists = await isDir(root.path);
-      if (!root.exists) continue;
-      const sources = this.sourcesFor(root);
-      const result = await walk(root.path, root.depth, sources, undefined, memo);
-      foldersListed += result.listed;
-      for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
-      for (const claim of result.claims) claims.set(claimKey(claim), claim);
-    }
-    if (memo) this.walked = { listings: memo.listings, walkedAt: memo.walkedAt };
+    const { claims, foldersListed } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
@@ -207,6 +196,125 @@ export class Catalog {
     this.pending.full = true;
     this.flushSoon(0);
     if (stats.described > 0 || stored.size !== this.records.size + this.emptyClaims.size) await this.saveIndexNow();
+  }
+
+  /**
+   * scan() for a one-off command over many blobs (list, grep): each session
+   * is settled (found unchanged in the index, or described) and written to
+   * the new index one at a time; only what sorts and counts it stays in
+   * memory, and the listing reads each session back from the index when it
+   * is visited. Nothing is kept in the catalog itself (sessions() stays
+   * empty). Without an index to write, it is scan() and sessions().
+   */
+  async scanSessions(options: ScanOptions = {}): Promise<SessionListing> {
+    let writer: IndexWriter | undefined;
+    try {
+      writer = this.indexFile ? await IndexWriter.open(this.indexFile) : undefined;
+    } catch (err) {
+      this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+    }
+    if (!writer) {
+      await this.scan(options);
+      return listingOf(this.sessions(), this.grepTargets());
+    }
+    const old = IndexReader.open(this.indexFile!);
+    try {
+      return await this.settleAll(old, writer, options);
+    } catch (err) {
+      old?.close();
+      await writer.close();
+      throw err;
+    }
+  }
+
+  private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions): Promise<SessionListing> {
+    const storedAt = new Map<string, number>();
+    old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
+    const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
+    const { claims, foldersListed } = await this.walkRoots(old && { ...old.header, claimOf });
+    const settled = new SettledSessions();
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed };
+    const transcriptBytesBefore = this.transcripts.bytesRead;
+    const pace = pacer();
+    // Regular sessions first: a fallback lists only blobs no regular session names.
+    for (const fallback of [false, true]) {
+      const fresh: SessionClaim[] = [];
+      for (const [key, claim] of claims) {
+        if (!!claim.fallback !== fallback) continue;
+        const at = storedAt.get(key);
+        const entry = at === undefined ? undefined : old!.entry(at);
+        if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) {
+          settled.add(entry, key, { old: true, at: at! });
+          stats.reused++;
+        } else fresh.push(claim);
+        await pace(1 + (entry?.described?.blobs.length ?? 0));
+      }
+      stats.described += fresh.length;
+      await forEachLimited(fresh, DESCRIBE_CONCURRENCY, async (claim) => {
+        const { indexed } = await this.describeClaim(claim);
+        settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
+      });
+    }
+    stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
+    this.lastScan = stats;
+    let lines: Pick<IndexReader, 'entry'>;
+    if (!old || stats.described > 0 || old.size !== settled.all.length) {
+      // Something changed: the unchanged sessions' lines join the new index as they were.
+      for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at)) };
+      try {
+        await writer.commit({ blobFolders: [...settled.blobFolders], ...this.walked });
+      } catch (err) {
+        this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+      }
+      old?.close();
+      lines = writer;
+    } else {
+      await writer.close();
+      lines = old;
+    }
+    const read = (s: Settled): SessionInfo => {
+      const entry = lines.entry(s.line.at);
+      if (!entry?.described) throw new Error(`the catalog index lost ${s.key}`);
+      const dropped = new Set(s.dropped);
+      const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)) as BlobInfo[];
+      for (const blob of blobs) {
+        blob.key = blob.path;
+        blob.sessionKey = s.key;
+      }
+      return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);
+    };
+    const listed = settled.listed();
+    return {
+      sessions: listed.length,
+      blobs: settled.blobs.size,
+      bytes: listed.reduce((n, s) => n + s.bytes, 0),
+      skipped: listed.reduce((n, s) => n + s.skipped, 0),
+      forEach: async (visit) => {
+        for (const s of listed) visit(read(s));
+      },
+      grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.has(file), settled.blobFolders, this.reads),
+      close: async () => {
+        if (lines === old) old.close();
+        else await writer.close();
+      },
+    };
+  }
+
+  /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */
+  private async walkRoots(stored: StoredListings | undefined): Promise<{ claims: Map<string, SessionClaim>; foldersListed: number }> {
+    const claims = new Map<string, SessionClaim>();
+    const memo = this.indexFile ? listingMemo(stored) : undefined;
+    let foldersListed = 0;
+    for (const root of this.roots) {
+      root.exists = await isDir(root.path);
+      if (!root.exists) continue;
+      const result = await walk(root.path, root.depth, this.sourcesFor(root), undefined, memo);
+      foldersListed += result.listed;
+      for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
+      for (const claim of result.claims) claims.set(claimKey(claim), claim);
+    }
+    if (memo) this.walked = { listings: memo.listings, walkedAt: memo.walkedAt };
+    return { claims, foldersListed };
   }
 
   /**
@@ -407,21 +515,11 @@ export class Catalog {
 
   /** Every blob as grep targets: whole folders where a layout has them, the rest by name; only known blobs are accepted. */
   private grepTargets(): GrepTargets {
-    const folders = new Map<string, BlobFolder>();
-    for (const folder of this.blobFolders()) folders.set(folder, { path: folder, files: 0, bytes: 0 });
-    const loose: string[] = [];
-    const inFolders: string[] = [];
-    for (const blob of this.blobMap.values()) {
-      // The folder is the path without its name (path.dirname costs a scan of every path at 100,000 blobs).
-      const folder = blob.path.endsWith(path.sep + blob.name) ? folders.get(blob.path.slice(0, -blob.name.length - 1)) : folders.get(path.dirname(blob.path));
-      if (!folder) loose.push(blob.path);
-      else {
-        inFolders.push(blob.path);
-        folder.files++;
-        folder.bytes += blob.bytes;
-      }
+    const blobMap = this.blobMap;
+    function* sizes(): Iterable<[string, number]> {
+      for (const blob of blobMap.values()) yield [blob.path, blob.bytes];
     }
-    return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => this.blobMap.has(file), reads: this.reads };
+    return grepTargetsOf(sizes(), (file) => blobMap.has(file), this.blobFolders(), this.reads);
   }
 
   /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */
@@ -515,6 +613,17 @@ export class Catalog {
    * API calls are kept when watching or when asked (turns): a one-off scan does not hold every session's.
    */
   private async describeOne(claim: SessionClaim, keepCalls = !!this.watcher): Promise<Set<string>> {
+    const { indexed, calls } = await this.describeClaim(claim);
+    if (!indexed.described) {
+      this.drop(claimKey(claim));
+      this.emptyClaims.set(claimKey(claim), indexed);
+      return new Set();
+    }
+    return this.install(claim, indexed, keepCalls ? calls ?? [] : undefined);
+  }
+
+  /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
+  private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
     const source = this.sources.find((s) => s.name === claim.source)!;
     const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
     // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
@@ -528,12 +637,7 @@ export class Catalog {
       this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
       described = undefined;
     }
-    if (!described) {
-      this.drop(claimKey(claim));
-      const stored: IndexedClaim = { claim, described: null, stamps: [...stamps], describedAt };
-      this.emptyClaims.set(claimKey(claim), stored);
-      return new Set();
-    }
+    if (!described) return { indexed: { claim, described: null, stamps: [...stamps], describedAt } };
     // Files read (transcripts, manifests) and blob folders: stamped after, so a change
     // meanwhile is caught only by its mtime, which the racy check covers.
     for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) if (!stamps.has(file)) stamps.set(file, stampOf(file));
@@ -541,7 +645,7 @@ export class Catalog {
     // a one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
     if (!this.watcher) for (const file of described.dependsOn) this.transcripts.forget(file);
     const { calls, ...stored } = described;
-    return this.install(claim, { claim, described: stored, stamps: [...stamps], describedAt }, keepCalls ? calls ?? [] : undefined);
+    return { indexed: { claim, described: stored, stamps: [...stamps], describedAt }, calls };
   }
 
   /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
@@ -594,15 +698,7 @@ export class Catalog {
       this.emptyClaims.set(key, indexed); // every blob is another session's
       return takenFrom;
     }
-    blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
-    const info: SessionInfo = {
-      ...described.session,
-      key,
-      root,
-      bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
-      updatedAt: new Date(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)).toISOString(),
-      blobs,
-    };
+    const info = sessionInfo(key, root, described.session, blobs);
     this.records.set(key, { claim, info, calls, dependsOn: described.dependsOn, indexed });
     for (const blob of blobs) this.blobMap.set(blob.key, blob);
     for (const dep of described.dependsOn) {
@@ -758,9 +854,49 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
   return [...byPath.values()];
 }
 
-/** Code-unit order (ISO timestamps and paths need no locale rules, and localeCompare is slow). */
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** Blobs (path, size) as grep targets: those in blob folders through their folder, the rest by name. */
+function grepTargetsOf(blobs: Iterable<[string, number]>, accept: (file: string) => boolean, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
+  const folders = new Map<string, BlobFolder>();
+  for (const folder of blobFolders) folders.set(folder, { path: folder, files: 0, bytes: 0 });
+  const loose: string[] = [];
+  const inFolders: string[] = [];
+  for (const [file, bytes] of blobs) {
+    // The folder is the path up to its last separator (path.dirname costs a scan of every path at 100,000 blobs).
+    const folder = folders.get(file.slice(0, file.lastIndexOf(path.sep)));
+    if (!folder) loose.push(file);
+    else {
+      inFolders.push(file);
+      folder.files++;
+      folder.bytes += bytes;
+    }
+  }
+  return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept, reads };
+}
+
+/** A listing of sessions already in memory (a catalog without an index to write). */
+function listingOf(sessions: SessionInfo[], targets: GrepTargets): SessionListing {
+  return {
+    sessions: sessions.length,
+    blobs: sessions.reduce((n, s) => n + s.blobs.length, 0),
+    bytes: sessions.reduce((n, s) => n + s.bytes, 0),
+    skipped: sessions.reduce((n, s) => n + s.skipped, 0),
+    forEach: async (visit) => sessions.forEach((s) => visit(s)),
+    grepTargets: () => targets,
+    close: async () => undefined,
+  };
+}
+
+/** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */
+function sessionInfo(key: string, root: string, session: Described['session'], blobs: BlobInfo[]): SessionInfo {
+  blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
+  return {
+    ...session,
+    key,
+    root,
+    bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
+    updatedAt: new Date(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)).toISOString(),
+    blobs,
+  };
 }
 
 /** What a listener could see of a session, to tell a real change from a touch. */
@@ -768,22 +904,29 @@ function fingerprint(info: SessionInfo): string {
   return JSON.stringify([info.title, info.cwd, info.transcript, info.skipped, info.notes, info.blobs.map((b) => [b.path, b.bytes, b.mtimeMs, b.tool, b.toolCallId, b.args, b.turn, b.attribution, b.digestChars])]);
 }
 
+/** The last walk's listings as an index stored them, and the claims they name. */
+interface StoredListings {
+  listings: ReadonlyMap<string, StoredListing>;
+  walkedAt: number;
+  claimOf(key: string): SessionClaim | undefined;
+}
+
 /**
  * The walk's memory of the last walk's listings (from the index): a folder is
  * recalled only when its stamp still holds and every claim it gave is still
  * stored; what this walk sees is recorded (as claim keys) for the next one.
  */
-function listingMemo(index: LoadedIndex | undefined): WalkMemo & { listings: Map<string, StoredListing>; walkedAt: number } {
+function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings: Map<string, StoredListing>; walkedAt: number } {
   const listings = new Map<string, StoredListing>();
   return {
     listings,
     walkedAt: Date.now(),
     recall(dir: string): Listed | undefined {
-      const last = index?.listings.get(dir);
-      if (!last || !stampHolds(dir, last.stamp, index!.walkedAt)) return undefined;
+      const last = stored?.listings.get(dir);
+      if (!last || !stampHolds(dir, last.stamp, stored!.walkedAt)) return undefined;
       const claims: SessionClaim[] = [];
       for (const key of last.claims) {
-        const claim = index!.entries.get(key)?.claim;
+        const claim = stored!.claimOf(key);
         if (!claim) return undefined;
         claims.push(claim);
       }

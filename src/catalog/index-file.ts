@@ -6,18 +6,15 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, lstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LineReader } from './line-reader';
 import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 6;
 const FORMAT = 'spillway-catalog-index';
-/** One session's line can be big (tens of thousands of blobs), but not this big. */
-const MAX_LINE_BYTES = 256 << 20;
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
  * again within the file system's timestamp granularity keeps its mtime.
@@ -111,121 +108,295 @@ export interface LoadedIndex {
 
 const EMPTY_INDEX = (): LoadedIndex => ({ entries: new Map(), listings: new Map(), walkedAt: 0 });
 
-/** The stored sessions and listings; empty when the file is missing, corrupt or of another version. */
-export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => string): Promise<LoadedIndex> {
-  const loaded = EMPTY_INDEX();
-  const entries = loaded.entries;
-  let header: unknown;
-  let valid = true;
-  const reader = new LineReader(MAX_LINE_BYTES, (line) => {
-    if (!valid || line.length === 0) return;
-    try {
-      const value = JSON.parse(line.toString('utf8')) as unknown;
-      if (header === undefined) {
-        header = value;
-        valid = isCurrentHeader(value);
-        if (valid) readListings(value as { listings?: unknown; walkedAt?: unknown }, loaded);
-        return;
-      }
-      const entry = toIndexedClaim(value);
-      if (!entry) throw new Error('malformed entry');
-      entries.set(keyOf(entry.claim), entry);
-    } catch {
-      valid = false;
-    }
-  });
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-      reader.push(chunk as Buffer);
-      if (!valid) break;
-    }
-    reader.end();
-  } catch {
-    return EMPTY_INDEX(); // missing or unreadable: rebuilt
-  }
-  // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
-  return valid && header !== undefined ? loaded : EMPTY_INDEX();
+/**
+ * The index's last line: the claims of the entry lines above it (in order,
+ * with each line's length in bytes), the blob folders for grep, and the last
+ * walk's listings. Last, so a scan can write each session's line as it is
+ * settled; with the lengths, one session's line is read without reading the others.
+ */
+interface Trailer {
+  format: string;
+  version: number;
+  savedAt: string;
+  blobFolders: string[];
+  walkedAt: number;
+  listings: Array<[string, string, string[], string[]]>;
+  claims: SessionClaim[];
+  lengths: number[];
 }
 
-/** The header's listings, each [folder, stamp, claim keys, children]; malformed ones are left out (the folder is listed again). */
-function readListings(header: { listings?: unknown; walkedAt?: unknown }, into: LoadedIndex): void {
-  if (typeof header.walkedAt !== 'number' || !Array.isArray(header.listings)) return;
-  into.walkedAt = header.walkedAt;
+/** Trailers bigger than this are not trusted (tens of thousands of sessions stay far below). */
+const MAX_TRAILER_BYTES = 256 << 20;
+
+/** The trailer of an open index file (found by reading back from its end); undefined when missing, corrupt or of another version. */
+function readTrailer(fd: number, size: number): { trailer: Trailer; start: number } | undefined {
+  if (size < 2) return undefined;
+  // The last line ends the file; it starts after the '\n' before it.
+  const parts: Buffer[] = [];
+  let end = size - 1;
+  let start = 0;
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  while (end > 0 && size - end <= MAX_TRAILER_BYTES) {
+    const from = Math.max(0, end - chunk.length);
+    const bytesRead = readSync(fd, chunk, 0, end - from, from);
+    if (bytesRead !== end - from) return undefined;
+    const nl = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    parts.unshift(Buffer.from(chunk.subarray(nl + 1, bytesRead)));
+    if (nl !== -1) {
+      start = from + nl + 1;
+      break;
+    }
+    end = from;
+  }
+  const tail = Buffer.alloc(1);
+  if (readSync(fd, tail, 0, 1, size - 1) !== 1 || tail[0] !== 0x0a) return undefined; // torn: the last line never ended
+  const trailer = JSON.parse(Buffer.concat(parts).toString('utf8')) as Trailer;
+  if (!isCurrentHeader(trailer)) return undefined;
+  const { claims, lengths, blobFolders } = trailer;
+  if (!Array.isArray(claims) || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
+  if (!claims.every(isClaim) || !lengths.every((n) => Number.isInteger(n) && n > 0)) return undefined;
+  if (lengths.reduce((a, b) => a + b, 0) !== start) return undefined;
+  return { trailer, start };
+}
+
+function isClaim(v: unknown): v is SessionClaim {
+  const c = v as SessionClaim | null;
+  return typeof c === 'object' && c !== null && typeof c.dir === 'string' && typeof c.source === 'string' && Array.isArray(c.owns) && c.owns.every((o) => typeof o === 'string');
+}
+
+/**
+ * An index file opened for reading: its claims and listings at once, each
+ * session's line when asked. The file stays open: a newer index renamed
+ * over it meanwhile does not change what is read.
+ */
+export class IndexReader {
+  private readonly offsets: number[];
+
+  private constructor(
+    private readonly fd: number,
+    private readonly lengths: readonly number[],
+    /** The claims, in the order of their lines. */
+    readonly claims: readonly SessionClaim[],
+    readonly header: IndexHeader,
+  ) {
+    this.offsets = [];
+    let offset = 0;
+    for (const length of lengths) {
+      this.offsets.push(offset);
+      offset += length;
+    }
+  }
+
+  /** Undefined when the file is missing, unreadable, corrupt or of another version (it is then rebuilt). */
+  static open(file: string): IndexReader | undefined {
+    let fd: number | undefined;
+    try {
+      fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+      const found = readTrailer(fd, fstatSync(fd).size);
+      if (!found) throw new Error('not an index');
+      const { trailer } = found;
+      const reader = new IndexReader(fd, trailer.lengths, trailer.claims, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
+      fd = undefined;
+      return reader;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /** Entry lines. */
+  get size(): number {
+    return this.claims.length;
+  }
+
+  /** Entry `i`'s line as stored (with its '\n'). */
+  line(i: number): Buffer {
+    const buffer = Buffer.allocUnsafe(this.lengths[i]!);
+    if (readSync(this.fd, buffer, 0, buffer.length, this.offsets[i]!) !== buffer.length) throw new Error('the index was cut short');
+    return buffer;
+  }
+
+  /** Entry `i`; undefined when its line is malformed. */
+  entry(i: number): IndexedClaim | undefined {
+    return parseEntry(this.line(i), this.claims[i]!);
+  }
+
+  /** Every entry in order, read in large pieces; stops (returns false) at a malformed one. */
+  async forEach(visit: (entry: IndexedClaim) => void): Promise<boolean> {
+    const piece = 4 << 20;
+    for (let i = 0; i < this.size; ) {
+      let j = i + 1;
+      while (j < this.size && this.offsets[j]! + this.lengths[j]! - this.offsets[i]! <= piece) j++;
+      const from = this.offsets[i]!;
+      const buffer = Buffer.allocUnsafe(this.offsets[j - 1]! + this.lengths[j - 1]! - from);
+      if (readSync(this.fd, buffer, 0, buffer.length, from) !== buffer.length) return false;
+      for (; i < j; i++) {
+        const entry = parseEntry(buffer.subarray(this.offsets[i]! - from, this.offsets[i]! - from + this.lengths[i]!), this.claims[i]!);
+        if (!entry) return false;
+        visit(entry);
+      }
+      // The extension host reads it too: other work gets a turn between pieces.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return true;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+function listingsOf(trailer: Trailer): Pick<IndexHeader, 'listings' | 'walkedAt'> {
+  const listings = new Map<string, StoredListing>();
+  if (typeof trailer.walkedAt !== 'number' || !Array.isArray(trailer.listings)) return { listings, walkedAt: 0 };
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  for (const item of header.listings as unknown[]) {
+  for (const item of trailer.listings as unknown[]) {
+    // Malformed ones are left out (the folder is listed again).
     if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !strings(item[2]) || !strings(item[3])) continue;
-    into.listings.set(item[0], { stamp: item[1], claims: item[2], children: item[3] });
+    listings.set(item[0], { stamp: item[1], claims: item[2], children: item[3] });
+  }
+  return { listings, walkedAt: trailer.walkedAt };
+}
+
+function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined {
+  try {
+    return toIndexedClaim(JSON.parse(line.toString('utf8')), claim);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stored sessions and listings; empty when the file is missing, corrupt or of another version. */
+export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => string): Promise<LoadedIndex> {
+  const reader = IndexReader.open(file);
+  if (!reader) return EMPTY_INDEX();
+  try {
+    const entries = new Map<string, IndexedClaim>();
+    // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
+    if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry)))) return EMPTY_INDEX();
+    return { entries, listings: reader.header.listings as Map<string, StoredListing>, walkedAt: reader.header.walkedAt };
+  } finally {
+    reader.close();
   }
 }
 
 /**
- * The blob folders the index's header names (where blobs were when it was
- * saved), read from its first line alone; [] when there is none. grep hands
- * them to ripgrep before the catalog has loaded. Synchronous: queued behind
- * the scan's thousands of folder reads in the thread pool, it started
- * ripgrep most of a second late.
+ * The blob folders the index names (where blobs were when it was saved),
+ * from its trailer alone; [] when there is none. grep hands them to ripgrep
+ * before the catalog has loaded. Synchronous: queued behind the scan's
+ * thousands of folder reads in the thread pool, it started ripgrep most of a second late.
  */
 export function readIndexedBlobFolders(file: string): string[] {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const parts: Buffer[] = [];
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (let pos = 0; pos < MAX_LINE_BYTES; ) {
-      const bytesRead = readSync(fd, chunk, 0, chunk.length, pos);
-      if (bytesRead === 0) return [];
-      const nl = chunk.subarray(0, bytesRead).indexOf(0x0a);
-      parts.push(Buffer.from(chunk.subarray(0, nl === -1 ? bytesRead : nl)));
-      if (nl !== -1) break;
-      pos += bytesRead;
-    }
-    const header = JSON.parse(Buffer.concat(parts).toString('utf8')) as { blobFolders?: unknown };
-    const folders = isCurrentHeader(header) ? header.blobFolders : undefined;
-    return Array.isArray(folders) ? folders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)) : [];
-  } catch {
-    return []; // missing, unreadable or corrupt: grep waits for the catalog
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const reader = IndexReader.open(file);
+  if (!reader) return []; // missing, unreadable or corrupt: grep waits for the catalog
+  reader.close();
+  return reader.header.blobFolders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
 }
 
-/** What the header carries besides the format: blob folders for grep, the last walk's listings. */
+/** What the trailer carries besides the claims: blob folders for grep, the last walk's listings. */
 export interface IndexHeader {
   blobFolders: readonly string[];
   listings: ReadonlyMap<string, StoredListing>;
   walkedAt: number;
 }
 
-/** Write the index whole to a private temporary file, then rename it over the old one. */
-export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, extra: IndexHeader = { blobFolders: [], listings: new Map(), walkedAt: 0 }): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  const handle = await fsp.open(temp, 'wx', 0o600);
-  try {
-    const listings = [...extra.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
-    const header = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: extra.blobFolders, walkedAt: extra.walkedAt, listings };
-    // Lines gathered and joined per MB: appending to one string would build a rope that is slow to write.
-    let lines = [JSON.stringify(header) + '\n'];
-    let pending = 0;
-    for (const entry of entries) {
-      const described = entry.described && { ...entry.described, blobs: encodeBlobs(entry.described.blobs) };
-      const line = JSON.stringify({ ...entry, described }) + '\n';
-      lines.push(line);
-      pending += line.length;
-      if (pending > 1 << 20) {
-        await handle.write(lines.join(''));
-        lines = [];
-        pending = 0;
-      }
-    }
-    await handle.write(lines.join(''));
-    await handle.close();
-    await fsp.rename(temp, file);
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await fsp.rm(temp, { force: true });
-    throw err;
+/**
+ * A new index, written to a private temporary file line by line (each
+ * session as it is settled), then renamed over the old one by commit() (the
+ * last complete one wins). Its lines can be read back while it is written.
+ */
+export class IndexWriter {
+  private readonly claims: SessionClaim[] = [];
+  private readonly lengths: number[] = [];
+  private readonly offsets: number[] = [];
+  private pending: Array<string | Buffer> = [];
+  private pendingBytes = 0;
+  private written = 0;
+
+  private constructor(
+    private readonly file: string,
+    private readonly temp: string,
+    private readonly fd: number,
+  ) {}
+
+  static async open(file: string): Promise<IndexWriter> {
+    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temp = `${file}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+    const fd = openSync(temp, fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
+    return new IndexWriter(file, temp, fd);
   }
+
+  /** Add a session's entry; returns its number. */
+  add(entry: IndexedClaim): number {
+    return this.addLine(entry.claim, encodeEntry(entry));
+  }
+
+  /** Add a line as another index stored it (with its '\n'); returns its number. */
+  addLine(claim: SessionClaim, line: string | Buffer): number {
+    const length = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+    this.claims.push(claim);
+    this.offsets.push(this.written + this.pendingBytes);
+    this.lengths.push(length);
+    this.pending.push(line);
+    this.pendingBytes += length;
+    // Written per MB: appending to one string would build a rope that is slow to write.
+    if (this.pendingBytes > 1 << 20) this.flush();
+    return this.claims.length - 1;
+  }
+
+  /** Line `i` as written. */
+  line(i: number): Buffer {
+    this.flush();
+    const buffer = Buffer.allocUnsafe(this.lengths[i]!);
+    if (readSync(this.fd, buffer, 0, buffer.length, this.offsets[i]!) !== buffer.length) throw new Error('the new index was cut short');
+    return buffer;
+  }
+
+  entry(i: number): IndexedClaim | undefined {
+    return parseEntry(this.line(i), this.claims[i]!);
+  }
+
+  /** Write the trailer and rename the file into place (it stays open for reading). */
+  async commit(header: IndexHeader): Promise<void> {
+    const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
+    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.claims, lengths: this.lengths };
+    this.pending.push(JSON.stringify(trailer) + '\n');
+    this.flush();
+    await fsp.rename(this.temp, this.file);
+  }
+
+  /** Close; an uncommitted file is removed. */
+  async close(): Promise<void> {
+    closeSync(this.fd);
+    await fsp.rm(this.temp, { force: true });
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const data = Buffer.from(this.pending.join(''));
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (let done = 0; done < data.length; ) done += writeSync(this.fd, data, done, data.length - done, this.written + done);
+    this.written += data.length;
+  }
+}
+
+/** Write the index whole (a private temporary file renamed over the old one). */
+export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, extra: IndexHeader = { blobFolders: [], listings: new Map(), walkedAt: 0 }): Promise<void> {
+  const writer = await IndexWriter.open(file);
+  try {
+    for (const entry of entries) writer.add(entry);
+    await writer.commit(extra);
+  } finally {
+    await writer.close();
+  }
+}
+
+/** One session's line: the claim is in the trailer, the blobs in rows. */
+function encodeEntry(entry: IndexedClaim): string {
+  const described = entry.described && { ...entry.described, blobs: encodeBlobs(entry.described.blobs) };
+  return JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt }) + '\n';
 }
 
 type StoredBlob = Described['blobs'][number];
@@ -295,16 +466,15 @@ function decodeBlobs(stored: StoredBlobs): StoredBlob[] | undefined {
   return blobs;
 }
 
-/** A stored line as an IndexedClaim (blobs decoded); undefined when malformed. */
-function toIndexedClaim(value: unknown): IndexedClaim | undefined {
-  const v = value as Omit<IndexedClaim, 'described'> & { described: (Omit<Described, 'calls' | 'blobs'> & { blobs: StoredBlobs }) | null };
+/** A stored line (its claim from the trailer) as an IndexedClaim, blobs decoded; undefined when malformed. */
+function toIndexedClaim(value: unknown, claim: SessionClaim): IndexedClaim | undefined {
+  const v = value as Omit<IndexedClaim, 'described' | 'claim'> & { described: (Omit<Described, 'calls' | 'blobs'> & { blobs: StoredBlobs }) | null };
   const valid =
     typeof v === 'object' && v !== null &&
-    typeof v.claim?.dir === 'string' && typeof v.claim.source === 'string' && Array.isArray(v.claim.owns) &&
     Array.isArray(v.stamps) && v.stamps.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') && typeof v.describedAt === 'number' &&
     (v.described === null || (typeof v.described?.session === 'object' && Array.isArray(v.described.dependsOn) && typeof v.described.blobs === 'object'));
   if (!valid) return undefined;
-  if (v.described === null) return { ...v, described: null };
+  if (v.described === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
   const blobs = decodeBlobs(v.described.blobs);
-  return blobs && { ...v, described: { ...v.described, blobs } };
+  return blobs && { claim, stamps: v.stamps, describedAt: v.describedAt, described: { ...v.described, blobs } };
 }
