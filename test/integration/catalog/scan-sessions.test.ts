@@ -1,0 +1,126 @@
+// scanSessions(): the streaming scan `list` and `grep` use. It must list
+// exactly what scan() then sessions() lists (cold, warm, after changes, with
+// a fallback session that yields a blob a regular session names), share the
+// index with scan(), and read each session back from the index rather than
+// keep it in memory.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
+import type { SessionListing } from '../../../src/catalog/settled';
+import type { SessionInfo } from '../../../src/catalog/types';
+import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+
+let dir: string;
+let cacheDir: string;
+let fx: FixtureHome;
+
+/** Age the tree: files written a moment ago cannot prove they are unchanged. */
+async function backdate(root: string, seconds = 3600): Promise<void> {
+  const when = new Date(Date.now() - seconds * 1000);
+  const visit = async (p: string): Promise<void> => {
+    const stat = await fsp.lstat(p);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) for (const name of await fsp.readdir(p)) await visit(path.join(p, name));
+    await fsp.utimes(p, when, when);
+  };
+  await visit(root);
+}
+
+const newCatalog = (): Catalog => new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
+
+/** What list prints of a session (lazily read facts left out). */
+function shown(sessions: SessionInfo[]): unknown {
+  return sessions.map((s) => ({ ...s, blobs: s.blobs.map(({ preview: _p, binary: _b, lines: _l, ...b }) => b) }));
+}
+
+async function visited(listing: SessionListing): Promise<SessionInfo[]> {
+  const out: SessionInfo[] = [];
+  await listing.forEach((s) => out.push(s));
+  return out;
+}
+
+/** scanSessions() beside scan() on the same tree: the sessions, totals and grep targets must agree. */
+async function expectSameAsScan(): Promise<{ stats: ReturnType<Catalog['scanStats']> }> {
+  const streaming = newCatalog();
+  const listing = await streaming.scanSessions();
+  const stats = streaming.scanStats();
+  const streamed = await visited(listing);
+  const targets = listing.grepTargets();
+  await listing.close();
+  expect(streaming.sessions()).toEqual([]); // nothing kept in the catalog itself
+  const inMemory = newCatalog();
+  await inMemory.scan();
+  const sessions = inMemory.sessions();
+  expect(shown(streamed)).toEqual(shown(sessions));
+  const blobs = sessions.flatMap((s) => s.blobs);
+  expect(listing).toMatchObject({ sessions: sessions.length, blobs: blobs.length, bytes: blobs.reduce((n, b) => n + b.bytes, 0), skipped: inMemory.skipped() });
+  const searched = [...targets.paths, ...(targets.folderFiles ?? [])].sort();
+  expect(searched).toEqual(blobs.map((b) => b.path).sort());
+  for (const b of blobs) expect(targets.accept!(b.path)).toBe(true);
+  expect(targets.accept!(path.join(fx.home, 'not-a-blob.txt'))).toBe(false);
+  await inMemory.dispose();
+  return { stats };
+}
+
+beforeAll(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-scan-sessions-'));
+  fx = await buildFixtureHome(path.join(dir, 'fx'), { unattachedPi: true, lowerPriority: true });
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  cacheDir = await fsp.mkdtemp(path.join(dir, 'cache-'));
+  await backdate(path.join(dir, 'fx'));
+});
+
+describe('scanSessions', () => {
+  it('lists what scan() lists: cold, then warm from its own index, and scan() reuses that index whole', async () => {
+    const cold = await expectSameAsScan();
+    expect(cold.stats).toMatchObject({ reused: 0, indexLoaded: false });
+    expect(cold.stats.described).toBeGreaterThan(5);
+    const warm = await expectSameAsScan();
+    expect(warm.stats).toMatchObject({ described: 0, transcriptBytes: 0, indexLoaded: true });
+    // The index the streaming scan wrote is whole: the in-memory scan describes nothing.
+    const inMemory = newCatalog();
+    await inMemory.scan();
+    expect(inMemory.scanStats().described).toBe(0);
+    await inMemory.dispose();
+  });
+
+  it('keeps a blob with the regular session that names it, not the fallback session listing the same folder', async () => {
+    await expectSameAsScan();
+    const listing = await newCatalog().scanSessions();
+    const owners = (await visited(listing)).filter((s) => s.blobs.some((b) => b.path === fx.pi.bashLog));
+    await listing.close();
+    expect(owners.map((s) => s.id)).toEqual([fx.pi.sessionId]);
+  });
+
+  it('after a blob is added, grown and deleted and a session removed, lists what scan() lists, re-describing only what changed', async () => {
+    await expectSameAsScan();
+    const { grep, json, mcp } = fx.claude.blobs;
+    await fsp.writeFile(path.join(path.dirname(grep), 'toolu_added.txt'), 'added\n');
+    await fsp.appendFile(json, 'grown\n');
+    await fsp.rm(mcp);
+    await fsp.rm(fx.gemini.dir, { recursive: true });
+    const after = await expectSameAsScan();
+    expect(after.stats.described).toBeGreaterThan(0);
+    expect(after.stats.reused).toBeGreaterThan(0);
+  });
+
+  it('reads each session from the index when it is visited, not from memory', async () => {
+    await expectSameAsScan(); // an index to reuse
+    const listing = await newCatalog().scanSessions();
+    expect(listing.sessions).toBeGreaterThan(2);
+    const file = (await fsp.readdir(cacheDir)).find((n) => n.endsWith('.jsonl'))!;
+    // Cut the index under the open listing: what it has not read yet is gone.
+    await fsp.truncate(path.join(cacheDir, file), 10);
+    await expect(visited(listing)).rejects.toThrow(/index/);
+    await listing.close();
+    // A later scan finds the cut file corrupt and rebuilds it.
+    const again = await expectSameAsScan();
+    expect(again.stats.reused).toBe(0);
+  });
+});
