@@ -61,6 +61,12 @@ interface SessionRecord {
   indexed: IndexedClaim;
 }
 
+/** What a streaming scan reports while it runs: the sessions settled so far, and when the unchanged regular ones are (grep prints their matches then). */
+interface SettleProgress {
+  settled: SettledSessions;
+  checked: () => void;
+}
+
 /** What one scan did (for tests and benchmarks). */
 export interface ScanStats {
   /** Sessions described by their source (transcripts and folders read). */
@@ -206,7 +212,7 @@ export class Catalog {
    * is visited. Nothing is kept in the catalog itself (sessions() stays
    * empty). Without an index to write, it is scan() and sessions().
    */
-  async scanSessions(options: ScanOptions = {}): Promise<SessionListing> {
+  async scanSessions(options: ScanOptions = {}, progress: SettleProgress = { settled: new SettledSessions(), checked: () => undefined }): Promise<SessionListing> {
     let writer: IndexWriter | undefined;
     try {
       writer = this.indexFile ? await IndexWriter.open(this.indexFile) : undefined;
@@ -215,11 +221,12 @@ export class Catalog {
     }
     if (!writer) {
       await this.scan(options);
+      progress.checked();
       return listingOf(this.sessions(), this.grepTargets());
     }
     const old = IndexReader.open(this.indexFile!);
     try {
-      return await this.settleAll(old, writer, options);
+      return await this.settleAll(old, writer, options, progress);
     } catch (err) {
       old?.close();
       await writer.close();
@@ -227,12 +234,11 @@ export class Catalog {
     }
   }
 
-  private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions): Promise<SessionListing> {
+  private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions, { settled, checked }: SettleProgress): Promise<SessionListing> {
     const storedAt = new Map<string, number>();
     old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
     const { claims, foldersListed } = await this.walkRoots(old && { ...old.header, claimOf });
-    const settled = new SettledSessions();
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
@@ -249,6 +255,7 @@ export class Catalog {
         } else fresh.push(claim);
         await pace(1 + (entry?.described?.blobs.length ?? 0));
       }
+      if (!fallback) checked();
       stats.described += fresh.length;
       await forEachLimited(fresh, DESCRIBE_CONCURRENCY, async (claim) => {
         const { indexed } = await this.describeClaim(claim);
@@ -481,10 +488,11 @@ export class Catalog {
 
   /**
    * Scan and grep every blob at once: ripgrep starts on the blob folders the
-   * index last named while the scan runs. A match is reported at once when
-   * the index lists its file as a blob in a folder still as it was, else once
-   * the scan tells which files are blobs (then the folders it found beyond
-   * those are searched). Same results as scan() then grep().
+   * index last named while a streaming scan (scanSessions) runs. A match is
+   * reported as soon as the scan has settled its file as a blob (matches
+   * found before the unchanged sessions are checked wait for that check),
+   * else once the scan ends (then the folders it found beyond those are
+   * searched). Same results as scan() then grep(); the catalog keeps no sessions.
    */
   async scanAndGrep(
     options: Omit<GrepOptions, 'paths'>,
@@ -492,25 +500,30 @@ export class Catalog {
     scanOptions: ScanOptions = {},
     signal?: AbortSignal,
   ): Promise<GrepSummary> {
-    return grepWhileLoading(
-      options,
-      (withRipgrep) => {
-        const early = withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : [];
-        // The index is read once: it vouches for matches early, then the scan checks it.
-        const index = this.indexFile && early.length > 0 ? loadIndex(this.indexFile, claimKey) : Promise.resolve(undefined);
-        return {
-          early: Promise.resolve(early),
-          provisional: index.then((loaded) => loaded && blobsStillInPlace(loaded)),
-          targets: index.then((loaded) => {
-            this.loadedIndex ??= loaded;
-            return this.scan(scanOptions);
-          }).then(() => this.grepTargets()),
-          reads: this.reads,
-        };
-      },
-      onMatch,
-      signal,
-    );
+    const settled = new SettledSessions();
+    let listing: SessionListing | undefined;
+    try {
+      return await grepWhileLoading(
+        options,
+        (withRipgrep) => {
+          let checked!: () => void;
+          const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
+          const scanning = this.scanSessions(scanOptions, { settled, checked }).then((l) => (listing = l));
+          return {
+            early: Promise.resolve(withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : []),
+            // A settled session's blobs and blob folders are final (regular sessions settle before
+            // fallbacks, and the first to name a blob keeps it): its matches are printed at once.
+            provisional: unchangedChecked.then(() => (file: string) => settled.blobs.has(file) && settled.blobFolders.has(path.dirname(file))),
+            targets: scanning.then((l) => l.grepTargets()),
+            reads: this.reads,
+          };
+        },
+        onMatch,
+        signal,
+      );
+    } finally {
+      await listing?.close();
+    }
   }
 
   /** Every blob as grep targets: whole folders where a layout has them, the rest by name; only known blobs are accepted. */
@@ -935,33 +948,6 @@ function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings:
     record(dir: string, listed: Listed): void {
       listings.set(dir, { stamp: listed.stamp, claims: listed.claims.map(claimKey), children: listed.children });
     },
-  };
-}
-
-/**
- * Whether a file is one of the index's blobs in a folder that is still as the
- * index saw it (same inode, size and mtime: no entry added, removed or
- * renamed; never a racy stamp). grep prints such a file's matches before the
- * scan confirms it; each folder is checked once, at its first match.
- */
-function blobsStillInPlace(index: LoadedIndex): (file: string) => boolean {
-  const blobs = new Set<string>();
-  /** Folder or file -> its stamp and when it was taken. */
-  const stamps = new Map<string, [string, number]>();
-  for (const entry of index.entries.values()) {
-    for (const [file, stamp] of entry.stamps) stamps.set(file, [stamp, entry.describedAt]);
-    for (const blob of entry.described?.blobs ?? []) blobs.add(blob.path);
-  }
-  const folderHolds = new Map<string, boolean>();
-  return (file) => {
-    if (!blobs.has(file)) return false;
-    const folder = path.dirname(file);
-    let holds = folderHolds.get(folder);
-    if (holds === undefined) {
-      const known = stamps.get(folder);
-      folderHolds.set(folder, (holds = known !== undefined && stampHolds(folder, ...known)));
-    }
-    return holds;
   };
 }
 

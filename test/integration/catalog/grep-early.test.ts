@@ -69,7 +69,7 @@ describe('grep while the catalog loads', () => {
     }
   });
 
-  it("prints matches in the index's blobs before the scan ends, where their folder is unchanged, and only there", async () => {
+  it('prints matches in unchanged sessions before the scan ends, and holds those of a session not yet described', async () => {
     const root = path.join(dir, 'vouched');
     const cacheDir = path.join(dir, 'cache-vouched');
     const same = await session(root, 'session-000000000020', 20);
@@ -83,19 +83,25 @@ describe('grep while the catalog loads', () => {
     const first = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
     await first.scan();
     await first.dispose();
-    // Since: a file added to one session folder (it changes), none to the other.
+    // Since: a file added to one session folder (it is described again), none to the other.
     await fsp.writeFile(path.join(changed, 'blob-new.txt'), 'needle new\n');
 
     const catalog = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
-    // The scan is held until a match arrives: with matches printed only after it, this would wait forever.
+    // Describing the changed session waits for a match: with matches printed only after the scan, this would wait forever.
     let firstMatch!: () => void;
     const matched = new Promise<void>((resolve) => (firstMatch = resolve));
     let scanEnded = false;
-    const scan = catalog.scan.bind(catalog);
-    catalog.scan = async (options) => {
+    const internals = catalog as unknown as { describeClaim: (claim: unknown) => Promise<unknown>; scanSessions: Catalog['scanSessions'] };
+    const describe = internals.describeClaim.bind(catalog);
+    internals.describeClaim = async (claim) => {
       await Promise.race([matched, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      await scan(options);
+      return describe(claim);
+    };
+    const scanSessions = internals.scanSessions.bind(catalog);
+    internals.scanSessions = async (...args) => {
+      const listing = await scanSessions(...args);
       scanEnded = true;
+      return listing;
     };
     const before: GrepMatch[] = [];
     const got: GrepMatch[] = [];
