@@ -10,6 +10,7 @@ export { countLines, utf8Bytes } from './spill/text';
 // The catalog (reader side): sessions -> blobs, slice, grep, clean, turns.
 export * from './catalog/types';
 export { Catalog, type ScanOptions, type ScanStats } from './catalog/catalog';
+export type { SessionListing } from './catalog/settled';
 export { defaultCacheDir } from './catalog/index-file';
 export { readSlice, countLines as countFileLines } from './catalog/slice';
 export { findRipgrep } from './catalog/grep';
