@@ -501,14 +501,14 @@ export class Catalog {
     signal?: AbortSignal,
   ): Promise<GrepSummary> {
     const settled = new SettledSessions();
-    let listing: SessionListing | undefined;
+    let scanning: Promise<SessionListing> | undefined;
     try {
       return await grepWhileLoading(
         options,
         (withRipgrep) => {
           let checked!: () => void;
           const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
-          const scanning = this.scanSessions(scanOptions, { settled, checked }).then((l) => (listing = l));
+          scanning = this.scanSessions(scanOptions, { settled, checked });
           return {
             early: Promise.resolve(withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : []),
             // A settled session's blobs and blob folders are final (regular sessions settle before
@@ -522,7 +522,8 @@ export class Catalog {
         signal,
       );
     } finally {
-      await listing?.close();
+      // Also when the search failed: the scan ends, and its index is released.
+      await scanning?.then((listing) => listing.close(), () => undefined);
     }
   }
 

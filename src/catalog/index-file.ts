@@ -171,6 +171,7 @@ function isClaim(v: unknown): v is SessionClaim {
  */
 export class IndexReader {
   private readonly offsets: number[];
+  private scratch = Buffer.allocUnsafe(0);
 
   private constructor(
     private readonly fd: number,
@@ -210,27 +211,40 @@ export class IndexReader {
     return this.claims.length;
   }
 
-  /** Entry `i`'s line as stored (with its '\n'). */
+  /** Entry `i`'s line as stored (with its '\n'), in a buffer of its own. */
   line(i: number): Buffer {
-    const buffer = Buffer.allocUnsafe(this.lengths[i]!);
-    if (readSync(this.fd, buffer, 0, buffer.length, this.offsets[i]!) !== buffer.length) throw new Error('the index was cut short');
-    return buffer;
+    return Buffer.from(this.read(i));
   }
 
-  /** Entry `i`; undefined when its line is malformed. */
+  /** Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). */
   entry(i: number): IndexedClaim | undefined {
-    return parseEntry(this.line(i), this.claims[i]!);
+    try {
+      return parseEntry(this.read(i), this.claims[i]!);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Entry `i`'s line, in a buffer reused by the next read. */
+  private read(i: number): Buffer {
+    const length = this.lengths[i]!;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 << 10));
+    if (readSync(this.fd, this.scratch, 0, length, this.offsets[i]!) !== length) throw new Error('the index was cut short');
+    return this.scratch.subarray(0, length);
   }
 
   /** Every entry in order, read in large pieces; stops (returns false) at a malformed one. */
   async forEach(visit: (entry: IndexedClaim) => void): Promise<boolean> {
     const piece = 4 << 20;
+    // One buffer for every piece (lines are decoded out of it): a new one each time costs a page fault per 4 KB.
+    let buffer = Buffer.allocUnsafe(0);
     for (let i = 0; i < this.size; ) {
       let j = i + 1;
       while (j < this.size && this.offsets[j]! + this.lengths[j]! - this.offsets[i]! <= piece) j++;
       const from = this.offsets[i]!;
-      const buffer = Buffer.allocUnsafe(this.offsets[j - 1]! + this.lengths[j - 1]! - from);
-      if (readSync(this.fd, buffer, 0, buffer.length, from) !== buffer.length) return false;
+      const bytes = this.offsets[j - 1]! + this.lengths[j - 1]! - from;
+      if (buffer.length < bytes) buffer = Buffer.allocUnsafe(Math.max(bytes, piece));
+      if (readSync(this.fd, buffer, 0, bytes, from) !== bytes) return false;
       for (; i < j; i++) {
         const entry = parseEntry(buffer.subarray(this.offsets[i]! - from, this.offsets[i]! - from + this.lengths[i]!), this.claims[i]!);
         if (!entry) return false;
