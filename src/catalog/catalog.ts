@@ -31,7 +31,7 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, stampOf, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { cmp, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
@@ -39,8 +39,9 @@ import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
 import { grep, grepWhileLoading, type BlobFolder, type GrepTargets } from './grep';
 import { buildTurnSeries } from './turns';
-import { executeClean, planClean, refusal } from './clean';
+import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
+import { describeClaim, isInside, rootOf } from './describe';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
 const USER_ROOT_DEPTH = 6;
@@ -581,12 +582,7 @@ export class Catalog {
   }
 
   private rootOf(target: string): KnownRoot | undefined {
-    // The deepest root containing the path.
-    let best: KnownRoot | undefined;
-    for (const root of this.roots) {
-      if (isInside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
-    }
-    return best;
+    return rootOf(this.roots, target);
   }
 
   /** Describe one claim and put (or drop) its session, then the fallback sessions it affects; returns its key. */
@@ -637,29 +633,8 @@ export class Catalog {
   }
 
   /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
-  private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
-    const source = this.sources.find((s) => s.name === claim.source)!;
-    const root = this.rootOf(claim.dir)?.path ?? path.dirname(claim.dir);
-    // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
-    const stamps = new Map<string, string>();
-    const describedAt = Date.now();
-    for (const folder of claimFolders(claim)) stamps.set(folder, stampOf(folder));
-    let described: Described | undefined;
-    try {
-      described = await source.describe(claim, { transcripts: this.transcripts, logger: this.logger, root, refusal: (file) => refusal(file, this.roots) });
-    } catch (err) {
-      this.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
-      described = undefined;
-    }
-    if (!described) return { indexed: { claim, described: null, stamps: [...stamps], describedAt } };
-    // Files read (transcripts, manifests) and blob folders: stamped after, so a change
-    // meanwhile is caught only by its mtime, which the racy check covers.
-    for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) if (!stamps.has(file)) stamps.set(file, stampOf(file));
-    // Parsed transcript state is kept only for live updates (an append is then read from where it stopped);
-    // a one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
-    if (!this.watcher) for (const file of described.dependsOn) this.transcripts.forget(file);
-    const { calls, ...stored } = described;
-    return { indexed: { claim, described: stored, stamps: [...stamps], describedAt }, calls };
+  private describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
+    return describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher });
   }
 
   /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
@@ -955,16 +930,6 @@ function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings:
 /** Fallback claims last: they list only what no regular session names (they yield a blob one names). */
 function fallbacksLast<T>(items: T[], claimOf: (item: T) => SessionClaim): T[] {
   return [...items.filter((i) => !claimOf(i).fallback), ...items.filter((i) => claimOf(i).fallback)];
-}
-
-/** The folders a claim's shape depends on: its own, those it owns, and for a fallback claim the folder it lists. */
-function claimFolders(claim: SessionClaim): string[] {
-  return [claim.dir, ...claim.owns, ...(claim.fallback ? [path.dirname(claim.dir)] : [])];
-}
-
-export function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 async function isDir(p: string): Promise<boolean> {

@@ -1,0 +1,63 @@
+// Describing one claimed session: what its source says now, with the stamps
+// that tell a later scan whether that still holds (scan(), scanSessions()
+// and live updates all describe through this one function).
+import * as path from 'node:path';
+import type { ApiCall } from './calls';
+import { refusal } from './clean';
+import { stampOf, type IndexedClaim } from './index-file';
+import type { Described, SessionClaim, Source } from './source';
+import type { TranscriptCache } from './transcripts';
+import type { CatalogLogger, KnownRoot } from './types';
+
+export interface DescribeEnv {
+  sources: readonly Source[];
+  roots: readonly KnownRoot[];
+  transcripts: TranscriptCache;
+  logger: CatalogLogger;
+  /** Keep parsed transcript state (live updates then read only what was appended). */
+  keepTranscripts: boolean;
+}
+
+/** What a claim's source describes now (described null: it holds nothing). */
+export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
+  const source = env.sources.find((s) => s.name === claim.source)!;
+  const root = rootOf(env.roots, claim.dir)?.path ?? path.dirname(claim.dir);
+  // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
+  const stamps = new Map<string, string>();
+  const describedAt = Date.now();
+  for (const folder of claimFolders(claim)) stamps.set(folder, stampOf(folder));
+  let described: Described | undefined;
+  try {
+    described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots) });
+  } catch (err) {
+    env.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
+    described = undefined;
+  }
+  if (!described) return { indexed: { claim, described: null, stamps: [...stamps], describedAt } };
+  // Files read (transcripts, manifests) and blob folders: stamped after, so a change
+  // meanwhile is caught only by its mtime, which the racy check covers.
+  for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) if (!stamps.has(file)) stamps.set(file, stampOf(file));
+  // A one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
+  if (!env.keepTranscripts) for (const file of described.dependsOn) env.transcripts.forget(file);
+  const { calls, ...stored } = described;
+  return { indexed: { claim, described: stored, stamps: [...stamps], describedAt }, calls };
+}
+
+/** The folders a claim's shape depends on: its own, those it owns, and for a fallback claim the folder it lists. */
+export function claimFolders(claim: SessionClaim): string[] {
+  return [claim.dir, ...claim.owns, ...(claim.fallback ? [path.dirname(claim.dir)] : [])];
+}
+
+/** The deepest root containing the path. */
+export function rootOf(roots: readonly KnownRoot[], target: string): KnownRoot | undefined {
+  let best: KnownRoot | undefined;
+  for (const root of roots) {
+    if (isInside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+  }
+  return best;
+}
+
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
