@@ -31,7 +31,7 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, readIndexedBlobFolders, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { cmp, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
@@ -213,7 +213,12 @@ export class Catalog {
    * is visited. Nothing is kept in the catalog itself (sessions() stays
    * empty). Without an index to write, it is scan() and sessions().
    */
-  async scanSessions(options: ScanOptions = {}, progress: SettleProgress = { settled: new SettledSessions(), checked: () => undefined }): Promise<SessionListing> {
+  async scanSessions(
+    options: ScanOptions = {},
+    progress: SettleProgress = { settled: new SettledSessions(), checked: () => undefined },
+    /** The index as already opened (grep read its trailer first); it is closed with the listing. */
+    old: IndexReader | undefined = this.indexFile ? IndexReader.open(this.indexFile) : undefined,
+  ): Promise<SessionListing> {
     let writer: IndexWriter | undefined;
     try {
       writer = this.indexFile ? await IndexWriter.open(this.indexFile) : undefined;
@@ -221,11 +226,11 @@ export class Catalog {
       this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
     }
     if (!writer) {
+      old?.close();
       await this.scan(options);
       progress.checked();
       return listingOf(this.sessions(), this.grepTargets());
     }
-    const old = IndexReader.open(this.indexFile!);
     try {
       return await this.settleAll(old, writer, options, progress);
     } catch (err) {
@@ -509,9 +514,11 @@ export class Catalog {
         (withRipgrep) => {
           let checked!: () => void;
           const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
-          scanning = this.scanSessions(scanOptions, { settled, checked });
+          // Read at once, synchronously: queued behind the scan's folder reads in the thread pool, ripgrep started most of a second late.
+          const old = this.indexFile ? IndexReader.open(this.indexFile) : undefined;
+          scanning = this.scanSessions(scanOptions, { settled, checked }, old);
           return {
-            early: Promise.resolve(withRipgrep && this.indexFile ? readIndexedBlobFolders(this.indexFile) : []),
+            early: Promise.resolve(withRipgrep ? old?.blobFolders() ?? [] : []),
             // A settled session's blobs and blob folders are final (regular sessions settle before
             // fallbacks, and the first to name a blob keeps it): its matches are printed at once.
             provisional: unchangedChecked.then(() => (file: string) => settled.blobs.has(file) && settled.blobFolders.has(path.dirname(file))),

@@ -206,6 +206,11 @@ export class IndexReader {
     }
   }
 
+  /** The blob folders the trailer names (absolute paths only): where blobs were when it was saved, for ripgrep to start on. */
+  blobFolders(): string[] {
+    return this.header.blobFolders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
+  }
+
   /** Entry lines. */
   get size(): number {
     return this.claims.length;
@@ -274,6 +279,8 @@ function listingsOf(trailer: Trailer): Pick<IndexHeader, 'listings' | 'walkedAt'
 }
 
 function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined {
+  // Exactly one object and its newline: a length that does not match its line would still parse.
+  if (line[0] !== 0x7b || line[line.length - 1] !== 0x0a) return undefined;
   try {
     return toIndexedClaim(JSON.parse(line.toString('utf8')), claim);
   } catch {
@@ -293,19 +300,6 @@ export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => st
   } finally {
     reader.close();
   }
-}
-
-/**
- * The blob folders the index names (where blobs were when it was saved),
- * from its trailer alone; [] when there is none. grep hands them to ripgrep
- * before the catalog has loaded. Synchronous: queued behind the scan's
- * thousands of folder reads in the thread pool, it started ripgrep most of a second late.
- */
-export function readIndexedBlobFolders(file: string): string[] {
-  const reader = IndexReader.open(file);
-  if (!reader) return []; // missing, unreadable or corrupt: grep waits for the catalog
-  reader.close();
-  return reader.header.blobFolders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
 }
 
 /** What the trailer carries besides the claims: blob folders for grep, the last walk's listings. */

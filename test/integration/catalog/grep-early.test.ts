@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { readIndexedBlobFolders } from '../../../src/catalog/index-file';
+import { IndexReader } from '../../../src/catalog/index-file';
 import type { GrepMatch } from '../../../src/catalog/types';
 
 let dir: string;
@@ -42,7 +42,9 @@ describe('grep while the catalog loads', () => {
     await first.scan();
     await first.dispose();
     const indexFile = path.join(cacheDir, (await fsp.readdir(cacheDir)).find((n) => n.endsWith('.jsonl'))!);
-    expect(readIndexedBlobFolders(indexFile).sort()).toEqual([kept, dropped].sort());
+    const stored = IndexReader.open(indexFile)!;
+    expect(stored.blobFolders().sort()).toEqual([kept, dropped].sort());
+    stored.close();
 
     // Since: one folder is no session any more, a new one appeared, a hard link to a foreign file sits among blobs.
     await fsp.rm(path.join(dropped, 'spillway.jsonl'));

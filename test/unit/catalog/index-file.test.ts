@@ -1,0 +1,122 @@
+// The index file: entry lines, then a trailer naming their claims and
+// lengths. What one process writes another reads line by line; a file whose
+// trailer does not describe its lines exactly is not trusted at all.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim } from '../../../src/catalog/index-file';
+import { claimKey } from '../../../src/catalog/walk';
+
+let dir: string;
+let file: string;
+beforeEach(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'index-file-'));
+  file = path.join(dir, 'cache', 'catalog-test.jsonl');
+});
+afterEach(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+function entry(n: number, blobs: number): IndexedClaim {
+  const folder = path.join(dir, `s${n}`, 'tool-results');
+  return {
+    claim: { source: 'claude-code', dir: path.join(dir, `s${n}`), owns: [folder] },
+    described: blobs === 0 ? null : {
+      session: { source: 'claude-code', id: `id-${n}`, title: `naïve “title” ${n}\u2028`, dir: path.join(dir, `s${n}`), skipped: n, notes: [] },
+      blobs: Array.from({ length: blobs }, (_, i) => ({
+        path: path.join(folder, `toolu_${i}.txt`), name: `toolu_${i}.txt`, kind: 'tool-result' as const, tool: 'Bash', toolCallId: `toolu_${i}`,
+        args: i % 2 ? undefined : `echo ${i}`, bytes: 100 + i, createdAt: '2026-01-01T00:00:00.000Z', mtimeMs: 1_700_000_000_000 + i, turn: i, attribution: 'transcript' as const,
+      })),
+      dependsOn: [path.join(dir, `s${n}.jsonl`)],
+      blobFolders: [folder],
+    },
+    stamps: [[folder, `1:2:${n}`]],
+    describedAt: 1_700_000_000_000,
+  };
+}
+
+const header = { blobFolders: ['/a/tool-results', 'relative/not/kept'], listings: new Map([['/a', { stamp: '1:2:3', claims: ['k'], children: ['/a/b'] }]]), walkedAt: 42 };
+
+describe('index file', () => {
+  it('reads back what was written: each line alone, all in order, and the trailer', async () => {
+    const entries = [entry(0, 3), entry(1, 0), entry(2, 700)];
+    await saveIndex(file, entries, header);
+    const reader = IndexReader.open(file)!;
+    expect(reader.size).toBe(3);
+    expect(reader.claims).toEqual(entries.map((e) => e.claim));
+    expect(reader.blobFolders()).toEqual(['/a/tool-results']);
+    expect(reader.header.walkedAt).toBe(42);
+    expect([...reader.header.listings]).toEqual([...header.listings]);
+    // Out of order, one at a time (blobs come back with their catalog fields in place).
+    for (const i of [2, 0, 1]) {
+      const got = reader.entry(i)!;
+      expect(got.claim).toEqual(entries[i]!.claim);
+      expect(got.described?.blobs.map(({ key: _k, sessionKey: _s, ...b }: { key?: string; sessionKey?: string }) => b)).toEqual(entries[i]!.described?.blobs.map((b) => ({ ...b, args: b.args, digestChars: undefined, madeBy: undefined })));
+      expect(got.described?.session).toEqual(entries[i]!.described?.session);
+    }
+    reader.close();
+    const loaded = await loadIndex(file, claimKey);
+    expect([...loaded.entries.keys()]).toEqual(entries.map((e) => claimKey(e.claim)));
+    expect(loaded.walkedAt).toBe(42);
+  });
+
+  it('lets the writer read its own lines before it commits, and leaves no file behind when abandoned', async () => {
+    const writer = await IndexWriter.open(file);
+    const at = [writer.add(entry(0, 2)), writer.add(entry(1, 5000))];
+    expect(writer.entry(at[1]!)!.described!.blobs).toHaveLength(5000);
+    expect(writer.entry(at[0]!)!.claim).toEqual(entry(0, 2).claim);
+    await writer.close();
+    expect(await fsp.readdir(path.dirname(file))).toEqual([]);
+    expect(IndexReader.open(file)).toBeUndefined();
+  });
+
+  it('is private: 0600 in a 0700 folder, and never written through a symlink in its place', async () => {
+    await saveIndex(file, [entry(0, 1)], header);
+    expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
+    expect((await fsp.stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+    const elsewhere = path.join(dir, 'elsewhere.jsonl');
+    await fsp.copyFile(file, elsewhere);
+    await fsp.rm(file);
+    await fsp.symlink(elsewhere, file);
+    expect(IndexReader.open(file)).toBeUndefined(); // not read through it
+    await saveIndex(file, [entry(1, 1)], header); // replaces the link, never writes through it
+    expect((await fsp.lstat(file)).isSymbolicLink()).toBe(false);
+    expect(IndexReader.open(elsewhere)!.claims).toEqual([entry(0, 1).claim]);
+  });
+
+  it('trusts nothing when the trailer does not describe the lines exactly', async () => {
+    await saveIndex(file, [entry(0, 2), entry(1, 3)], header);
+    const good = await fsp.readFile(file, 'utf8');
+    const lines = good.split('\n');
+    const trailer = JSON.parse(lines[2]!) as { lengths: number[]; claims: unknown[]; version: number };
+    const withTrailer = (t: object): string => `${lines[0]}\n${lines[1]}\n${JSON.stringify(t)}\n`;
+    const bad = {
+      'a length off by one': withTrailer({ ...trailer, lengths: [trailer.lengths[0]! + 1, trailer.lengths[1]!] }),
+      'a claim missing': withTrailer({ ...trailer, claims: trailer.claims.slice(1) }),
+      'a malformed claim': withTrailer({ ...trailer, claims: [{ dir: 1 }, trailer.claims[1]] }),
+      'another version': withTrailer({ ...trailer, version: trailer.version + 1 }),
+      'a line lost': `${lines[1]}\n${lines[2]}\n`,
+      'a torn trailer': good.slice(0, -10),
+      'no final newline': good.slice(0, -1),
+      'empty': '',
+    };
+    for (const [what, text] of Object.entries(bad)) {
+      await fsp.writeFile(file, text);
+      expect(IndexReader.open(file), what).toBeUndefined();
+      expect((await loadIndex(file, claimKey)).entries.size, what).toBe(0);
+    }
+    // Lines that are not what the trailer says, under a trailer that fits the file's size: those lines are
+    // unreadable (described again), and loading the whole index gives nothing.
+    const width = Buffer.byteLength(lines[0]!);
+    const notJson = `${'x'.repeat(width)}\n${lines[1]}\n${lines[2]}\n`;
+    const shifted = withTrailer({ ...trailer, lengths: [trailer.lengths[0]! - 1, trailer.lengths[1]! + 1] });
+    for (const [what, text, readable] of [['a line not JSON', notJson, [false, true]], ['a boundary moved', shifted, [false, false]]] as const) {
+      await fsp.writeFile(file, text);
+      const reader = IndexReader.open(file)!;
+      expect([0, 1].map((i) => reader.entry(i) !== undefined), what).toEqual(readable);
+      reader.close();
+      expect((await loadIndex(file, claimKey)).entries.size, what).toBe(0);
+    }
+  });
+});
