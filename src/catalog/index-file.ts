@@ -192,8 +192,10 @@ export class IndexReader {
   static open(file: string): IndexReader | undefined {
     let fd: number | undefined;
     try {
-      fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-      const found = readTrailer(fd, fstatSync(fd).size);
+      // Never through a symlink, never blocked on a FIFO put in its place.
+      fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+      const stat = fstatSync(fd);
+      const found = stat.isFile() ? readTrailer(fd, stat.size) : undefined;
       if (!found) throw new Error('not an index');
       const { trailer } = found;
       const reader = new IndexReader(fd, trailer.lengths, trailer.claims, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
@@ -382,7 +384,19 @@ export class IndexWriter {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    const data = Buffer.from(this.pending.join(''));
+    // Runs of lines written here are joined and encoded once; lines copied from another index stay bytes.
+    const parts: Buffer[] = [];
+    let text: string[] = [];
+    for (const part of this.pending) {
+      if (typeof part === 'string') text.push(part);
+      else {
+        if (text.length > 0) parts.push(Buffer.from(text.join('')));
+        text = [];
+        parts.push(part);
+      }
+    }
+    if (text.length > 0) parts.push(Buffer.from(text.join('')));
+    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     this.pending = [];
     this.pendingBytes = 0;
     for (let done = 0; done < data.length; ) done += writeSync(this.fd, data, done, data.length - done, this.written + done);
