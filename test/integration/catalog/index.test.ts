@@ -7,36 +7,18 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { INDEX_VERSION } from '../../../src/catalog/index-file';
-import type { SessionInfo } from '../../../src/catalog/types';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
-import { ensureBuilt, runCli } from './helpers';
+import { backdate, ensureBuilt, runCli, shown } from './helpers';
 
 let dir: string;
 let cacheDir: string;
 let fx: FixtureHome;
-
-/** Files written a moment ago cannot prove they are unchanged (timestamp granularity): age the whole tree. */
-async function backdate(root: string, seconds = 3600): Promise<void> {
-  const when = new Date(Date.now() - seconds * 1000);
-  const visit = async (p: string): Promise<void> => {
-    const stat = await fsp.lstat(p);
-    if (stat.isSymbolicLink()) return;
-    if (stat.isDirectory()) for (const name of await fsp.readdir(p)) await visit(path.join(p, name));
-    await fsp.utimes(p, when, when);
-  };
-  await visit(root);
-}
 
 async function scanned(statBlobs = true): Promise<Catalog> {
   const catalog = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
   await catalog.scan({ statBlobs });
   await catalog.dispose();
   return catalog;
-}
-
-/** What list shows of the sessions (lazily read facts left out). */
-function shown(sessions: SessionInfo[]): unknown {
-  return sessions.map((s) => ({ ...s, blobs: s.blobs.map(({ preview: _p, binary: _b, lines: _l, ...b }) => b) }));
 }
 
 async function indexFile(): Promise<string> {

@@ -11,29 +11,13 @@ import { Catalog } from '../../../src/catalog/catalog';
 import type { SessionListing } from '../../../src/catalog/settled';
 import type { SessionInfo } from '../../../src/catalog/types';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
+import { backdate, shown } from './helpers';
 
 let dir: string;
 let cacheDir: string;
 let fx: FixtureHome;
 
-/** Age the tree: files written a moment ago cannot prove they are unchanged. */
-async function backdate(root: string, seconds = 3600): Promise<void> {
-  const when = new Date(Date.now() - seconds * 1000);
-  const visit = async (p: string): Promise<void> => {
-    const stat = await fsp.lstat(p);
-    if (stat.isSymbolicLink()) return;
-    if (stat.isDirectory()) for (const name of await fsp.readdir(p)) await visit(path.join(p, name));
-    await fsp.utimes(p, when, when);
-  };
-  await visit(root);
-}
-
 const newCatalog = (): Catalog => new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
-
-/** What list prints of a session (lazily read facts left out). */
-function shown(sessions: SessionInfo[]): unknown {
-  return sessions.map((s) => ({ ...s, blobs: s.blobs.map(({ preview: _p, binary: _b, lines: _l, ...b }) => b) }));
-}
 
 async function visited(listing: SessionListing): Promise<SessionInfo[]> {
   const out: SessionInfo[] = [];
