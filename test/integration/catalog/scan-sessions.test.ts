@@ -94,6 +94,22 @@ describe('scanSessions', () => {
     expect(after.stats.reused).toBeGreaterThan(0);
   });
 
+  it('lists the same from memory, and says why, when the index cannot be written', async () => {
+    const blocker = path.join(dir, 'a-file');
+    await fsp.writeFile(blocker, 'not a folder');
+    const warnings: string[] = [];
+    const unwritable = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir: path.join(blocker, 'spillway'), logger: { warn: (m) => warnings.push(m) } });
+    const listing = await unwritable.scanSessions();
+    const listed = await visited(listing);
+    await listing.close();
+    const inMemory = newCatalog();
+    await inMemory.scan();
+    expect(shown(listed)).toEqual(shown(inMemory.sessions()));
+    expect(warnings.join('\n')).toMatch(/cannot write the catalog index/);
+    await inMemory.dispose();
+    await unwritable.dispose();
+  });
+
   it('reads each session from the index when it is visited, not from memory', async () => {
     await expectSameAsScan(); // an index to reuse
     const listing = await newCatalog().scanSessions();
