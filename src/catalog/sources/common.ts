@@ -24,7 +24,8 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
   try {
     // readdir follows a symlinked folder: its files lie elsewhere and are no session's blobs.
     // Synchronous, as the stats below: the thread-pool round trips cost more than these calls (a walk's worth per scan).
-    if (!lstatSync(dir).isDirectory()) return [];
+    // A missing folder is common (most sessions have no subagents/): no exception to build for it.
+    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
