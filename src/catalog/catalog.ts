@@ -263,10 +263,13 @@ export class Catalog {
       }
       if (!fallback) checked();
       stats.described += fresh.length;
-      await forEachLimited(fresh, DESCRIBE_CONCURRENCY, async (claim) => {
+      // One at a time: only one session's parsed transcript and description are held. Four at once
+      // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
+      // peaked at 366 MB instead of 201 MB.
+      for (const claim of fresh) {
         const { indexed } = await this.describeClaim(claim);
         settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
-      });
+      }
     }
     stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
