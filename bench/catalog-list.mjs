@@ -3,26 +3,32 @@
 // present, nothing changed), beside a node readdirSync+lstatSync walk and
 // `find -printf` of the same tree, in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size.
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many).
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claudeCorpus } from './catalog-common.mjs';
 import { CLI, WALK, measure, row } from './catalog-process-common.mjs';
 
+// [name, corpus, sessions, blobs per session, blob bytes, runs]: the scale
+// series, then two other shapes with 100,000 and 50,000 blobs (a few huge
+// sessions; many tiny ones), where memory follows the largest session or
+// the number of sessions rather than the number of blobs.
 const sizes = [
-  ['10k', 500, 5],
-  ['50k', 2500, 3],
-  ['100k', 5000, 3],
+  ['10k', 'scale-10k', 500, 20, 2048, 5],
+  ['50k', 'scale-50k', 2500, 20, 2048, 3],
+  ['100k', 'scale-100k', 5000, 20, 2048, 3],
+  ['wide', 'shape-wide', 10, 10000, 512, 3],
+  ['many', 'shape-many', 25000, 2, 512, 3],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
-for (const [name, sessions, runs] of sizes) {
-  const root = await claudeCorpus(`scale-${name}`, sessions, 20);
+for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {
+  const root = await claudeCorpus(corpus, sessions, perSession, blobBytes);
   const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
   const env = { ...process.env, XDG_CACHE_HOME: cache };
   const args = [CLI, 'list', '--json', '--no-default-roots', '--root', root];
   const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
-  console.log(`\n${name} blobs: ${sessions} Claude Code sessions x 20 blobs, one transcript each (${runs} runs, medians)`);
+  console.log(`\n${name}: ${sessions} Claude Code sessions x ${perSession} blobs, one transcript each (${runs} runs, medians)`);
   const walk = measure(process.execPath, [WALK, root], { runs });
   const find = measure('find', [root, '-printf', '%p %s %T@\n'], { runs });
   const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
