@@ -31,7 +31,7 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, IndexReader, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobUnchanged, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { cmp, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
@@ -223,21 +223,25 @@ export class Catalog {
     try {
       writer = this.indexFile ? await IndexWriter.open(this.indexFile) : undefined;
     } catch (err) {
-      this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+      this.indexNotWritten(err);
     }
-    if (!writer) {
-      old?.close();
-      await this.scan(options);
-      progress.checked();
-      return listingOf(this.sessions(), this.grepTargets());
+    if (writer) {
+      try {
+        return await this.settleAll(old, writer, options, progress);
+      } catch (err) {
+        await writer.close();
+        if (!(err instanceof IndexWriteError)) {
+          old?.close();
+          throw err;
+        }
+        // A full disk is when `list` is most needed: the sessions are then held in memory instead.
+        this.indexNotWritten(err);
+      }
     }
-    try {
-      return await this.settleAll(old, writer, options, progress);
-    } catch (err) {
-      old?.close();
-      await writer.close();
-      throw err;
-    }
+    old?.close();
+    await this.scan(options);
+    progress.checked();
+    return listingOf(this.sessions(), this.grepTargets());
   }
 
   private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions, { settled, checked }: SettleProgress): Promise<SessionListing> {
@@ -280,7 +284,8 @@ export class Catalog {
       try {
         await writer.commit({ blobFolders: [...settled.blobFolders], ...this.walked });
       } catch (err) {
-        this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+        if (err instanceof IndexWriteError) throw err;
+        this.indexNotWritten(err); // not renamed into place, still read here
       }
       old?.close();
       lines = writer;
@@ -725,8 +730,13 @@ export class Catalog {
       const entries = [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()];
       await saveIndex(this.indexFile, entries, { blobFolders: [...this.blobFolders()], ...this.walked });
     } catch (err) {
-      this.logger.warn(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
+      this.indexNotWritten(err);
     }
+  }
+
+  /** The index is only a cache: a failure to write it (a full disk) is reported once, and everything goes on without it. */
+  private indexNotWritten(err: unknown): void {
+    this.reportOnce(`cannot write the catalog index ${this.indexFile}: ${(err as Error).message}`);
   }
 
   /** Live changes are written to the index a little later, together. */

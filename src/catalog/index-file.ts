@@ -311,6 +311,9 @@ export interface IndexHeader {
   walkedAt: number;
 }
 
+/** Writing the index failed (a full disk, a lost folder): the caller can still do without it. */
+export class IndexWriteError extends Error {}
+
 /**
  * A new index, written to a private temporary file line by line (each
  * session as it is settled), then renamed over the old one by commit() (the
@@ -367,7 +370,7 @@ export class IndexWriter {
     return parseEntry(this.line(i), this.claims[i]!);
   }
 
-  /** Write the trailer and rename the file into place (it stays open for reading). */
+  /** Write the trailer and rename the file into place (it stays open for reading; a failed rename leaves it readable, a failed write throws IndexWriteError). */
   async commit(header: IndexHeader): Promise<void> {
     const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
     const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.claims, lengths: this.lengths };
@@ -399,7 +402,11 @@ export class IndexWriter {
     const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     this.pending = [];
     this.pendingBytes = 0;
-    for (let done = 0; done < data.length; ) done += writeSync(this.fd, data, done, data.length - done, this.written + done);
+    try {
+      for (let done = 0; done < data.length; ) done += writeSync(this.fd, data, done, data.length - done, this.written + done);
+    } catch (err) {
+      throw new IndexWriteError((err as Error).message);
+    }
     this.written += data.length;
   }
 }

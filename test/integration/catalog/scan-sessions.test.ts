@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import type { SessionListing } from '../../../src/catalog/settled';
 import type { SessionInfo } from '../../../src/catalog/types';
@@ -16,6 +16,19 @@ import { backdate, shown } from './helpers';
 let dir: string;
 let cacheDir: string;
 let fx: FixtureHome;
+
+/** While set, writes into files below this folder fail as on a full disk. */
+const disk = vi.hoisted(() => ({ fullBelow: undefined as string | undefined }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (disk.fullBelow && fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(disk.fullBelow)) {
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }
+    return (fs.writeSync as (...args: unknown[]) => number)(fd, ...rest);
+  }) as typeof fs.writeSync;
+  return { ...fs, default: { ...fs, writeSync }, writeSync };
+});
 
 const newCatalog = (): Catalog => new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
 
@@ -108,6 +121,42 @@ describe('scanSessions', () => {
     expect(warnings.join('\n')).toMatch(/cannot write the catalog index/);
     await inMemory.dispose();
     await unwritable.dispose();
+  });
+
+  it('on a full disk, lists the same from memory and says why; an index already in place is still used', async () => {
+    const warnings: string[] = [];
+    const catalog = (): Catalog => new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir, logger: { warn: (m) => warnings.push(m) } });
+    const inMemory = newCatalog();
+    await inMemory.scan();
+    const want = shown(inMemory.sessions());
+    await inMemory.dispose();
+    await fsp.rm(cacheDir, { recursive: true, force: true });
+    disk.fullBelow = cacheDir;
+    try {
+      const full = catalog();
+      const listing = await full.scanSessions();
+      expect(shown(await visited(listing))).toEqual(want);
+      await listing.close();
+      // Said once, among the problems the CLI prints.
+      expect(full.problems().filter((p) => /cannot write the catalog index .*ENOSPC/.test(p))).toHaveLength(1);
+      expect((await fsp.readdir(cacheDir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      disk.fullBelow = undefined;
+    }
+    // With an index written, and the disk full again: nothing changed, so nothing is written and the index is used.
+    await expectSameAsScan();
+    disk.fullBelow = cacheDir;
+    warnings.length = 0;
+    try {
+      const warm = catalog();
+      const listing = await warm.scanSessions();
+      expect(shown(await visited(listing))).toEqual(want);
+      await listing.close();
+      expect(warm.scanStats()).toMatchObject({ described: 0, indexLoaded: true });
+      expect(warnings).toEqual([]);
+    } finally {
+      disk.fullBelow = undefined;
+    }
   });
 
   it('reads each session from the index when it is visited, not from memory', async () => {
