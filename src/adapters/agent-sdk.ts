@@ -8,6 +8,7 @@ import { finishCommandFor } from './claude-code-bash';
 import { toHookEvent } from './claude-code-event';
 import { hookOutputFor, type ClaudeCodeSpillOptions } from './claude-code-hook';
 import { DEFAULT_DIGEST_BYTES } from '../spill/policy';
+import type { SpillLogger } from '../spill/types';
 import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 
 export interface SpillHookOptions extends ClaudeCodeSpillOptions {
@@ -25,12 +26,15 @@ export interface SpillHookOptions extends ClaudeCodeSpillOptions {
  * nothing to change; never throws.
  */
 export function spillHook(options: SpillHookOptions = {}): HookCallback {
-  const finishCommand = options.finishCommand ?? finishCommandOf(options);
-  const resolved: ClaudeCodeSpillOptions = { ...options, ...(finishCommand ? { finishCommand } : {}) };
+  // Messages do not name their source; here they reach the caller's logger, beside its own.
+  const user = options.logger;
+  const logger: SpillLogger | undefined = user && { warn: (m) => user.warn(`spillway: ${m}`), debug: (m) => user.debug?.(`spillway: ${m}`) };
+  const finishCommand = options.finishCommand ?? finishCommandOf(options, logger);
+  const resolved: ClaudeCodeSpillOptions = { ...options, logger, ...(finishCommand ? { finishCommand } : {}) };
   return async (input): Promise<HookJSONOutput> => {
     const parsed = toHookEvent(input);
     if (!parsed.ok) {
-      if (parsed.kind === 'invalid') options.logger?.warn(`spillway: ignored hook input: ${parsed.reason}`);
+      if (parsed.kind === 'invalid') logger?.warn(`ignored hook input: ${parsed.reason}`);
       return {};
     }
     return ((await hookOutputFor(parsed.event, resolved)) as HookJSONOutput | undefined) ?? {};
@@ -52,12 +56,12 @@ export function spillwayHooks(options: SpillHookOptions = {}): Partial<Record<Ho
   return out;
 }
 
-function finishCommandOf(options: SpillHookOptions): string | undefined {
+function finishCommandOf(options: SpillHookOptions, logger: SpillLogger | undefined): string | undefined {
   // Bundled: dist/index.js beside dist/hook.js; from the sources: the built dist/.
   const candidates = options.hookScript ? [options.hookScript] : [path.join(__dirname, 'hook.js'), path.resolve(__dirname, '..', '..', 'dist', 'hook.js')];
   const script = candidates.find((c) => fs.existsSync(c));
   if (!script) {
-    options.logger?.warn(`spillway: ${candidates[0]} not found; Bash commands are not captured`);
+    logger?.warn(`${candidates[0]} not found; Bash commands are not captured`);
     return undefined;
   }
   return finishCommandFor(script, false, options.digestBytes ?? DEFAULT_DIGEST_BYTES);

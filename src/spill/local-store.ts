@@ -340,7 +340,7 @@ export class LocalSpillStore implements SpillStore {
       await testPause('manifest-append');
       await manifest.append(record);
     } catch (err) {
-      this.logger?.warn(`spillway: manifest append failed in ${dir.path}: ${(err as Error).message}`);
+      this.logger?.warn(`manifest append failed in ${dir.path}: ${(err as Error).message}`);
     }
   }
 
@@ -350,7 +350,7 @@ export class LocalSpillStore implements SpillStore {
     try {
       manifest = await openManifestForAppend(dir);
     } catch (err) {
-      this.logger?.warn(`spillway: manifest append failed in ${dir.path}: ${(err as Error).message}`);
+      this.logger?.warn(`manifest append failed in ${dir.path}: ${(err as Error).message}`);
       return;
     }
     try {

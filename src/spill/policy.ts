@@ -84,7 +84,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     }
 
     if (!req.sessionId) {
-      logger?.warn(`spillway: ${toolName} ${req.toolCallId}: no session id, result left inline`);
+      logger?.warn(`${toolName} ${req.toolCallId}: no session id, result left inline`);
       return keep(output, 'no session id');
     }
     const owner = { sessionId: req.sessionId };
@@ -101,7 +101,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
       if (earlier) {
         const original = { ...earlier, sha256 };
         await store.recordAlias?.({ owner, source, original, args: req.args, ...(req.turn !== undefined ? { turn: req.turn } : {}) }).catch((err: unknown) => {
-          logger?.warn(`spillway: alias record failed: ${describe(err)}`);
+          logger?.warn(`alias record failed: ${describe(err)}`);
         });
         return { ref: earlier, aliased: true };
       }
@@ -120,7 +120,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
 
     const digestOpts = { budgetBytes: digestBytes, toolName, locator: ref.locator, retrievalHint: ref.retrievalHint };
     const digested = shape.kind === 'text' ? digestText(shape.text, digestOpts) : digestValue(output, digestOpts);
-    logger?.debug?.(`spillway: ${toolName} ${req.toolCallId}: ${bytes} bytes ${aliased ? 'aliased to' : 'spilled to'} ${ref.locator}`);
+    logger?.debug?.(`${toolName} ${req.toolCallId}: ${bytes} bytes ${aliased ? 'aliased to' : 'spilled to'} ${ref.locator}`);
     return { spilled: true, output: digested, ref, aliased };
   }
 
@@ -129,7 +129,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     try {
       return await store.findBySha256(owner, sha256);
     } catch (err) {
-      logger?.warn(`spillway: dedup lookup failed, writing a new blob: ${describe(err)}`);
+      logger?.warn(`dedup lookup failed, writing a new blob: ${describe(err)}`);
       return undefined;
     }
   }
@@ -146,7 +146,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
         return await decide(req);
       } catch (err) {
         const why = describe(err);
-        logger?.warn(`spillway: ${req?.toolName} ${req?.toolCallId}: spill failed, result left inline: ${why}`);
+        logger?.warn(`${req?.toolName} ${req?.toolCallId}: spill failed, result left inline: ${why}`);
         return keep(req?.output, `spill failed: ${why}`);
       }
     },

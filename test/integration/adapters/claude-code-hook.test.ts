@@ -334,6 +334,8 @@ describe('spillway hook claude-code: leaves the tool output alone', () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/spill failed|left unchanged|left inline/);
+      // Each line names its source once.
+      for (const line of run.stderr.trim().split('\n')) expect(line).toMatch(/^spillway: (?!spillway: )/);
     } finally {
       fs.rmSync(blocked, { recursive: true, force: true });
     }
