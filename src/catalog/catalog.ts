@@ -32,7 +32,7 @@ import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { blobUnchanged, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
-import { cmp, SettledSessions, type Settled, type SessionListing } from './settled';
+import { cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
@@ -361,7 +361,7 @@ export class Catalog {
 
   /** All sessions, most recently updated first. */
   sessions(): SessionInfo[] {
-    return [...this.records.values()].map((r) => r.info).sort((a, b) => cmp(b.updatedAt, a.updatedAt) || cmp(a.key, b.key));
+    return [...this.records.values()].map((r) => r.info).sort(newestFirst);
   }
 
   /** One session by key. */

@@ -85,9 +85,9 @@ export function stampHolds(file: string, stamp: string, takenAt: number): boolea
   return !isRacy(stamp, takenAt) && stampOf(file) === stamp;
 }
 
-/** Whether a parsed header line is this format's, at this version (else the file is not trusted). */
-function isCurrentHeader(header: unknown): boolean {
-  const h = header as { format?: unknown; version?: unknown } | null;
+/** Whether a parsed trailer is this format's, at this version (else the file is not trusted). */
+function isCurrentFormat(trailer: unknown): boolean {
+  const h = trailer as { format?: unknown; version?: unknown } | null;
   return h?.format === FORMAT && h.version === INDEX_VERSION;
 }
 
@@ -151,7 +151,7 @@ function readTrailer(fd: number, size: number): { trailer: Trailer; start: numbe
   const tail = Buffer.alloc(1);
   if (readSync(fd, tail, 0, 1, size - 1) !== 1 || tail[0] !== 0x0a) return undefined; // torn: the last line never ended
   const trailer = JSON.parse(Buffer.concat(parts).toString('utf8')) as Trailer;
-  if (!isCurrentHeader(trailer)) return undefined;
+  if (!isCurrentFormat(trailer)) return undefined;
   const { claims, lengths, blobFolders } = trailer;
   if (!Array.isArray(claims) || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
   if (!claims.every(isClaim) || !lengths.every((n) => Number.isInteger(n) && n > 0)) return undefined;
@@ -164,28 +164,54 @@ function isClaim(v: unknown): v is SessionClaim {
   return typeof c === 'object' && c !== null && typeof c.dir === 'string' && typeof c.source === 'string' && Array.isArray(c.owns) && c.owns.every((o) => typeof o === 'string');
 }
 
+/** The entry lines of an index file open at `fd`, each read alone (for the reader and for the writer reading back what it wrote). */
+abstract class IndexLines {
+  /** Each line's claim, start and length in bytes (its '\n' included), in file order. */
+  protected readonly lineClaims: SessionClaim[] = [];
+  protected readonly offsets: number[] = [];
+  protected readonly lengths: number[] = [];
+  private scratch = Buffer.allocUnsafe(0);
+
+  protected constructor(protected readonly fd: number) {}
+
+  /** Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). */
+  entry(i: number): IndexedClaim | undefined {
+    try {
+      return parseEntry(this.read(i), this.lineClaims[i]!);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Entry `i`'s line, in a buffer reused by the next read. */
+  protected read(i: number): Buffer {
+    const length = this.lengths[i]!;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 << 10));
+    if (readSync(this.fd, this.scratch, 0, length, this.offsets[i]!) !== length) throw new Error('the index was cut short');
+    return this.scratch.subarray(0, length);
+  }
+}
+
 /**
  * An index file opened for reading: its claims and listings at once, each
  * session's line when asked. The file stays open: a newer index renamed
  * over it meanwhile does not change what is read.
  */
-export class IndexReader {
-  private readonly offsets: number[];
-  private scratch = Buffer.allocUnsafe(0);
-
-  private constructor(
-    private readonly fd: number,
-    private readonly lengths: readonly number[],
-    /** The claims, in the order of their lines. */
-    readonly claims: readonly SessionClaim[],
-    readonly header: IndexHeader,
-  ) {
-    this.offsets = [];
+export class IndexReader extends IndexLines {
+  private constructor(fd: number, trailer: Trailer, readonly header: IndexHeader) {
+    super(fd);
     let offset = 0;
-    for (const length of lengths) {
+    for (const length of trailer.lengths) {
       this.offsets.push(offset);
       offset += length;
     }
+    this.lengths.push(...trailer.lengths);
+    this.lineClaims.push(...trailer.claims);
+  }
+
+  /** The claims, in the order of their lines. */
+  get claims(): readonly SessionClaim[] {
+    return this.lineClaims;
   }
 
   /** Undefined when the file is missing, unreadable, corrupt or of another version (it is then rebuilt). */
@@ -198,7 +224,7 @@ export class IndexReader {
       const found = stat.isFile() ? readTrailer(fd, stat.size) : undefined;
       if (!found) throw new Error('not an index');
       const { trailer } = found;
-      const reader = new IndexReader(fd, trailer.lengths, trailer.claims, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
+      const reader = new IndexReader(fd, trailer, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
       fd = undefined;
       return reader;
     } catch {
@@ -221,23 +247,6 @@ export class IndexReader {
   /** Entry `i`'s line as stored (with its '\n'), in a buffer of its own. */
   line(i: number): Buffer {
     return Buffer.from(this.read(i));
-  }
-
-  /** Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). */
-  entry(i: number): IndexedClaim | undefined {
-    try {
-      return parseEntry(this.read(i), this.claims[i]!);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Entry `i`'s line, in a buffer reused by the next read. */
-  private read(i: number): Buffer {
-    const length = this.lengths[i]!;
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 << 10));
-    if (readSync(this.fd, this.scratch, 0, length, this.offsets[i]!) !== length) throw new Error('the index was cut short');
-    return this.scratch.subarray(0, length);
   }
 
   /** Every entry in order, read in large pieces; stops (returns false) at a malformed one. */
@@ -319,10 +328,7 @@ export class IndexWriteError extends Error {}
  * session as it is settled), then renamed over the old one by commit() (the
  * last complete one wins). Its lines can be read back while it is written.
  */
-export class IndexWriter {
-  private readonly claims: SessionClaim[] = [];
-  private readonly lengths: number[] = [];
-  private readonly offsets: number[] = [];
+export class IndexWriter extends IndexLines {
   private pending: Array<string | Buffer> = [];
   private pendingBytes = 0;
   private written = 0;
@@ -330,8 +336,10 @@ export class IndexWriter {
   private constructor(
     private readonly file: string,
     private readonly temp: string,
-    private readonly fd: number,
-  ) {}
+    fd: number,
+  ) {
+    super(fd);
+  }
 
   static async open(file: string): Promise<IndexWriter> {
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -348,32 +356,26 @@ export class IndexWriter {
   /** Add a line as another index stored it (with its '\n'); returns its number. */
   addLine(claim: SessionClaim, line: string | Buffer): number {
     const length = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
-    this.claims.push(claim);
+    this.lineClaims.push(claim);
     this.offsets.push(this.written + this.pendingBytes);
     this.lengths.push(length);
     this.pending.push(line);
     this.pendingBytes += length;
     // Written per MB: appending to one string would build a rope that is slow to write.
     if (this.pendingBytes > 1 << 20) this.flush();
-    return this.claims.length - 1;
+    return this.lineClaims.length - 1;
   }
 
-  /** Line `i` as written. */
-  line(i: number): Buffer {
+  /** Lines still pending are written first. */
+  protected override read(i: number): Buffer {
     this.flush();
-    const buffer = Buffer.allocUnsafe(this.lengths[i]!);
-    if (readSync(this.fd, buffer, 0, buffer.length, this.offsets[i]!) !== buffer.length) throw new Error('the new index was cut short');
-    return buffer;
-  }
-
-  entry(i: number): IndexedClaim | undefined {
-    return parseEntry(this.line(i), this.claims[i]!);
+    return super.read(i);
   }
 
   /** Write the trailer and rename the file into place (it stays open for reading; a failed rename leaves it readable, a failed write throws IndexWriteError). */
   async commit(header: IndexHeader): Promise<void> {
     const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
-    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.claims, lengths: this.lengths };
+    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths };
     this.pending.push(JSON.stringify(trailer) + '\n');
     this.flush();
     await fsp.rename(this.temp, this.file);

@@ -68,8 +68,13 @@ export class SettledSessions {
 
   /** Sessions that list a blob, most recently updated first (the order of Catalog.sessions()). */
   listed(): Settled[] {
-    return this.all.filter((s) => s.blobs > 0).sort((a, b) => cmp(b.updatedAt, a.updatedAt) || cmp(a.key, b.key));
+    return this.all.filter((s) => s.blobs > 0).sort(newestFirst);
   }
+}
+
+/** The order sessions are listed in: most recently updated first, then by key. */
+export function newestFirst(a: { updatedAt: string; key: string }, b: { updatedAt: string; key: string }): number {
+  return cmp(b.updatedAt, a.updatedAt) || cmp(a.key, b.key);
 }
 
 /** Code-unit order (ISO timestamps and keys need no locale rules). */
