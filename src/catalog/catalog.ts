@@ -297,11 +297,7 @@ export class Catalog {
       const entry = lines.entry(s.line.at);
       if (!entry?.described) throw new Error(`the catalog index lost ${s.key}`);
       const dropped = new Set(s.dropped);
-      const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)) as BlobInfo[];
-      for (const blob of blobs) {
-        blob.key = blob.path;
-        blob.sessionKey = s.key;
-      }
+      const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)).map((raw) => ownBlob(raw, s.key));
       return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);
     };
     const listed = settled.listed();
@@ -685,11 +681,7 @@ export class Catalog {
         if (claim.fallback || !this.records.get(other)?.claim.fallback) continue;
         takenFrom.add(other);
       }
-      // The stored object itself becomes the BlobInfo: one copy of each blob in memory
-      // (blobs read from the index already have both fields, so these stores add no property).
-      const blob = raw as BlobInfo;
-      blob.key = raw.path;
-      blob.sessionKey = key;
+      const blob = ownBlob(raw, key);
       const old = previous.get(blob.key);
       if (old && old !== blob && old.bytes === blob.bytes && old.mtimeMs === blob.mtimeMs) {
         if (old.preview !== undefined) blob.preview = old.preview;
@@ -893,6 +885,18 @@ function listingOf(sessions: SessionInfo[], targets: GrepTargets): SessionListin
     grepTargets: () => targets,
     close: async () => undefined,
   };
+}
+
+/**
+ * A described blob as the catalog's BlobInfo of session `sessionKey`. The
+ * stored object itself becomes it: one copy of each blob in memory (blobs read
+ * from the index already have both fields, so these stores add no property).
+ */
+function ownBlob(raw: Described['blobs'][number], sessionKey: string): BlobInfo {
+  const blob = raw as BlobInfo;
+  blob.key = raw.path;
+  blob.sessionKey = sessionKey;
+  return blob;
 }
 
 /** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */
