@@ -1,7 +1,7 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
 import { isAscii } from 'node:buffer';
-import { accessSync, constants as C, lstatSync, promises as fsp } from 'node:fs';
+import { accessSync, closeSync, constants as C, lstatSync, promises as fsp, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { countNewlines, lowerAsciiSimd } from './newlines';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
@@ -283,19 +283,25 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? Buffer.from(literal.toLowerCase(), 'latin1') : undefined;
   // Only a case-sensitive literal never needs the regex (a folded one does on non-ASCII chunks).
   const bytesOnly = !options.regex && needle !== undefined;
-  // Four files in flight: their reads (in the thread pool) overlap the search
-  // of the others on the main thread (measured best on 2 cores: bench/catalog-grep.mjs).
+  // Files are read synchronously into buffers each lane reuses: from the page
+  // cache that is several times faster than the promise API (a thread-pool
+  // round trip per open, stat, read and close). `pause` hands the event loop
+  // its turn every few milliseconds (cancelling, progress, the regex workers).
+  // Bytes alone need one lane; with the regex, three files in flight let the
+  // reads and byte checks of two overlap the worker judging the third.
+  const pause = pauser();
   let next = 0;
   const worker = async (): Promise<void> => {
     const runner = bytesOnly ? undefined : new RegexRunner(lineRegex, options.regexTimeoutMs);
     const matcher: Matcher = { needle, folded, literalOnly: !options.regex, runner, lineRegex, maxLineChars: options.maxLineChars };
+    const lane: Lane = { buffer: Buffer.allocUnsafe(CHUNK * 2), pause };
     try {
       while (next < options.paths.length) {
         if (signal?.aborted || summary.truncated) return;
         const f = next++;
         const file = options.paths[f]!;
         try {
-          await searchFile(file, matcher, run);
+          await searchFile(file, matcher, run, lane);
         } catch (err) {
           summary.errors.push({ path: file, message: (err as Error).message });
         }
@@ -307,7 +313,29 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
       await runner?.close();
     }
   };
-  await Promise.all(Array.from({ length: 3 }, () => worker()));
+  await Promise.all(Array.from({ length: bytesOnly ? 1 : 3 }, () => worker()));
+}
+
+/** Buffers reused from file to file by one lane of the Node engine. */
+interface Lane {
+  /** Grows for a long line, then stays grown for the search. */
+  buffer: Buffer;
+  /** The case-folded copy of `buffer`'s lines. */
+  scratch?: Buffer;
+  /** Where the line counter re-reads a gap. */
+  gap?: Buffer;
+  pause: () => Promise<void> | undefined;
+}
+
+/** Yields to the event loop when the last yield is more than a few milliseconds old. */
+function pauser(everyMs = 8): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < everyMs) return undefined;
+    last = now;
+    return new Promise((resolve) => setImmediate(resolve)).then(() => void (last = performance.now()));
+  };
 }
 
 interface Matcher {
@@ -419,15 +447,18 @@ class LineCounter {
     this.line += countNewlines(chunk, this.offset - chunkStart, chunk.length);
     this.offset = chunkStart + chunk.length;
   }
-  constructor(private readonly handle: fsp.FileHandle) {}
+  constructor(
+    private readonly fd: number,
+    private readonly lane: Lane,
+  ) {}
 
   /** Line number of the byte at `target`; `chunk` holds file bytes from `chunkStart`. */
-  async lineAt(target: number, chunk: Buffer, chunkStart: number): Promise<number> {
+  lineAt(target: number, chunk: Buffer, chunkStart: number): number {
     if (this.offset < chunkStart) {
       // The gap lies in chunks already searched without a match: re-read it (page cache).
-      const buffer = Buffer.allocUnsafe(CHUNK);
+      const buffer = (this.lane.gap ??= Buffer.allocUnsafe(CHUNK));
       while (this.offset < chunkStart) {
-        const { bytesRead } = await this.handle.read(buffer, 0, Math.min(CHUNK, chunkStart - this.offset), this.offset);
+        const bytesRead = readSync(this.fd, buffer, 0, Math.min(CHUNK, chunkStart - this.offset), this.offset);
         if (bytesRead === 0) break;
         this.line += countNewlines(buffer, 0, bytesRead);
         this.offset += bytesRead;
@@ -440,28 +471,28 @@ class LineCounter {
   }
 }
 
-async function searchFile(file: string, matcher: Matcher, run: GrepRun): Promise<void> {
+async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: Lane): Promise<void> {
   const { needle, folded, literalOnly, runner, lineRegex, maxLineChars } = matcher;
   const { signal } = run;
-  let scratch: Buffer | undefined;
-  const handle = await run.reads.open(file);
+  const fd = run.reads.openSync(file);
   try {
-    const counter = new LineCounter(handle);
+    const counter = new LineCounter(fd, lane);
     const search: FileSearch = { file, counter, lineRegex, maxLineChars, run };
-    // One buffer: the unsearched tail of the previous read is moved to its
-    // front and the next chunk read after it (no per-chunk allocation).
-    let buffer = Buffer.allocUnsafe(CHUNK * 2);
+    // The lane's buffer: the unsearched tail of the previous read is moved to
+    // its front and the next chunk read after it (no per-chunk allocation).
     let carry = 0;
     let regionStart = 0; // file offset of buffer[0]
     let pos = 0;
     for (;;) {
+      await lane.pause();
       if (signal?.aborted) return;
-      if (carry + CHUNK > buffer.length) {
-        const grown = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(grown, 0, 0, carry);
-        buffer = grown;
+      if (carry + CHUNK > lane.buffer.length) {
+        const grown = Buffer.allocUnsafe(lane.buffer.length * 2);
+        lane.buffer.copy(grown, 0, 0, carry);
+        lane.buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, carry, CHUNK, pos);
+      const buffer = lane.buffer;
+      const bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
       // A NUL byte marks a binary file: searching stops there, as ripgrep's does.
       if (buffer.subarray(carry, carry + bytesRead).includes(0)) return;
       const eof = bytesRead === 0;
@@ -478,13 +509,13 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun): Promise
         if (!needle && folded) {
           literal = folded;
           if (isAscii(lines)) {
-            if (!scratch || scratch.length < buffer.length) scratch = Buffer.allocUnsafe(buffer.length);
-            haystack = scratch.subarray(0, end);
+            if (!lane.scratch || lane.scratch.length < buffer.length) lane.scratch = Buffer.allocUnsafe(buffer.length);
+            haystack = lane.scratch.subarray(0, end);
             if (!lowerAsciiSimd(lines, haystack)) lowerAscii(lines, haystack);
           } else haystack = undefined; // case folding beyond ASCII: only the regex can tell
         }
         let goOn = true;
-        if (literalOnly && haystack && literal) goOn = await searchBytes(haystack, lines, regionStart, literal, search);
+        if (literalOnly && haystack && literal) goOn = searchBytes(haystack, lines, regionStart, literal, search);
         else if (runner && (!haystack || !literal || haystack.includes(literal))) goOn = await searchText(lines, regionStart, runner, search);
         if (!goOn) return;
         counter.advance(lines, regionStart);
@@ -495,7 +526,7 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun): Promise
       regionStart += end;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -509,14 +540,14 @@ interface FileSearch {
 }
 
 /** Report one matching line; false when this file (or the whole search) is done. */
-async function report(search: FileSearch, lines: Buffer, base: number, byteStart: number, text: string): Promise<boolean> {
+function report(search: FileSearch, lines: Buffer, base: number, byteStart: number, text: string): boolean {
   const { file, counter, maxLineChars, run } = search;
-  const line = await counter.lineAt(base + byteStart, lines, base);
+  const line = counter.lineAt(base + byteStart, lines, base);
   return run.emit({ path: file, line, text: clipLine(text, maxLineChars) }) && !run.blobFull(file);
 }
 
 /** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
-async function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): Promise<boolean> {
+function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): boolean {
   let from = 0;
   for (;;) {
     const hit = haystack.indexOf(needle, from);
@@ -526,7 +557,7 @@ async function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle
     if (end === -1) end = lines.length;
     const text = lines.toString('utf8', start, end);
     // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.
-    if (search.lineRegex.test(text) && !(await report(search, lines, base, start, text))) return false;
+    if (search.lineRegex.test(text) && !report(search, lines, base, start, text)) return false;
     from = end + 1;
   }
 }
@@ -541,7 +572,7 @@ async function searchText(lines: Buffer, base: number, runner: RegexRunner, sear
     const start = hits[i]!;
     bytePos += Buffer.byteLength(text.slice(strPos, start));
     strPos = start;
-    if (!(await report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!)))) return false;
+    if (!report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!))) return false;
   }
   return true;
 }

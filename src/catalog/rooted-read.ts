@@ -10,23 +10,27 @@
 // and resolved once; nothing below them may be a symlink (the walk never
 // follows one). Elsewhere the plain open is used (docs/catalog.md, "Threat
 // model").
-import { promises as fsp, realpathSync } from 'node:fs';
+import { closeSync, promises as fsp, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
-import { openRegularFile } from '../spill/regular-file';
+import { openRegularFile, openRegularFileSync } from '../spill/regular-file';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
 export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
 
+/** The same, synchronous (for searches that read many files whole): the descriptor. */
+export type OpenForReadSync = (file: string) => number;
+
 /** How reads reach files and folders (a Catalog's: below its roots; by default: as named). */
 export interface ReadAnchor {
   open: OpenForRead;
+  openSync: OpenForReadSync;
   /** The folder `dir` held open for ripgrep to read through /proc/self/fd; throws when refused. */
   holdFolder: (dir: string) => HeldFolder;
 }
 
 /** Files and folders as named: a symlink at the file (or the folder) itself is refused, the folders above are trusted. */
-export const AS_NAMED: ReadAnchor = { open: openRegularFile, holdFolder: (dir) => holdFolder(realpathSync(dir)) };
+export const AS_NAMED: ReadAnchor = { open: openRegularFile, openSync: openRegularFileSync, holdFolder: (dir) => holdFolder(realpathSync(dir)) };
 
 /** Thrown for a file whose opened location is not its place below its root; `code` is 'ELOOP'. */
 export class MovedFileError extends Error {
@@ -58,6 +62,20 @@ export class RootedReads implements ReadAnchor {
       throw err;
     }
     return handle;
+  };
+
+  /** open, synchronous. */
+  readonly openSync: OpenForReadSync = (file) => {
+    const fd = openRegularFileSync(file);
+    if (!FOLDERS_HELD_OPEN) return fd;
+    try {
+      const expected = this.expectedLocation(file);
+      if (expected !== undefined && readlinkSync(`/proc/self/fd/${fd}`) !== expected) throw new MovedFileError(file);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    return fd;
   };
 
   /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */

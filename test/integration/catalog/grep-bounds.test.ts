@@ -53,6 +53,26 @@ describe('long lines', () => {
   }
 });
 
+describe('cancelling the Node engine', () => {
+  it('stops on an abort that comes from outside the search (its reads are synchronous, yet the event loop gets turns)', async () => {
+    const files: string[] = [];
+    const body = Buffer.alloc(4 << 20, 'no match on this line\n');
+    for (let i = 0; i < 32; i++) {
+      files.push(path.join(dir, `cancel-${i}.txt`));
+      await fsp.writeFile(files[i]!, body);
+    }
+    const controller = new AbortController();
+    let done = 0;
+    // The abort is queued on the event loop, as a click or a timer would be.
+    const summary = await grep({ pattern: 'NEEDLE', paths: files, engine: 'node' }, () => undefined, controller.signal, (p) => {
+      if (done === 0) setImmediate(() => controller.abort());
+      done = p.filesDone;
+    });
+    expect(summary.cancelled).toBe(true);
+    expect(done).toBeLessThan(files.length);
+  }, 60_000);
+});
+
 describe('catastrophic regexes', () => {
   it('node: a regex that backtracks forever costs one file an error, not the search', async () => {
     const evil = path.join(dir, 'evil.txt');
