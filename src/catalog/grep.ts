@@ -516,7 +516,11 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
         }
         let goOn = true;
         if (literalOnly && haystack && literal) goOn = searchBytes(haystack, lines, regionStart, literal, search);
-        else if (runner && (!haystack || !literal || haystack.includes(literal))) goOn = await searchText(lines, regionStart, runner, search);
+        else if (runner) {
+          // Only lines holding the literal can match: the rest are never decoded or sent.
+          const spans = haystack && literal ? linesHolding(haystack, lines, literal) : [0, end];
+          if (spans.length > 0) goOn = await searchText(lines, spans, regionStart, runner, search);
+        }
         if (!goOn) return;
         counter.advance(lines, regionStart);
       }
@@ -546,30 +550,59 @@ function report(search: FileSearch, lines: Buffer, base: number, byteStart: numb
   return run.emit({ path: file, line, text: clipLine(text, maxLineChars) }) && !run.blobFull(file);
 }
 
-/** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
-function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): boolean {
+/**
+ * The lines of `lines` where `literal` occurs in `haystack` (the lines, or a
+ * case-folded copy with the same offsets): [start, end) byte ranges without
+ * their '\n', flattened.
+ */
+function linesHolding(haystack: Buffer, lines: Buffer, literal: Buffer): number[] {
+  const spans: number[] = [];
   let from = 0;
   for (;;) {
-    const hit = haystack.indexOf(needle, from);
-    if (hit === -1) return true;
-    const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
+    const hit = haystack.indexOf(literal, from);
+    if (hit === -1) return spans;
     let end = lines.indexOf(0x0a, hit);
     if (end === -1) end = lines.length;
-    const text = lines.toString('utf8', start, end);
-    // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.
-    if (search.lineRegex.test(text) && !report(search, lines, base, start, text)) return false;
+    spans.push(hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1, end);
     from = end + 1;
   }
 }
 
-/** Let the regex worker pick the matching lines of a chunk; report them in order. */
-async function searchText(lines: Buffer, base: number, runner: RegexRunner, search: FileSearch): Promise<boolean> {
-  const text = lines.toString('utf8');
+/** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
+function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): boolean {
+  const spans = linesHolding(haystack, lines, needle);
+  for (let i = 0; i < spans.length; i += 2) {
+    const text = lines.toString('utf8', spans[i], spans[i + 1]);
+    // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.
+    if (search.lineRegex.test(text) && !report(search, lines, base, spans[i]!, text)) return false;
+  }
+  return true;
+}
+
+/**
+ * Let the regex worker pick the matching lines among `spans` of `lines`
+ * (byte ranges as linesHolding gives, or one range of whole lines); report
+ * them in order.
+ */
+async function searchText(lines: Buffer, spans: number[], base: number, runner: RegexRunner, search: FileSearch): Promise<boolean> {
+  const parts: string[] = [];
+  for (let i = 0; i < spans.length; i += 2) parts.push(lines.toString('utf8', spans[i], spans[i + 1]));
+  const text = parts.join('\n');
   const hits = await runner.find(text);
+  // Walk the hits (in order) and the parts together: where a part starts in
+  // `text` and in `lines`, and how far into it bytes were counted.
+  let part = 0;
+  let partStart = 0;
   let strPos = 0;
-  let bytePos = 0;
+  let bytePos = spans[0]!;
   for (let i = 0; i < hits.length; i += 2) {
     const start = hits[i]!;
+    while (part + 1 < parts.length && start >= partStart + parts[part]!.length + 1) {
+      partStart += parts[part]!.length + 1;
+      part++;
+      strPos = partStart;
+      bytePos = spans[part * 2]!;
+    }
     bytePos += Buffer.byteLength(text.slice(strPos, start));
     strPos = start;
     if (!report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!))) return false;

@@ -55,6 +55,9 @@ describe('grep parity (ripgrep vs Node)', () => {
     ['a case-insensitive regex with a literal prefilter', { pattern: 'STEP 39\\d\\d ok$', regex: true, ignoreCase: true }],
     ['a case-insensitive literal over non-ASCII text', { pattern: 'ÜBER', ignoreCase: true }],
     ['a regex with alternation', { pattern: 'naïve|build failed', regex: true }],
+    // Its literal also sits on lines it does not match, some after non-ASCII lines in the same file.
+    ['a regex whose literal is on lines it does not match', { pattern: 'NEEDLE.*end$', regex: true }],
+    ['a regex matching only after non-ASCII lines', { pattern: 'N[E]EDLE at', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {
