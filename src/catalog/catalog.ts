@@ -309,7 +309,7 @@ export class Catalog {
       forEach: async (visit) => {
         for (const s of listed) visit(read(s));
       },
-      grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.has(file), settled.blobFolders, this.reads),
+      grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.get(file), settled.blobFolders, this.reads),
       close: async () => {
         if (lines === old) old.close();
         else await writer.close();
@@ -545,7 +545,7 @@ export class Catalog {
     function* sizes(): Iterable<[string, number]> {
       for (const blob of blobMap.values()) yield [blob.path, blob.bytes];
     }
-    return grepTargetsOf(sizes(), (file) => blobMap.has(file), this.blobFolders(), this.reads);
+    return grepTargetsOf(sizes(), (file) => blobMap.get(file)?.bytes, this.blobFolders(), this.reads);
   }
 
   /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */
@@ -856,7 +856,8 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
 }
 
 /** Blobs (path, size) as grep targets: those in blob folders through their folder, the rest by name. */
-function grepTargetsOf(blobs: Iterable<[string, number]>, accept: (file: string) => boolean, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
+/** `sizeOf` gives a blob's size, and undefined for a file that is no blob (its matches are dropped). */
+function grepTargetsOf(blobs: Iterable<[string, number]>, sizeOf: (file: string) => number | undefined, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
   const folders = new Map<string, BlobFolder>();
   for (const folder of blobFolders) folders.set(folder, { path: folder, files: 0, bytes: 0 });
   const loose: string[] = [];
@@ -871,7 +872,7 @@ function grepTargetsOf(blobs: Iterable<[string, number]>, accept: (file: string)
       folder.bytes += bytes;
     }
   }
-  return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept, reads };
+  return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => sizeOf(file) !== undefined, sizeOf, reads };
 }
 
 /** A listing of sessions already in memory (a catalog without an index to write). */

@@ -31,6 +31,8 @@ export interface GrepTargets {
   /** The blobs in those folders, searched by name by the Node engine. */
   folderFiles?: string[];
   accept?: (file: string) => boolean;
+  /** The size the caller knows for a file, for progress (else each file is stat'ed). */
+  sizeOf?: (file: string) => number | undefined;
   /** How files and folders are reached (default: as named). */
   reads?: ReadAnchor;
 }
@@ -180,7 +182,8 @@ export async function grepWhileLoading(
   const folders = known.folders ?? [];
   // The Node engine reads files by name: the folders' blobs join the list.
   resolved.paths = rg || !known.folderFiles ? known.paths : [...known.paths, ...known.folderFiles];
-  run.sizes = await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
+  const { sizeOf } = known;
+  run.sizes = sizeOf ? resolved.paths.map((p) => sizeOf(p) ?? 0) : await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
   progress.filesTotal = resolved.paths.length + (rg ? sum(folders, (f) => f.files) : 0);
   progress.bytesTotal = sum(run.sizes, (n) => n) + (rg ? sum(folders, (f) => f.bytes) : 0);
   if (rg) {
