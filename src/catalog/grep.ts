@@ -520,8 +520,10 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
         let goOn = true;
         if (literalOnly && haystack && literal) goOn = searchBytes(haystack, lines, regionStart, literal, search);
         else if (runner) {
-          // Only lines holding the literal can match: the rest are never decoded or sent.
-          const spans = haystack && literal ? linesHolding(haystack, lines, literal) : [0, end];
+          // Only lines holding the literal can match: the rest are never decoded or
+          // sent. Near ones go as one stretch (a string per line costs more than the
+          // lines between; where most lines hold it, the chunk goes nearly whole).
+          const spans = haystack && literal ? linesHolding(haystack, lines, literal, JOIN_WITHIN) : [0, end];
           if (spans.length > 0) goOn = await searchText(lines, spans, regionStart, runner, search);
         }
         if (!goOn) return;
@@ -553,20 +555,28 @@ function report(search: FileSearch, lines: Buffer, base: number, byteStart: numb
   return run.emit({ path: file, line, text: clipLine(text, maxLineChars) }) && !run.blobFull(file);
 }
 
+/** How far past a regex's literal (in bytes) the lines sent to its worker reach. */
+const JOIN_WITHIN = 16 << 10;
+
 /**
  * The lines of `lines` where `literal` occurs in `haystack` (the lines, or a
  * case-folded copy with the same offsets): [start, end) byte ranges without
- * their '\n', flattened.
+ * their '\n', flattened. With `joinWithin`, a range also takes the lines up to
+ * that many bytes past its literal, and the next one found that close extends
+ * it: lines between come along, and where the literal is on most lines the
+ * search takes one step per `joinWithin` bytes rather than one per line.
  */
-function linesHolding(haystack: Buffer, lines: Buffer, literal: Buffer): number[] {
+function linesHolding(haystack: Buffer, lines: Buffer, literal: Buffer, joinWithin = 0): number[] {
   const spans: number[] = [];
   let from = 0;
   for (;;) {
     const hit = haystack.indexOf(literal, from);
     if (hit === -1) return spans;
-    let end = lines.indexOf(0x0a, hit);
+    const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
+    let end = hit + joinWithin < lines.length ? lines.indexOf(0x0a, hit + joinWithin) : -1;
     if (end === -1) end = lines.length;
-    spans.push(hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1, end);
+    if (joinWithin > 0 && spans.length > 0 && start - spans[spans.length - 1]! <= joinWithin) spans[spans.length - 1] = end;
+    else spans.push(start, end);
     from = end + 1;
   }
 }
@@ -584,8 +594,7 @@ function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buff
 
 /**
  * Let the regex worker pick the matching lines among `spans` of `lines`
- * (byte ranges as linesHolding gives, or one range of whole lines); report
- * them in order.
+ * (ranges of whole lines, as linesHolding gives); report them in order.
  */
 async function searchText(lines: Buffer, spans: number[], base: number, runner: RegexRunner, search: FileSearch): Promise<boolean> {
   const parts: string[] = [];
