@@ -44,6 +44,7 @@ for (const f of files) await fsp.readFile(f).then(() => undefined);
 const catalog = new lib.Catalog({ roots: [dir], useDefaultRoots: false });
 const cases = [
   ['literal', { pattern: 'ERROR: connection reset' }],
+  ['literal, common first byte', { pattern: ' status=200 ERROR' }],
   ['case-insensitive literal', { pattern: 'error: connection reset', ignoreCase: true }],
   ['regex (literal prefilter)', { pattern: 'request \\d+ in 99[0-9] ms status=200 ERROR', regex: true }],
   ['regex (no literal to prefilter)', { pattern: '\\d{4}0{4}\\s', regex: true, runs: 2 }],

@@ -3,6 +3,7 @@
 import { isAscii } from 'node:buffer';
 import { accessSync, closeSync, constants as C, lstatSync, promises as fsp, readSync } from 'node:fs';
 import * as path from 'node:path';
+import { Literal } from './literal';
 import { countNewlines, lowerAsciiSimd } from './newlines';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
@@ -282,8 +283,8 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   // regex in a worker (bounded in time). A regex is prefiltered by a literal
   // every match must contain (as ripgrep does): chunks without it are skipped.
   const literal = options.regex ? requiredLiteral(options.pattern) : options.pattern;
-  const needle = literal !== undefined && !options.ignoreCase ? Buffer.from(literal, 'utf8') : undefined;
-  const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? Buffer.from(literal.toLowerCase(), 'latin1') : undefined;
+  const needle = literal !== undefined && !options.ignoreCase ? new Literal(Buffer.from(literal, 'utf8')) : undefined;
+  const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? new Literal(Buffer.from(literal.toLowerCase(), 'latin1')) : undefined;
   // Only a case-sensitive literal never needs the regex (a folded one does on non-ASCII chunks).
   const bytesOnly = !options.regex && needle !== undefined;
   // Files are read synchronously into buffers each lane reuses: from the page
@@ -343,9 +344,9 @@ function pauser(everyMs = 8): () => Promise<void> | undefined {
 
 interface Matcher {
   /** The literal (or a regex's required literal) as bytes, case-sensitive. */
-  needle?: Buffer;
+  needle?: Literal;
   /** The same, lowered, for case-insensitive ASCII. */
-  folded?: Buffer;
+  folded?: Literal;
   /** The pattern is a literal: where the bytes can be searched, they decide. */
   literalOnly: boolean;
   /** Judges lines by the regex (in a worker); unset when the byte search always decides. */
@@ -566,11 +567,11 @@ const JOIN_WITHIN = 16 << 10;
  * it: lines between come along, and where the literal is on most lines the
  * search takes one step per `joinWithin` bytes rather than one per line.
  */
-function linesHolding(haystack: Buffer, lines: Buffer, literal: Buffer, joinWithin = 0): number[] {
+function linesHolding(haystack: Buffer, lines: Buffer, literal: Literal, joinWithin = 0): number[] {
   const spans: number[] = [];
   let from = 0;
   for (;;) {
-    const hit = haystack.indexOf(literal, from);
+    const hit = literal.indexIn(haystack, from);
     if (hit === -1) return spans;
     const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
     let end = hit + joinWithin < lines.length ? lines.indexOf(0x0a, hit + joinWithin) : -1;
@@ -582,7 +583,7 @@ function linesHolding(haystack: Buffer, lines: Buffer, literal: Buffer, joinWith
 }
 
 /** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
-function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Buffer, search: FileSearch): boolean {
+function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Literal, search: FileSearch): boolean {
   const spans = linesHolding(haystack, lines, needle);
   for (let i = 0; i < spans.length; i += 2) {
     const text = lines.toString('utf8', spans[i], spans[i + 1]);
