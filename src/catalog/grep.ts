@@ -4,7 +4,7 @@ import { isAscii } from 'node:buffer';
 import { accessSync, closeSync, constants as C, lstatSync, promises as fsp, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { Literal } from './literal';
-import { countNewlines, lowerAsciiSimd } from './newlines';
+import { countNewlines } from './newlines';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
 import { runRipgrep } from './grep-rg';
@@ -278,13 +278,13 @@ export interface GrepRun {
 
 async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   const { options, sizes, summary, progress, signal, onProgress } = run;
-  // Case-sensitive literals are found on raw bytes; case-insensitive ASCII
-  // literals on an ASCII-lowered copy of ASCII chunks; everything else by the
-  // regex in a worker (bounded in time). A regex is prefiltered by a literal
+  // Case-sensitive literals are found on raw bytes, case-insensitive ASCII
+  // literals too in ASCII chunks (A-Z folded where the literal is compared);
+  // everything else by the regex in a worker (bounded in time). A regex is prefiltered by a literal
   // every match must contain (as ripgrep does): chunks without it are skipped.
   const literal = options.regex ? requiredLiteral(options.pattern) : options.pattern;
   const needle = literal !== undefined && !options.ignoreCase ? new Literal(Buffer.from(literal, 'utf8')) : undefined;
-  const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? new Literal(Buffer.from(literal.toLowerCase(), 'latin1')) : undefined;
+  const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? new Literal(Buffer.from(literal.toLowerCase(), 'latin1'), true) : undefined;
   // Only a case-sensitive literal never needs the regex (a folded one does on non-ASCII chunks).
   const bytesOnly = !options.regex && needle !== undefined;
   // Files are read synchronously into buffers each lane reuses: from the page
@@ -324,8 +324,6 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
 interface Lane {
   /** Grows for a long line, then stays grown for the search. */
   buffer: Buffer;
-  /** The case-folded copy of `buffer`'s lines. */
-  scratch?: Buffer;
   /** Where the line counter re-reads a gap. */
   gap?: Buffer;
   pause: () => Promise<void> | undefined;
@@ -418,26 +416,6 @@ export function requiredLiteral(source: string): string | undefined {
   return best.length >= 3 ? best : undefined;
 }
 
-/** Copy `src` to `dst` with A-Z lowered, four bytes at a time (bytes >= 0x80 untouched). */
-export function lowerAscii(src: Buffer, dst: Buffer): void {
-  src.copy(dst, 0, 0, src.length);
-  const words = (dst.byteOffset % 4 === 0 ? src.length : 0) >> 2;
-  if (words > 0) {
-    const view = new Uint32Array(dst.buffer, dst.byteOffset, words);
-    for (let i = 0; i < words; i++) {
-      const w = view[i]!;
-      const low7 = w & 0x7f7f7f7f;
-      // High bit per byte: >= 'A' and not >= '[' and an ASCII byte to begin with.
-      const upper = (low7 + 0x3f3f3f3f) & ~(low7 + 0x25252525) & ~w & 0x80808080;
-      if (upper !== 0) view[i] = w | (upper >>> 2);
-    }
-  }
-  for (let i = words << 2; i < src.length; i++) {
-    const c = dst[i]!;
-    if (c >= 0x41 && c <= 0x5a) dst[i] = c | 0x20;
-  }
-}
-
 /** Counts '\n' lazily: only when a match needs its line number. */
 class LineCounter {
   private offset = 0;
@@ -508,23 +486,16 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
       if (end === 0 && length > MAX_LINE_BYTES) end = length;
       if (end > 0) {
         const lines = buffer.subarray(0, end);
-        let haystack: Buffer | undefined = lines;
-        let literal = needle;
-        if (!needle && folded) {
-          literal = folded;
-          if (isAscii(lines)) {
-            if (!lane.scratch || lane.scratch.length < buffer.length) lane.scratch = Buffer.allocUnsafe(buffer.length);
-            haystack = lane.scratch.subarray(0, end);
-            if (!lowerAsciiSimd(lines, haystack)) lowerAscii(lines, haystack);
-          } else haystack = undefined; // case folding beyond ASCII: only the regex can tell
-        }
+        const literal = needle ?? folded;
+        // Case folding beyond ASCII (e.g. the Kelvin sign is a 'k'): only the regex can tell.
+        const bytesTell = literal !== undefined && (needle !== undefined || isAscii(lines));
         let goOn = true;
-        if (literalOnly && haystack && literal) goOn = searchBytes(haystack, lines, regionStart, literal, search);
+        if (literalOnly && bytesTell) goOn = searchBytes(lines, regionStart, literal, search);
         else if (runner) {
           // Only lines holding the literal can match: the rest are never decoded or
           // sent. Near ones go as one stretch (a string per line costs more than the
           // lines between; where most lines hold it, the chunk goes nearly whole).
-          const spans = haystack && literal ? linesHolding(haystack, lines, literal, JOIN_WITHIN) : [0, end];
+          const spans = bytesTell ? linesHolding(lines, literal, JOIN_WITHIN) : [0, end];
           if (spans.length > 0) goOn = await searchText(lines, spans, regionStart, runner, search);
         }
         if (!goOn) return;
@@ -560,18 +531,17 @@ function report(search: FileSearch, lines: Buffer, base: number, byteStart: numb
 const JOIN_WITHIN = 16 << 10;
 
 /**
- * The lines of `lines` where `literal` occurs in `haystack` (the lines, or a
- * case-folded copy with the same offsets): [start, end) byte ranges without
+ * The lines of `lines` where `literal` occurs: [start, end) byte ranges without
  * their '\n', flattened. With `joinWithin`, a range also takes the lines up to
  * that many bytes past its literal, and the next one found that close extends
  * it: lines between come along, and where the literal is on most lines the
  * search takes one step per `joinWithin` bytes rather than one per line.
  */
-function linesHolding(haystack: Buffer, lines: Buffer, literal: Literal, joinWithin = 0): number[] {
+function linesHolding(lines: Buffer, literal: Literal, joinWithin = 0): number[] {
   const spans: number[] = [];
   let from = 0;
   for (;;) {
-    const hit = literal.indexIn(haystack, from);
+    const hit = literal.indexIn(lines, from);
     if (hit === -1) return spans;
     const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
     let end = hit + joinWithin < lines.length ? lines.indexOf(0x0a, hit + joinWithin) : -1;
@@ -582,9 +552,9 @@ function linesHolding(haystack: Buffer, lines: Buffer, literal: Literal, joinWit
   }
 }
 
-/** Find a literal in `haystack` (the lines, or a case-folded copy with the same offsets); report from `lines`. */
-function searchBytes(haystack: Buffer, lines: Buffer, base: number, needle: Literal, search: FileSearch): boolean {
-  const spans = linesHolding(haystack, lines, needle);
+/** Find a literal in `lines` and report the lines that hold it. */
+function searchBytes(lines: Buffer, base: number, literal: Literal, search: FileSearch): boolean {
+  const spans = linesHolding(lines, literal);
   for (let i = 0; i < spans.length; i += 2) {
     const text = lines.toString('utf8', spans[i], spans[i + 1]);
     // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.

@@ -1,7 +1,7 @@
-// Byte kernels for grep: counting '\n' (line numbers need it for every byte
-// before a match) and lowering ASCII letters (case-insensitive literals). A
-// tiny WebAssembly SIMD module (16 bytes per step) when the runtime has wasm
-// SIMD, else 32-bit SWAR loops. All exact; tests compare them with bytewise loops.
+// Counting '\n' for grep (line numbers need it for every byte before a
+// match): a tiny WebAssembly SIMD module (16 bytes per step) when the runtime
+// has wasm SIMD, else a 32-bit SWAR loop. Both exact; tests compare them with
+// a bytewise loop.
 
 /** Count '\n' in buffer[start, end). */
 export function countNewlines(buffer: Buffer, start: number, end: number): number {
@@ -55,30 +55,6 @@ const KERNEL_WINDOW = 1 << 20;
 interface Kernel {
   memory: WebAssembly.Memory;
   count: (ptr: number, length: number) => number;
-  lower: (ptr: number, length: number) => number;
-}
-
-/**
- * Copy `src` to `dst` with A-Z lowered; false when the kernel is not available.
- * Synchronous from copy-in to copy-out, so callers never share kernel memory.
- */
-export function lowerAsciiSimd(src: Buffer, dst: Buffer): boolean {
-  const k = simdKernel();
-  if (!k) return false;
-  // Above the window countNewlines uses.
-  const base = KERNEL_WINDOW;
-  const pages = Math.ceil((base + src.length) / 65536);
-  const have = k.memory.buffer.byteLength / 65536;
-  if (pages > have) k.memory.grow(pages - have);
-  const area = new Uint8Array(k.memory.buffer, base, src.length);
-  area.set(src);
-  k.lower(base, src.length);
-  for (let i = src.length & ~15; i < src.length; i++) {
-    const c = area[i]!;
-    if (c >= 0x41 && c <= 0x5a) area[i] = c | 0x20;
-  }
-  dst.set(area);
-  return true;
 }
 
 let kernel: Kernel | null | undefined;
@@ -89,7 +65,7 @@ export function simdKernel(): Kernel | null {
   try {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(kernelBytes()));
     const exports = instance.exports as Record<string, unknown>;
-    kernel = { memory: exports.mem as WebAssembly.Memory, count: exports.count as Kernel['count'], lower: exports.lower as Kernel['lower'] };
+    kernel = { memory: exports.mem as WebAssembly.Memory, count: exports.count as Kernel['count'] };
   } catch {
     kernel = null;
   }
@@ -100,8 +76,7 @@ export function simdKernel(): Kernel | null {
  * The module, assembled here (no toolchain): `count(ptr, len)` returns the
  * number of 0x0a bytes in memory[ptr, ptr + (len & ~15)). Per 16-byte vector,
  * i8x16.eq against '\n' gives -1 per hit, subtracted into byte lanes for up
- * to 255 vectors, then the lanes are widened and summed. `lower(ptr, len)`
- * ORs 0x20 into every byte b of that range with (b - 'A') < 26 unsigned.
+ * to 255 vectors, then the lanes are widened and summed.
  */
 function kernelBytes(): Uint8Array<ArrayBuffer> {
   const simd = (op: number, ...rest: number[]): number[] => [0xfd, op, ...rest];
@@ -136,49 +111,16 @@ function kernelBytes(): Uint8Array<ArrayBuffer> {
     ...getTotal!,
     0x0b, // end function
   ];
-  const splat = (value: number): number[] => [0x41, ...sleb(value), ...simd(0x0f)];
-  const lowerBody = [
-    // locals: 1 x i32 (end), 1 x v128 (v)
-    0x02, 0x01, 0x7f, 0x01, 0x7b,
-    ...getPtr!, ...getLen!, 0x41, 0x70, 0x71, 0x6a, ...set(2),
-    0x02, 0x40, 0x03, 0x40,
-    ...getPtr!, ...getEnd!, 0x4f, 0x0d, 0x01,
-    ...getPtr!, // store address
-    ...getPtr!, ...simd(0x00, 0x00, 0x00), ...tee(3),
-    ...splat(0x41), ...simd(0x71), ...splat(26), ...simd(0x26), // (v - 'A') <u 26: -1 per capital
-    ...splat(0x20), ...simd(0x4e), // & 0x20
-    0x20, 0x03, ...simd(0x50), // | v
-    ...simd(0x0b, 0x00, 0x00), // v128.store
-    ...getPtr!, 0x41, 0x10, 0x6a, ...set(0),
-    0x0c, 0x00,
-    0x0b, 0x0b,
-    0x41, 0x00,
-    0x0b,
-  ];
   const section = (id: number, content: number[]): number[] => [id, ...leb(content.length), ...content];
   const name = (text: string): number[] => [text.length, ...Array.from(text, (c) => c.charCodeAt(0))];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f]), // type (i32, i32) -> i32
-    ...section(3, [0x02, 0x00, 0x00]), // two functions of that type
+    ...section(3, [0x01, 0x00]), // one function of that type
     ...section(5, [0x01, 0x00, 0x11]), // memory: 17 pages, no maximum
-    ...section(7, [0x03, ...name('mem'), 0x02, 0x00, ...name('count'), 0x00, 0x00, ...name('lower'), 0x00, 0x01]),
-    ...section(10, [0x02, ...leb(body.length), ...body, ...leb(lowerBody.length), ...lowerBody]),
+    ...section(7, [0x02, ...name('mem'), 0x02, 0x00, ...name('count'), 0x00, 0x00]),
+    ...section(10, [0x01, ...leb(body.length), ...body]),
   ]);
-}
-
-/** Signed LEB128 (i32.const immediates: 65 is 0xc1 0x00, not 0x41). */
-function sleb(value: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
 }
 
 function leb(value: number): number[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipLine, compilePattern, lowerAscii, requiredLiteral } from '../../../src/catalog/grep';
-import { countNewlines, countNewlinesSwar, lowerAsciiSimd, simdKernel } from '../../../src/catalog/newlines';
+import { clipLine, compilePattern, requiredLiteral } from '../../../src/catalog/grep';
+import { countNewlines, countNewlinesSwar, simdKernel } from '../../../src/catalog/newlines';
 
 describe('countNewlines', () => {
   it('agrees with a byte-by-byte count at every alignment and length', () => {
@@ -52,27 +52,6 @@ describe('patterns', () => {
   it('clips by characters with an ellipsis', () => {
     expect(clipLine('abcdef', 3)).toBe('abc…');
     expect(clipLine('abc', 3)).toBe('abc');
-  });
-});
-
-describe('lowerAscii', () => {
-  it('lowers exactly A-Z, at any alignment, and leaves every other byte alone', () => {
-    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-    for (let offset = 0; offset < 4; offset++) {
-      const src = Buffer.concat([Buffer.alloc(offset), all]).subarray(offset);
-      const dst = Buffer.alloc(260).subarray(offset, offset + 256);
-      lowerAscii(src, dst);
-      for (let i = 0; i < 256; i++) expect(dst[i]).toBe(i >= 65 && i <= 90 ? i + 32 : i);
-      const viaSimd = Buffer.alloc(256);
-      expect(lowerAsciiSimd(src, viaSimd)).toBe(true);
-      expect(viaSimd).toEqual(dst);
-    }
-  });
-  it('the SIMD lowering handles inputs larger than its first memory and odd lengths', () => {
-    const src = Buffer.from('Hello WORLD, Zebra @[`{ '.repeat(150_000) + 'TAIL');
-    const dst = Buffer.alloc(src.length);
-    expect(lowerAsciiSimd(src, dst)).toBe(true);
-    expect(dst.toString('latin1')).toBe(src.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()));
   });
 });
 

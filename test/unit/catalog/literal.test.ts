@@ -40,3 +40,28 @@ describe('Literal', () => {
     }
   });
 });
+
+describe('Literal, caseless', () => {
+  it('finds the lowered literal in any case of A-Z, as a lowered copy of the text would', () => {
+    let seed = 11;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const alphabet = Buffer.from(' eEaAzZ:[@\n');
+    for (let round = 0; round < 300; round++) {
+      const haystack = Buffer.alloc(200 + random(300));
+      for (let i = 0; i < haystack.length; i++) haystack[i] = alphabet[random(alphabet.length)]!;
+      const lowered = Buffer.from(haystack.toString('latin1').toLowerCase(), 'latin1');
+      const start = random(haystack.length - 8);
+      const needle = Buffer.from(lowered.subarray(start, start + 1 + random(8)));
+      const literal = new Literal(needle, true);
+      const from = random(20);
+      const want: number[] = [];
+      const got: number[] = [];
+      for (let at = lowered.indexOf(needle, from); at !== -1; at = lowered.indexOf(needle, at + 1)) want.push(at);
+      for (let at = literal.indexIn(haystack, from); at !== -1; at = literal.indexIn(haystack, at + 1)) got.push(at);
+      expect(got).toEqual(want);
+    }
+  });
+});
