@@ -28,7 +28,7 @@ function compare(title, root, runs, engines = ['rg', 'node']) {
 }
 
 if (!part || part === '1m') compare('1,000 blobs x 1 MB in 50 sessions', await claudeCorpus('grep-1000x1m', 50, 20, 1 << 20), 5);
-if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3, ['rg']);
+if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3);
 
 if (!part || part === 'lines') {
   for (const mb of [10, 100, 400]) {

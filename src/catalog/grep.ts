@@ -456,7 +456,7 @@ class LineCounter {
 async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: Lane): Promise<void> {
   const { needle, folded, literalOnly, runner, lineRegex, maxLineChars } = matcher;
   const { signal } = run;
-  const fd = run.reads.openSync(file);
+  const { fd, size } = run.reads.openSync(file);
   try {
     const counter = new LineCounter(fd, lane);
     const search: FileSearch = { file, counter, lineRegex, maxLineChars, run };
@@ -477,7 +477,8 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
       const bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
       // A NUL byte marks a binary file: searching stops there, as ripgrep's does.
       if (buffer.subarray(carry, carry + bytesRead).includes(0)) return;
-      const eof = bytesRead === 0;
+      // Up to the size seen when opened (no read to find the end; an append since is not searched).
+      const eof = bytesRead === 0 || pos + bytesRead >= size;
       pos += bytesRead;
       const length = carry + bytesRead;
       // Search only complete lines; the tail waits for the next chunk (or EOF).

@@ -13,13 +13,13 @@
 import { closeSync, promises as fsp, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
-import { openRegularFile, openRegularFileSync } from '../spill/regular-file';
+import { openRegularFile, openRegularFileSync, type OpenedFile } from '../spill/regular-file';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
 export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
 
-/** The same, synchronous (for searches that read many files whole): the descriptor. */
-export type OpenForReadSync = (file: string) => number;
+/** The same, synchronous (for searches that read many files whole). */
+export type OpenForReadSync = (file: string) => OpenedFile;
 
 /** How reads reach files and folders (a Catalog's: below its roots; by default: as named). */
 export interface ReadAnchor {
@@ -66,16 +66,16 @@ export class RootedReads implements ReadAnchor {
 
   /** open, synchronous. */
   readonly openSync: OpenForReadSync = (file) => {
-    const fd = openRegularFileSync(file);
-    if (!FOLDERS_HELD_OPEN) return fd;
+    const opened = openRegularFileSync(file);
+    if (!FOLDERS_HELD_OPEN) return opened;
     try {
       const expected = this.expectedLocation(file);
-      if (expected !== undefined && readlinkSync(`/proc/self/fd/${fd}`) !== expected) throw new MovedFileError(file);
+      if (expected !== undefined && readlinkSync(`/proc/self/fd/${opened.fd}`) !== expected) throw new MovedFileError(file);
     } catch (err) {
-      closeSync(fd);
+      closeSync(opened.fd);
       throw err;
     }
-    return fd;
+    return opened;
   };
 
   /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */

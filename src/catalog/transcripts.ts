@@ -146,7 +146,7 @@ export class TranscriptCache {
     try {
       // Not through a symlink put there since the lstat, never blocked on a FIFO.
       if (size - entry.offset < CHUNK) {
-        const fd = openRegularFileSync(path);
+        const { fd } = openRegularFileSync(path);
         try {
           // Up to the size seen (one read, no second one to find the end); a later append is read next time.
           let position = entry.offset;

@@ -56,8 +56,14 @@ export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
   return handle;
 }
 
-/** openRegularFile, synchronous (for small files read at once: cheaper than the promises); returns the fd. */
-export function openRegularFileSync(path: string): number {
+/** A file opened for reading, with its size when opened. */
+export interface OpenedFile {
+  fd: number;
+  size: number;
+}
+
+/** openRegularFile, synchronous (for files read at once: cheaper than the promises). */
+export function openRegularFileSync(path: string): OpenedFile {
   let fd: number;
   try {
     fd = openSync(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
@@ -67,13 +73,14 @@ export function openRegularFileSync(path: string): number {
     throw err;
   }
   try {
-    const refused = refusedKind(fstatSync(fd));
+    const stats = fstatSync(fd);
+    const refused = refusedKind(stats);
     if (refused) throw new NotRegularFileError(path, refused);
+    return { fd, size: stats.size };
   } catch (err) {
     closeSync(fd);
     throw err;
   }
-  return fd;
 }
 
 /** lstat-based check for paths handed to another program (which would follow a symlink or block on a FIFO). */
