@@ -280,8 +280,9 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   const { options, sizes, summary, progress, signal, onProgress } = run;
   // Case-sensitive literals are found on raw bytes, case-insensitive ASCII
   // literals too in ASCII chunks (A-Z folded where the literal is compared);
-  // everything else by the regex in a worker (bounded in time). A regex is prefiltered by a literal
-  // every match must contain (as ripgrep does): chunks without it are skipped.
+  // everything else by the regex in a worker (bounded in time). A regex is
+  // prefiltered by a literal every match must contain (as ripgrep does): lines
+  // without it are skipped.
   const literal = options.regex ? requiredLiteral(options.pattern) : options.pattern;
   const needle = literal !== undefined && !options.ignoreCase ? new Literal(Buffer.from(literal, 'utf8')) : undefined;
   const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? new Literal(Buffer.from(literal.toLowerCase(), 'latin1'), true) : undefined;
