@@ -5,6 +5,7 @@ import { accessSync, closeSync, constants as C, lstatSync, promises as fsp, read
 import * as path from 'node:path';
 import { Literal } from './literal';
 import { countNewlines } from './newlines';
+import { pauser } from './pause';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
 import { runRipgrep } from './grep-rg';
@@ -328,17 +329,6 @@ interface Lane {
   /** Where the line counter re-reads a gap. */
   gap?: Buffer;
   pause: () => Promise<void> | undefined;
-}
-
-/** Yields to the event loop when the last yield is more than a few milliseconds old. */
-function pauser(everyMs = 8): () => Promise<void> | undefined {
-  let last = performance.now();
-  return () => {
-    const now = performance.now();
-    if (now - last < everyMs) return undefined;
-    last = now;
-    return new Promise((resolve) => setImmediate(resolve)).then(() => void (last = performance.now()));
-  };
 }
 
 interface Matcher {

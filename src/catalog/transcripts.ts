@@ -1,7 +1,8 @@
 // JSONL transcripts parsed streaming, cached by (size, mtime); a file that
 // only grew is read from where the last read stopped, not from the start.
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
-import { openRegularFile, openRegularFileSync, refusedKind } from '../spill/regular-file';
+import { openRegularFileSync, refusedKind } from '../spill/regular-file';
+import { pauser } from './pause';
 
 /** Folds the JSON values of a transcript's lines into a state. */
 export interface LineReducer<S> {
@@ -42,13 +43,13 @@ interface Entry {
  * the whole session.
  */
 export const MAX_LINE_BYTES = 128 * 1024 * 1024;
-/** Read size; what is left to read up to this is read synchronously into one shared buffer (most transcripts are small). */
+/** Read size (most transcripts are read in one). */
 const CHUNK = 256 * 1024;
 
 export class TranscriptCache {
   private readonly entries = new Map<string, Entry>();
   private readonly maxLineBytes: number;
-  /** For synchronous reads only (never shared across an await). */
+  /** Shared by every read: each chunk is read into it and parsed between two awaits. */
   private readonly buffer = Buffer.allocUnsafe(CHUNK);
   /** Bytes read from disk, for tests that prove incremental reads. */
   bytesRead = 0;
@@ -92,7 +93,7 @@ export class TranscriptCache {
     this.entries.delete(path);
   }
 
-  /** Parse from entry.offset to the end (`size` as last seen: a small rest is read at once, synchronously). */
+  /** Parse from entry.offset to `size` (as last seen; a later append is read next time). */
   private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>, size: number): Promise<void> {
     const handleLine = (text: string): void => {
       entry.lines++;
@@ -145,36 +146,22 @@ export class TranscriptCache {
     };
     try {
       // Not through a symlink put there since the lstat, never blocked on a FIFO.
-      if (size - entry.offset < CHUNK) {
-        const { fd } = openRegularFileSync(path);
-        try {
-          // Up to the size seen (one read, no second one to find the end); a later append is read next time.
-          let position = entry.offset;
-          for (;;) {
-            const bytesRead = readSync(fd, this.buffer, 0, CHUNK, position);
-            if (bytesRead === 0) break;
-            position += bytesRead;
-            feed(this.buffer.subarray(0, bytesRead));
-            if (position >= size) break;
-          }
-        } finally {
-          closeSync(fd);
+      const { fd } = openRegularFileSync(path);
+      try {
+        // Streamed a chunk at a time (a huge transcript is never held whole),
+        // yielding to the event loop every few milliseconds (other reads may run
+        // then: each chunk is parsed before the next await).
+        const pause = pauser();
+        for (let position = entry.offset; position < size; ) {
+          const turn = pause();
+          if (turn) await turn;
+          const bytesRead = readSync(fd, this.buffer, 0, CHUNK, position);
+          if (bytesRead === 0) break;
+          position += bytesRead;
+          feed(this.buffer.subarray(0, bytesRead));
         }
-      } else {
-        const handle = await openRegularFile(path);
-        try {
-          // Streamed in 256 KB reads: a huge transcript is never held whole.
-          const buffer = Buffer.allocUnsafe(CHUNK);
-          let position = entry.offset;
-          for (;;) {
-            const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-            if (bytesRead === 0) break;
-            position += bytesRead;
-            feed(buffer.subarray(0, bytesRead));
-          }
-        } finally {
-          await handle.close();
-        }
+      } finally {
+        closeSync(fd);
       }
     } catch (err) {
       // Vanished or replaced by something else mid-read: keep what was parsed.

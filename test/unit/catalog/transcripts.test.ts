@@ -53,6 +53,25 @@ describe('TranscriptCache', () => {
 });
 
 describe('TranscriptCache with long lines', () => {
+  it('reads several big transcripts at once, each whole and in order (they share one read buffer and yield between chunks)', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const files: string[] = [];
+    for (let f = 0; f < 3; f++) {
+      const file = path.join(dir, `big-${f}.jsonl`);
+      // About 8 MB each: more than a few milliseconds of parsing, so the reads take turns.
+      const lines = Array.from({ length: 80_000 }, (_, i) => JSON.stringify({ id: f * 1_000_000 + i, pad: 'x'.repeat(80) }));
+      await fsp.writeFile(file, lines.join('\n') + '\n');
+      files.push(file);
+    }
+    const cache = new TranscriptCache();
+    const reads = await Promise.all(files.map((file) => cache.read(file, counter)));
+    reads.forEach((read, f) => {
+      expect(read!.skipped).toBe(0);
+      expect(read!.lines).toBe(80_000);
+      expect(read!.state.ids).toEqual(Array.from({ length: 80_000 }, (_, i) => f * 1_000_000 + i));
+    });
+  }, 60_000);
+
   it('parses lines longer than one read, split across reads', async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
     const file = path.join(dir, 'long.jsonl');
