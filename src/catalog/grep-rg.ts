@@ -63,7 +63,8 @@ export interface RipgrepTargets {
  */
 const HELD_BYTES = 32 << 20;
 
-export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTargets): Promise<void> {
+/** Search `targets` with rg, in batches; resolves to the targets searched (those that could be opened). */
+export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTargets): Promise<string[]> {
   const { options, sizes, summary, progress, signal } = run;
   const base = ['--no-config', '--no-ignore', '--hidden', '--no-heading', '--with-filename', '--null', '--line-number', '--color', 'never'];
   // Bytes, not chars: the preview holds at least maxLineChars chars, then clipLine cuts as the Node engine does.
@@ -78,20 +79,23 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
     ...targets.folders.map((f) => ({ path: f.path, folder: true, files: f.files, bytes: f.bytes })),
     ...options.paths.map((p, i) => ({ path: p, folder: false, files: 1, bytes: sizes[i] ?? 0 })),
   ];
+  const searched: string[] = [];
   for (const batch of batches(all)) {
-    if (signal?.aborted || summary.truncated) return;
+    if (signal?.aborted || summary.truncated) return searched;
     const opened = await openBatch(batch, run, targets.keepError ?? (() => true));
     try {
       if (opened.args.length > 0) await searchBatch(rg, [...base, ...opened.args], run, targets, opened);
     } finally {
       await opened.close();
     }
+    searched.push(...opened.held);
     for (const target of batch) {
       progress.filesDone += target.files;
       progress.bytesDone += target.bytes;
     }
     run.onProgress?.({ ...progress });
   }
+  return searched;
 }
 
 /** A folder searched whole or a file searched by name, with what it adds to the progress. */
@@ -104,6 +108,8 @@ interface Target {
 
 /** A batch's targets opened for rg: its arguments, the descriptors it inherits, and the way back to the targets' paths. */
 interface OpenedBatch {
+  /** The targets opened (the others could not be). */
+  held: string[];
   args: string[];
   fds: number[];
   /** The path rg printed, as the caller named it. */
@@ -118,6 +124,7 @@ interface OpenedBatch {
  */
 async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (file: string) => boolean): Promise<OpenedBatch> {
   const closers: Array<() => Promise<void>> = [];
+  const held: string[] = [];
   const args: string[] = [];
   const fds: number[] = [];
   const byFd = new Map<string, string>();
@@ -138,6 +145,7 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
   );
   for (const o of opened) {
     if (!o) continue;
+    held.push(o.target.path);
     closers.push(o.close);
     if (FOLDERS_HELD_OPEN && o.fd !== undefined) {
       const arg = `/proc/self/fd/${FIRST_FD + fds.length}`;
@@ -151,7 +159,7 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
     const target = m ? byFd.get(m[1]!) : undefined;
     return target === undefined ? printed : target + (m![2] ?? '');
   };
-  return { args, fds, named, close: async () => void (await Promise.all(closers.map((c) => c()))) };
+  return { held, args, fds, named, close: async () => void (await Promise.all(closers.map((c) => c()))) };
 }
 
 function batches(targets: readonly Target[]): Target[][] {

@@ -1,7 +1,7 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
 import { isAscii } from 'node:buffer';
-import { accessSync, closeSync, constants as C, lstatSync, promises as fsp, readSync } from 'node:fs';
+import { accessSync, closeSync, constants as C, promises as fsp, readSync } from 'node:fs';
 import * as path from 'node:path';
 import { Literal } from './literal';
 import { countNewlines } from './newlines';
@@ -218,9 +218,6 @@ async function startEarly(
   provisional: Loading['provisional'],
 ): Promise<{ done: Promise<Set<string>> } | undefined> {
   if (early.length === 0) return undefined;
-  // Folders gone or no longer folders are left out quietly (each is opened below its root, never through a symlink, when searched).
-  // (Synchronous: thousands of promises would hold ripgrep back while the scan runs beside them.)
-  const real = early.filter(isFolderNow);
   let known: GrepTargets | undefined;
   let targetFolders = new Set<string>();
   const ready = targets.then((t) => {
@@ -229,7 +226,9 @@ async function startEarly(
   });
   let vouched: ((file: string) => boolean) | undefined;
   const judgeAgain = provisional?.then((f) => (vouched = f), () => undefined);
-  const folders = real.map((f) => ({ path: f, files: 0, bytes: 0 }));
+  // Each is opened below its root, never through a symlink; one gone or no
+  // longer a folder is left out (quietly, unless the scan still lists it).
+  const folders = early.map((f) => ({ path: f, files: 0, bytes: 0 }));
   const earlyRun: GrepRun = { ...run, options: { ...run.options, paths: [] }, sizes: [], onProgress: undefined };
   const done = runRipgrep(rg, earlyRun, {
     folders,
@@ -239,18 +238,10 @@ async function startEarly(
     // Only folders still blob folders count as searched; only blobs' matches are kept.
     accept: (file) => targetFolders.has(path.dirname(file)) && (known?.accept?.(file) ?? true),
     keepError: (file) => targetFolders.has(file) || targetFolders.has(path.dirname(file)),
-  }).then(() => new Set(real.filter((f) => targetFolders.has(f))));
+  }).then((searched) => new Set(searched.filter((f) => targetFolders.has(f))));
   // A failing scan is the caller's error (awaited there): the early search just stops.
   done.catch(() => undefined);
   return { done };
-}
-
-function isFolderNow(file: string): boolean {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
 }
 
 function sum<T>(items: readonly T[], of: (item: T) => number): number {
