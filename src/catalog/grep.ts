@@ -315,7 +315,7 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
 
 /** Buffers reused from file to file by one lane of the Node engine. */
 interface Lane {
-  /** Grows for a long line, then stays grown for the search. */
+  /** Grows for a long line (until that file is done). */
   buffer: Buffer;
   /** Where the line counter re-reads a gap. */
   gap?: Buffer;
@@ -491,6 +491,8 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
     }
   } finally {
     closeSync(fd);
+    // A buffer grown for a long line is not kept for the files after it.
+    if (lane.buffer.length > CHUNK * 2) lane.buffer = Buffer.allocUnsafe(CHUNK * 2);
   }
 }
 
