@@ -241,7 +241,7 @@ export class Catalog {
     old?.close();
     await this.scan(options);
     progress.checked();
-    return listingOf(this.sessions(), this.grepTargets());
+    return listingOf(this.sessions(), this.grepTargets(), (session) => this.turnsFor(session.key));
   }
 
   private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions, { settled, checked }: SettleProgress): Promise<SessionListing> {
@@ -301,6 +301,7 @@ export class Catalog {
       return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);
     };
     const listed = settled.listed();
+    const byKey = new Map(listed.map((s) => [s.key, s]));
     return {
       sessions: listed.length,
       blobs: settled.blobs.size,
@@ -310,6 +311,13 @@ export class Catalog {
         for (const s of listed) visit(read(s));
       },
       grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.get(file), settled.blobFolders, this.reads),
+      turns: async (session) => {
+        const claim = byKey.get(session.key)?.claim;
+        if (!claim) return undefined;
+        // A source that records no calls gives an empty series, as turnsFor() does.
+        const { indexed, calls } = await this.describeClaim(claim);
+        return indexed.described ? buildTurnSeries(session.key, calls ?? [], session.blobs, session.skipped, session.source) : undefined;
+      },
       close: async () => {
         if (lines === old) old.close();
         else await writer.close();
@@ -367,9 +375,7 @@ export class Catalog {
 
   /** Sessions whose key or agent session id equals `idOrKey`, or whose id starts with it (>= 4 chars). */
   findSessions(idOrKey: string): SessionInfo[] {
-    const exact = this.sessions().filter((s) => s.key === idOrKey || s.id === idOrKey);
-    if (exact.length > 0 || idOrKey.length < 4) return exact;
-    return this.sessions().filter((s) => s.id.startsWith(idOrKey));
+    return sessionsNamed(idOrKey, this.sessions());
   }
 
   /** One blob by key (its absolute path). */
@@ -875,8 +881,20 @@ function grepTargetsOf(blobs: Iterable<[string, number]>, sizeOf: (file: string)
   return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => sizeOf(file) !== undefined, sizeOf, reads };
 }
 
+/** Whether `idOrKey` may name the session: its key, or its id or the start of it (see sessionsNamed). */
+export function mayName(idOrKey: string, session: SessionInfo): boolean {
+  return session.key === idOrKey || session.id.startsWith(idOrKey);
+}
+
+/** The sessions among `candidates` that `idOrKey` names: by exact key or id, else (4 characters or more) by the start of the id. */
+export function sessionsNamed(idOrKey: string, candidates: readonly SessionInfo[]): SessionInfo[] {
+  const exact = candidates.filter((s) => s.key === idOrKey || s.id === idOrKey);
+  if (exact.length > 0 || idOrKey.length < 4) return exact;
+  return candidates.filter((s) => s.id.startsWith(idOrKey));
+}
+
 /** A listing of sessions already in memory (a catalog without an index to write). */
-function listingOf(sessions: SessionInfo[], targets: GrepTargets): SessionListing {
+function listingOf(sessions: SessionInfo[], targets: GrepTargets, turns: SessionListing['turns']): SessionListing {
   return {
     sessions: sessions.length,
     blobs: sessions.reduce((n, s) => n + s.blobs.length, 0),
@@ -884,6 +902,7 @@ function listingOf(sessions: SessionInfo[], targets: GrepTargets): SessionListin
     skipped: sessions.reduce((n, s) => n + s.skipped, 0),
     forEach: async (visit) => sessions.forEach((s) => visit(s)),
     grepTargets: () => targets,
+    turns,
     close: async () => undefined,
   };
 }

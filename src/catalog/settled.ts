@@ -4,7 +4,7 @@
 import type { GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
-import type { SessionInfo } from './types';
+import type { SessionInfo, TurnSeries } from './types';
 
 /** Sessions as a one-off command goes through them (see Catalog.scanSessions). */
 export interface SessionListing {
@@ -17,6 +17,8 @@ export interface SessionListing {
   forEach(visit: (session: SessionInfo) => void): Promise<void>;
   /** Every listed blob as grep targets. */
   grepTargets(): GrepTargets;
+  /** The per-turn series of a session this listing holds (its transcript is read again: calls are not kept). */
+  turns(session: SessionInfo): Promise<TurnSeries | undefined>;
   /** Release the index (call once done). */
   close(): Promise<void>;
 }

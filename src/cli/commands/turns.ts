@@ -1,6 +1,8 @@
 // `spillway turns SESSION_ID`: per-API-call prompt tokens, deltas, compactions, spills, and the tokens saved.
+import { mayName, sessionsNamed } from '../../catalog/catalog';
+import type { SessionInfo, TurnSeries } from '../../catalog/types';
 import { UsageError, type CliCommand } from '../io';
-import { human, json, openCatalog, parseFlags, ROOT_FLAGS, table } from '../format';
+import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, table } from '../format';
 
 export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]';
 
@@ -11,17 +13,35 @@ export const turnsCommand: CliCommand = async (argv, io) => {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one SESSION_ID\n${TURNS_USAGE}`);
-  const catalog = await openCatalog(values, io);
-  const found = catalog.findSessions(positionals[0]!);
-  if (found.length === 0) {
-    io.stderr(human`spillway turns: no session '${positionals[0]}' (see \`spillway list\`)\n`);
+  const name = positionals[0]!;
+  // The streaming scan `list` uses: only the sessions the name may mean are kept.
+  const catalog = newCatalog(values, io);
+  const listing = await catalog.scanSessions();
+  reportProblems(catalog, io);
+  let session: SessionInfo;
+  let series: TurnSeries | undefined;
+  try {
+    const candidates: SessionInfo[] = [];
+    await listing.forEach((s) => {
+      if (mayName(name, s)) candidates.push(s);
+    });
+    const found = sessionsNamed(name, candidates);
+    if (found.length === 0) {
+      io.stderr(human`spillway turns: no session '${name}' (see \`spillway list\`)\n`);
+      return 1;
+    }
+    if (found.length > 1) {
+      throw new UsageError(`'${name}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
+    }
+    session = found[0]!;
+    series = await listing.turns(session);
+  } finally {
+    await listing.close();
+  }
+  if (!series) {
+    io.stderr(human`spillway turns: the session '${session.key}' could not be read again (changed or gone since the scan)\n`);
     return 1;
   }
-  if (found.length > 1) {
-    throw new UsageError(`'${positionals[0]}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
-  }
-  const session = found[0]!;
-  const series = (await catalog.turnsFor(session.key))!;
   if (values.json) {
     json(io, { session: { key: session.key, source: session.source, id: session.id, title: session.title ?? null }, ...series });
     return 0;

@@ -38,17 +38,29 @@ async function visited(listing: SessionListing): Promise<SessionInfo[]> {
   return out;
 }
 
-/** scanSessions() beside scan() on the same tree: the sessions, totals and grep targets must agree. */
+/** Each session's per-turn series, from the listing and from a scanned catalog: they must agree. */
+async function expectSameTurns(listing: SessionListing, sessions: SessionInfo[], inMemory: Catalog): Promise<void> {
+  let withCalls = 0;
+  for (const session of sessions) {
+    const series = await listing.turns(session);
+    expect(series).toEqual(await inMemory.turnsFor(session.key));
+    if (series!.points.length > 0) withCalls++;
+  }
+  expect(withCalls).toBeGreaterThan(0);
+}
+
+/** scanSessions() beside scan() on the same tree: the sessions, totals, grep targets and turns must agree. */
 async function expectSameAsScan(): Promise<{ stats: ReturnType<Catalog['scanStats']> }> {
   const streaming = newCatalog();
   const listing = await streaming.scanSessions();
   const stats = streaming.scanStats();
   const streamed = await visited(listing);
   const targets = listing.grepTargets();
-  await listing.close();
   expect(streaming.sessions()).toEqual([]); // nothing kept in the catalog itself
   const inMemory = newCatalog();
   await inMemory.scan();
+  await expectSameTurns(listing, streamed, inMemory);
+  await listing.close();
   const sessions = inMemory.sessions();
   expect(shown(streamed)).toEqual(shown(sessions));
   const blobs = sessions.flatMap((s) => s.blobs);
@@ -114,9 +126,10 @@ describe('scanSessions', () => {
     const unwritable = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir: path.join(blocker, 'spillway'), logger: { warn: (m) => warnings.push(m) } });
     const listing = await unwritable.scanSessions();
     const listed = await visited(listing);
-    await listing.close();
     const inMemory = newCatalog();
     await inMemory.scan();
+    await expectSameTurns(listing, listed, inMemory);
+    await listing.close();
     expect(shown(listed)).toEqual(shown(inMemory.sessions()));
     expect(warnings.join('\n')).toMatch(/cannot write the catalog index/);
     await inMemory.dispose();
