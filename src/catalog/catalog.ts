@@ -861,8 +861,11 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
   return [...byPath.values()];
 }
 
-/** Blobs (path, size) as grep targets: those in blob folders through their folder, the rest by name. */
-/** `sizeOf` gives a blob's size, and undefined for a file that is no blob (its matches are dropped). */
+/**
+ * Blobs (path, size) as grep targets: those in blob folders through their
+ * folder, the rest by name. `sizeOf` gives a blob's size, and undefined for
+ * a file that is no blob (its matches are dropped).
+ */
 function grepTargetsOf(blobs: Iterable<[string, number]>, sizeOf: (file: string) => number | undefined, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
   const folders = new Map<string, BlobFolder>();
   for (const folder of blobFolders) folders.set(folder, { path: folder, files: 0, bytes: 0 });

@@ -10,7 +10,7 @@
 // and resolved once; nothing below them may be a symlink (the walk never
 // follows one). Elsewhere the plain open is used (docs/catalog.md, "Threat
 // model").
-import { closeSync, promises as fsp, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, type promises as fsp, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
 import { openRegularFile, openRegularFileSync, type OpenedFile } from '../spill/regular-file';
@@ -53,10 +53,8 @@ export class RootedReads implements ReadAnchor {
   /** openRegularFile, refused when the file opened is not at `file`'s place below its root. */
   readonly open: OpenForRead = async (file) => {
     const handle = await openRegularFile(file);
-    if (!FOLDERS_HELD_OPEN) return handle;
     try {
-      const expected = this.expectedLocation(file);
-      if (expected !== undefined && (await fsp.readlink(`/proc/self/fd/${handle.fd}`)) !== expected) throw new MovedFileError(file);
+      this.refuseMoved(file, handle.fd);
     } catch (err) {
       await handle.close();
       throw err;
@@ -67,16 +65,21 @@ export class RootedReads implements ReadAnchor {
   /** open, synchronous. */
   readonly openSync: OpenForReadSync = (file) => {
     const opened = openRegularFileSync(file);
-    if (!FOLDERS_HELD_OPEN) return opened;
     try {
-      const expected = this.expectedLocation(file);
-      if (expected !== undefined && readlinkSync(`/proc/self/fd/${opened.fd}`) !== expected) throw new MovedFileError(file);
+      this.refuseMoved(file, opened.fd);
     } catch (err) {
       closeSync(opened.fd);
       throw err;
     }
     return opened;
   };
+
+  /** Throws MovedFileError when descriptor `fd`, opened as `file`, is not at its place below its root. */
+  private refuseMoved(file: string, fd: number): void {
+    if (!FOLDERS_HELD_OPEN) return;
+    const expected = this.expectedLocation(file);
+    if (expected !== undefined && readlinkSync(`/proc/self/fd/${fd}`) !== expected) throw new MovedFileError(file);
+  }
 
   /** The folder `dir`, refused when it was not found at its place below its root (as named outside every root). */
   readonly holdFolder = (dir: string): HeldFolder => {
