@@ -1,15 +1,17 @@
 // Safe deletion: one blob, a session's blobs, or by retention. Nothing outside
 // the known roots, nothing reached through a symlink, no file with other hard
-// links; the manifests follow. Each file's folder is opened once, step by step
-// from its root, and the file is checked and deleted through that opened
-// folder (anchored-dir.ts): a folder swapped for a symlink between the check
-// and the deletion cannot redirect it.
+// links; the manifests follow. Each folder is held open once, refused unless
+// it was found at its place below its root (rooted-read.ts), and every file in
+// it is checked and deleted through that hold: a folder swapped for a symlink
+// between the check and the deletion cannot redirect it.
 import { randomBytes } from 'node:crypto';
-import { constants as C, promises as fsp, type Stats } from 'node:fs';
+import { constants as C, lstatSync, promises as fsp, unlinkSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { openBelow, withDir, type AnchoredDir } from '../spill/anchored-dir';
+import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
+import { pauser } from './pause';
+import { RootedReads } from './rooted-read';
 import type { BlobInfo, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult, SessionInfo } from './types';
 
 /** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
@@ -27,37 +29,69 @@ function rootHolding(target: string, roots: readonly CleanRoot[], orSelf = false
 
 /** Why `target` may not be deleted, or undefined when it may. */
 export async function refusal(target: string, roots: readonly CleanRoot[]): Promise<string | undefined> {
-  const opened = await openTarget(target, roots);
-  if ('reason' in opened) return opened.reason;
-  await opened.dir.close();
-  return undefined;
+  let reason: string | undefined;
+  await throughFolders([target], (t) => t, roots, (_, checked) => void ('reason' in checked && (reason = checked.reason)));
+  return reason;
 }
 
-/** The folder of `target` opened below its root, with the file checked in it; or why not. */
-async function openTarget(target: string, roots: readonly CleanRoot[]): Promise<{ dir: AnchoredDir; name: string } | { reason: string }> {
-  const file = path.resolve(target);
-  const holding = rootHolding(file, roots);
-  if (!holding) return { reason: 'outside the known roots' };
-  // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
-  if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) {
-    return { reason: 'not an agent output file of a shared folder' };
+/** A target checked in its held folder (`at` names it through the hold, to delete it by), or why it may not be deleted. */
+type Checked = { at: string } | { reason: string };
+
+/**
+ * Check each target and hand it to `visit` with its folder held: each folder
+ * is held once for every target in it (a retention clean names tens of
+ * thousands of files in a few thousand folders), refused unless found at its
+ * place below its root (RootedReads.holdFolder), and each file is checked
+ * through it. Targets are visited folder by folder.
+ */
+async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => string, roots: readonly CleanRoot[], visit: (target: T, checked: Checked) => void | Promise<void>): Promise<void> {
+  const folders = new Map<string, [T, string][]>();
+  for (const target of targets) {
+    const file = path.resolve(pathOf(target));
+    const holding = rootHolding(file, roots);
+    if (!holding) await visit(target, { reason: 'outside the known roots' });
+    // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
+    else if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) {
+      await visit(target, { reason: 'not an agent output file of a shared folder' });
+    } else {
+      const folder = path.dirname(file);
+      let files = folders.get(folder);
+      if (!files) folders.set(folder, (files = []));
+      files.push([target, path.basename(file)]);
+    }
   }
-  let dir: AnchoredDir;
-  try {
-    dir = await openFolderBelow(holding.path, path.dirname(file));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { reason: 'no such file' };
-    return { reason: code === 'ELOOP' || code === 'ENOTDIR' ? 'reached through a symlink' : 'its folder vanished' };
+  const reads = new RootedReads(roots.map((r) => (typeof r === 'string' ? r : r.path)));
+  const pause = pauser();
+  for (const [folder, files] of folders) {
+    await pause();
+    let held: HeldFolder;
+    try {
+      held = reads.holdFolder(folder);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason = code === 'ENOENT' ? 'no such file' : code === 'ELOOP' || code === 'ENOTDIR' ? 'reached through a symlink' : 'its folder vanished';
+      for (const [target] of files) await visit(target, { reason });
+      continue;
+    }
+    try {
+      const base = held.fd === undefined ? folder : `/proc/self/fd/${held.fd}`;
+      for (const [target, name] of files) {
+        await pause();
+        const at = path.join(base, name);
+        // Synchronous: one lstat costs less than a promise around it; the pauser lets the event loop in.
+        let stat: Stats | undefined;
+        try {
+          stat = lstatSync(at, { throwIfNoEntry: false });
+        } catch {
+          stat = undefined;
+        }
+        const reason = !stat ? 'no such file' : stat.isSymbolicLink() ? 'is a symlink' : !stat.isFile() ? 'not a regular file' : stat.nlink > 1 ? `has ${stat.nlink} hard links` : undefined;
+        await visit(target, reason ? { reason } : { at });
+      }
+    } finally {
+      held.close();
+    }
   }
-  const name = path.basename(file);
-  const stat = await fsp.lstat(dir.at(name)).catch(() => undefined);
-  const reason = !stat ? 'no such file' : stat.isSymbolicLink() ? 'is a symlink' : !stat.isFile() ? 'not a regular file' : stat.nlink > 1 ? `has ${stat.nlink} hard links` : undefined;
-  if (reason) {
-    await dir.close();
-    return { reason };
-  }
-  return { dir, name };
 }
 
 /** `folder` (inside `root`) opened one step at a time from the root, refusing symlinks on the way. */
@@ -109,9 +143,11 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
     }
     candidates = oldestFirst.filter((b) => chosen.has(b));
   }
+  const reasons = new Map<BlobInfo, string>();
+  await throughFolders(candidates, (blob) => blob.path, roots, (blob, checked) => void ('reason' in checked && reasons.set(blob, checked.reason)));
   const items: CleanItem[] = [];
   for (const blob of candidates) {
-    const reason = await refusal(blob.path, roots);
+    const reason = reasons.get(blob);
     if (reason) refused.push({ path: blob.path, reason });
     else items.push(item(blob));
   }
@@ -121,24 +157,27 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
 /** Delete (or trash) each item after checking it again; rewrite the manifests that named them. */
 export async function executeClean(plan: CleanPlan, roots: readonly CleanRoot[], options: CleanExecuteOptions = {}): Promise<CleanResult> {
   const result: CleanResult = { deleted: [], bytes: 0, failed: [], manifestsRewritten: [] };
-  for (const entry of plan.items) {
-    const opened = await openTarget(entry.path, roots);
-    if ('reason' in opened) {
-      if (opened.reason === 'no such file') result.deleted.push(entry); // already gone: the manifest still follows
-      else result.failed.push({ path: entry.path, reason: opened.reason });
-      continue;
+  // Each item's fate: deleted now, found already gone (the manifest still follows), or why it failed.
+  const outcomes = new Map<CleanItem, 'deleted' | 'gone' | { reason: string }>();
+  await throughFolders(plan.items, (entry) => entry.path, roots, async (entry, checked) => {
+    if ('reason' in checked) {
+      outcomes.set(entry, checked.reason === 'no such file' ? 'gone' : checked);
+      return;
     }
     try {
       // The trash takes a path (it is resolved once more there); unlink acts through the opened folder.
       if (options.trash) await options.trash(entry.path);
-      else await fsp.unlink(opened.dir.at(opened.name));
-      result.deleted.push(entry);
-      result.bytes += entry.bytes;
+      else unlinkSync(checked.at);
+      outcomes.set(entry, 'deleted');
     } catch (err) {
-      result.failed.push({ path: entry.path, reason: (err as Error).message });
-    } finally {
-      await opened.dir.close();
+      outcomes.set(entry, { reason: (err as Error).message });
     }
+  });
+  for (const entry of plan.items) {
+    const outcome = outcomes.get(entry)!;
+    if (typeof outcome === 'object') result.failed.push({ path: entry.path, reason: outcome.reason });
+    else result.deleted.push(entry);
+    if (outcome === 'deleted') result.bytes += entry.bytes;
   }
   for (const dir of await manifestsNaming(result.deleted.map((d) => d.path), roots)) {
     try {
@@ -166,11 +205,13 @@ async function manifestsNaming(files: string[], roots: readonly CleanRoot[]): Pr
     const holding = rootHolding(dir, roots, true);
     return holding !== undefined && !holding.files;
   };
-  for (const file of files) {
-    const folder = path.dirname(file);
+  const parents = new Set<string>();
+  for (const folder of new Set(files.map((file) => path.dirname(file)))) {
     if (!manifestPlace(folder)) continue;
     dirs.add(folder);
-    const parent = path.dirname(folder);
+    parents.add(path.dirname(folder));
+  }
+  for (const parent of parents) {
     for (const entry of await fsp.readdir(parent, { withFileTypes: true }).catch(() => [])) {
       if (entry.isDirectory()) dirs.add(path.join(parent, entry.name));
     }

@@ -3,9 +3,10 @@
 // removed once nothing is left in them but an empty manifest. Never a root,
 // never outside one, never through a symlink; rmdir refuses a folder that
 // filled up meanwhile.
-import { promises as fsp } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../spill/manifest';
+import { pauser } from './pause';
 
 const BLOB_ONLY_FOLDER = /^(tool-results|.+-blobs)$/;
 
@@ -16,19 +17,27 @@ export function isBlobOnlyFolder(dir: string): boolean {
 /** Removes the emptied blob-only folders that held `deleted` files; returns the folders removed. */
 export async function removeEmptiedBlobFolders(deleted: readonly string[], roots: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
+  const realRoots = new Map<string, string | undefined>();
+  const pause = pauser();
+  // Synchronous steps (a clean can empty thousands of folders; a promise per step cost more than the step), with pauses.
   for (const dir of new Set(deleted.map((p) => path.dirname(path.resolve(p))))) {
-    if (!isBlobOnlyFolder(dir) || !(await safeBelowRoot(dir, roots))) continue;
-    const entries = await fsp.readdir(dir).catch(() => undefined);
-    if (!entries || entries.some((e) => e !== MANIFEST_NAME)) continue;
+    await pause();
+    if (!isBlobOnlyFolder(dir) || !safeBelowRoot(dir, roots, realRoots)) continue;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    if (entries.some((e) => e !== MANIFEST_NAME)) continue;
     try {
       if (entries.length) {
         const manifest = path.join(dir, MANIFEST_NAME);
-        const stat = await fsp.lstat(manifest);
         // Only a manifest with no records left (a clean rewrote it so): anything else may be a writer's.
-        if (!stat.isFile() || (await fsp.readFile(manifest, 'utf8')).trim() !== '') continue;
-        await fsp.unlink(manifest);
+        if (!lstatSync(manifest).isFile() || readFileSync(manifest, 'utf8').trim() !== '') continue;
+        unlinkSync(manifest);
       }
-      await fsp.rmdir(dir);
+      rmdirSync(dir);
       removed.push(dir);
     } catch {
       // filled up, vanished or not ours to remove: leave it
@@ -38,18 +47,26 @@ export async function removeEmptiedBlobFolders(deleted: readonly string[], roots
 }
 
 /** Strictly inside a root, and every folder from the root down is a real folder (no symlink on the way). */
-async function safeBelowRoot(dir: string, roots: readonly string[]): Promise<boolean> {
+function safeBelowRoot(dir: string, roots: readonly string[], realRoots: Map<string, string | undefined>): boolean {
   for (const r of roots) {
     const root = path.resolve(r);
     const rel = path.relative(root, dir);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    if (!realRoots.has(root)) realRoots.set(root, realpathQuiet(root));
+    const realRoot = realRoots.get(root);
     try {
-      const stat = await fsp.lstat(dir);
-      if (!stat.isDirectory()) return false;
-      return (await fsp.realpath(dir)) === path.join(await fsp.realpath(root), rel);
+      return realRoot !== undefined && lstatSync(dir).isDirectory() && realpathSync(dir) === path.join(realRoot, rel);
     } catch {
       return false;
     }
   }
   return false;
+}
+
+function realpathQuiet(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }

@@ -5,7 +5,7 @@
 // cannot redirect a write or a deletion. Elsewhere (macOS, Windows) the folder
 // is checked by lstat and used by path: the check and the use are two lookups
 // (docs/catalog.md, "Threat model", says so).
-import { closeSync, constants as C, existsSync, lstatSync, openSync, promises as fsp, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, constants as C, existsSync, lstatSync, openSync, promises as fsp, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { SpillError } from './types';
 
@@ -118,6 +118,8 @@ export interface HeldFolder {
 export function holdFolder(target: string, checkLocation = false): HeldFolder {
   if (!PROC_FD) {
     folderStats(lstatSync(target), target);
+    // Without a descriptor to ask, the path itself is checked (a lookup before the use: see the threat model).
+    if (checkLocation && realpathSync(target) !== target) throw new SpillError('ELOOP', `refusing a folder reached through a symlink: ${target}`);
     return { fd: undefined, close: () => undefined };
   }
   let fd: number;

@@ -78,4 +78,37 @@ describe('clean safety', () => {
     expect(result.deleted.map((d) => d.path).sort()).toEqual([fx.pi.bashLog, fx.pi.condenseBlob].sort());
     expect(catalog.session(session.key)).toBeUndefined();
   });
+
+  it('a retention clean over many folders: one swapped for a symlink after planning keeps every file in it, the rest go, in plan order', async () => {
+    // Claude Code sessions, each folder holding several blobs (each folder is checked once for all its files).
+    const projects = path.join(dir, 'claude', 'projects', '-home-dev-p');
+    const folders: string[] = [];
+    for (let s = 0; s < 3; s++) {
+      const id = `0000000${s}-0000-4000-8000-000000000000`;
+      const folder = path.join(projects, id, 'tool-results');
+      await fsp.mkdir(folder, { recursive: true });
+      await fsp.writeFile(path.join(projects, `${id}.jsonl`), '');
+      for (let b = 0; b < 4; b++) await fsp.writeFile(path.join(folder, `toolu_${s}${b}.txt`), `blob ${s} ${b}\n`);
+      folders.push(folder);
+    }
+    const many = new Catalog({ roots: [path.join(dir, 'claude', 'projects')], useDefaultRoots: false });
+    try {
+      await many.scan();
+      const plan = await many.planClean({ kind: 'retention', olderThanMs: 1000, now: Date.now() + 86_400_000 });
+      expect(plan.items).toHaveLength(12);
+      // The middle session's folder (above tool-results/) is moved outside and a symlink put in its place.
+      const outside = path.join(dir, 'outside-session');
+      await fsp.rename(path.dirname(folders[1]!), outside);
+      await fsp.symlink(outside, path.dirname(folders[1]!));
+      const result = await many.executeClean(plan);
+      const inMiddle = (p: string): boolean => path.dirname(p) === folders[1];
+      expect(result.failed.map((f) => f.path)).toEqual(plan.items.map((i) => i.path).filter(inMiddle));
+      expect(new Set(result.failed.map((f) => f.reason))).toEqual(new Set(['reached through a symlink']));
+      expect(result.deleted.map((d) => d.path)).toEqual(plan.items.map((i) => i.path).filter((p) => !inMiddle(p)));
+      expect((await fsp.readdir(path.join(outside, 'tool-results'))).sort()).toEqual(['toolu_10.txt', 'toolu_11.txt', 'toolu_12.txt', 'toolu_13.txt']);
+      for (const f of [folders[0]!, folders[2]!]) await expect(fsp.readdir(f)).rejects.toThrow(); // emptied, removed
+    } finally {
+      await many.dispose();
+    }
+  });
 });
