@@ -69,7 +69,7 @@ async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => s
       held = reads.holdFolder(folder);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const reason = code === 'ENOENT' ? 'no such file' : code === 'ELOOP' || code === 'ENOTDIR' ? 'reached through a symlink' : 'its folder vanished';
+      const reason = code === 'ENOENT' ? 'no such file' : code === 'ELOOP' ? 'reached through a symlink' : code === 'ENOTDIR' ? 'its folder is not a folder' : `cannot open its folder (${code})`;
       for (const [target] of files) await visit(target, { reason });
       continue;
     }

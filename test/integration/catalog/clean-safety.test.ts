@@ -80,20 +80,8 @@ describe('clean safety', () => {
   });
 
   it('a retention clean over many folders: one swapped for a symlink after planning keeps every file in it, the rest go, in plan order', async () => {
-    // Claude Code sessions, each folder holding several blobs (each folder is checked once for all its files).
-    const projects = path.join(dir, 'claude', 'projects', '-home-dev-p');
-    const folders: string[] = [];
-    for (let s = 0; s < 3; s++) {
-      const id = `0000000${s}-0000-4000-8000-000000000000`;
-      const folder = path.join(projects, id, 'tool-results');
-      await fsp.mkdir(folder, { recursive: true });
-      await fsp.writeFile(path.join(projects, `${id}.jsonl`), '');
-      for (let b = 0; b < 4; b++) await fsp.writeFile(path.join(folder, `toolu_${s}${b}.txt`), `blob ${s} ${b}\n`);
-      folders.push(folder);
-    }
-    const many = new Catalog({ roots: [path.join(dir, 'claude', 'projects')], useDefaultRoots: false });
+    const { folders, many } = await claudeSessions(3, 4);
     try {
-      await many.scan();
       const plan = await many.planClean({ kind: 'retention', olderThanMs: 1000, now: Date.now() + 86_400_000 });
       expect(plan.items).toHaveLength(12);
       // The middle session's folder (above tool-results/) is moved outside and a symlink put in its place.
@@ -111,4 +99,35 @@ describe('clean safety', () => {
       await many.dispose();
     }
   });
+
+  it('says why a planned file stays when its folder became a file', async () => {
+    const { folders, many } = await claudeSessions(1, 2);
+    try {
+      const plan = await many.planClean({ kind: 'retention', olderThanMs: 1000, now: Date.now() + 86_400_000 });
+      await fsp.rm(folders[0]!, { recursive: true });
+      await fsp.writeFile(folders[0]!, 'not a folder\n');
+      const result = await many.executeClean(plan);
+      expect(result.failed.map((f) => f.reason)).toEqual(['its folder is not a folder', 'its folder is not a folder']);
+      expect(await fsp.readFile(folders[0]!, 'utf8')).toBe('not a folder\n');
+    } finally {
+      await many.dispose();
+    }
+  });
 });
+
+/** `sessions` Claude Code sessions of `perSession` blobs each (each folder holds several), scanned by a catalog of their own. */
+async function claudeSessions(sessions: number, perSession: number): Promise<{ folders: string[]; many: Catalog }> {
+  const projects = path.join(dir, 'claude', 'projects', '-home-dev-p');
+  const folders: string[] = [];
+  for (let s = 0; s < sessions; s++) {
+    const id = `0000000${s}-0000-4000-8000-000000000000`;
+    const folder = path.join(projects, id, 'tool-results');
+    await fsp.mkdir(folder, { recursive: true });
+    await fsp.writeFile(path.join(projects, `${id}.jsonl`), '');
+    for (let b = 0; b < perSession; b++) await fsp.writeFile(path.join(folder, `toolu_${s}${b}.txt`), `blob ${s} ${b}\n`);
+    folders.push(folder);
+  }
+  const many = new Catalog({ roots: [path.join(dir, 'claude', 'projects')], useDefaultRoots: false });
+  await many.scan();
+  return { folders, many };
+}
