@@ -11,6 +11,11 @@ export interface LineReducer<S> {
   init(): S;
   /** Returns false when the value was not understood (counted as skipped). */
   line(state: S, value: unknown): boolean;
+  /**
+   * Whether the line `bytes` (no newline) may be passed over unparsed: it
+   * provably carries nothing that would change `state` (counted as read).
+   */
+  passOver?(state: S, bytes: Buffer): boolean;
 }
 
 export interface TranscriptRead<S> {
@@ -128,6 +133,8 @@ export class TranscriptCache {
         if (lineBytes > this.maxLineBytes) {
           entry.lines++;
           entry.skipped++;
+        } else if (pendingBytes === 0 && reducer.passOver?.(entry.state, chunk.subarray(start, nl))) {
+          entry.lines++;
         } else {
           // Decode straight from the chunk: no Buffer object per line.
           handleLine(pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(start, nl)]).toString('utf8') : chunk.toString('utf8', start, nl));

@@ -48,6 +48,12 @@ export interface ClaudeState {
   pendingAdded: AddedContent[];
 }
 
+/**
+ * How a quiet line starts when `type` is its first key, as Claude Code writes
+ * its bookkeeping lines (`{"type":"api-request-shape",...}`, often tens of KB).
+ */
+const QUIET_STARTS = [...QUIET_TYPES].map((type) => Buffer.from(`{"type":${JSON.stringify(type)},`));
+
 export const claudeReducer: LineReducer<ClaudeState> = {
   kind: 'claude-code',
   init: () => ({
@@ -60,6 +66,10 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     compactions: 0,
     pendingAdded: [],
   }),
+  // A quiet line changes the state only by giving the session id or cwd when none is known yet.
+  passOver(state, bytes) {
+    return state.sessionId !== undefined && state.cwd !== undefined && bytes[bytes.length - 1] === 0x7d && QUIET_STARTS.some((start) => bytes.subarray(0, start.length).equals(start));
+  },
   line(state, value) {
     const line = obj(value);
     if (!line) return false;

@@ -2,7 +2,9 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeReducer } from '../../../src/catalog/sources/claude-code';
 import { TranscriptCache, type LineReducer } from '../../../src/catalog/transcripts';
+import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
 
 const counter: LineReducer<{ ids: number[] }> = {
   kind: 'test',
@@ -176,5 +178,30 @@ describe('TranscriptCache: a line the reducer cannot take', () => {
     expect(await cache.read(path.join(dir, 'link.jsonl'), counter)).toBeUndefined();
     await fsp.link(real, path.join(dir, 'hard.jsonl'));
     expect(await cache.read(path.join(dir, 'hard.jsonl'), counter)).toBeUndefined();
+  });
+
+  it("passes over Claude Code's bookkeeping lines unparsed with the same result, once the session id and cwd are known", async () => {
+    const { passOver, ...parseAll } = claudeReducer;
+    expect(passOver).toBeDefined();
+    const transcripts: string[] = [];
+    for (const run of await fsp.readdir(REAL_CLAUDE_FIXTURES)) {
+      const projects = path.join(REAL_CLAUDE_FIXTURES, run, 'projects', '-home-dev-work');
+      for (const name of await fsp.readdir(projects)) if (name.endsWith('.jsonl')) transcripts.push(path.join(projects, name));
+    }
+    expect(transcripts.length).toBeGreaterThan(0);
+    // A bookkeeping line first (it names the session), and one whose body is not JSON: it is never parsed, so not counted as skipped.
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const made = path.join(dir, 'made.jsonl');
+    const real = await fsp.readFile(transcripts[0]!, 'utf8');
+    await fsp.writeFile(made, '{"type":"queue-operation","operation":"enqueue","sessionId":"first-id"}\n' + real + '{"type":"tools-used",broken}\n');
+    for (const file of [...transcripts, made]) {
+      const passed = (await new TranscriptCache().read(file, claudeReducer))!;
+      const parsed = (await new TranscriptCache().read(file, { ...parseAll, kind: 'parse-all' }))!;
+      expect(passed.state, file).toEqual(parsed.state);
+      expect(passed.lines, file).toBe(parsed.lines);
+      expect(passed.skipped, file).toBe(file === made ? parsed.skipped - 1 : parsed.skipped);
+    }
+    const made2 = (await new TranscriptCache().read(made, claudeReducer))!;
+    expect(made2.state.sessionId).toBe('first-id'); // read before anything was known: parsed
   });
 });
