@@ -88,7 +88,7 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
     } finally {
       await opened.close();
     }
-    searched.push(...opened.held);
+    for (const held of opened.held) searched.push(held);
     for (const target of batch) {
       progress.filesDone += target.files;
       progress.bytesDone += target.bytes;

@@ -201,12 +201,13 @@ export class IndexReader extends IndexLines {
   private constructor(fd: number, trailer: Trailer, readonly header: IndexHeader) {
     super(fd);
     let offset = 0;
-    for (const length of trailer.lengths) {
+    // Element by element: push(...lengths) overflows the call's arguments past some 130,000 sessions.
+    trailer.lengths.forEach((length, i) => {
       this.offsets.push(offset);
+      this.lengths.push(length);
+      this.lineClaims.push(trailer.claims[i]!);
       offset += length;
-    }
-    this.lengths.push(...trailer.lengths);
-    this.lineClaims.push(...trailer.claims);
+    });
   }
 
   /** The claims, in the order of their lines. */

@@ -88,8 +88,9 @@ export async function walk(start: string, depth: number, sources: readonly Sourc
         listed = { stamp: listing.stamp, claims, children };
       }
       memo?.record(listing.path, listed);
-      result.claims.push(...listed.claims);
-      next.push(...listed.children);
+      // One at a time: spreading a listing of some 130,000 entries into push() overflows the call's arguments.
+      for (const claim of listed.claims) result.claims.push(claim);
+      for (const child of listed.children) next.push(child);
     }
     level = next;
   }

@@ -259,7 +259,7 @@ export const claudeCode: Source = {
       const isToolResults = folder.endsWith(`${path.sep}tool-results`);
       // Other folders count only when a manifest makes them Spillway's.
       if (!isToolResults && manifest.records.length === 0) continue;
-      files.push(...listed);
+      for (const file of listed) files.push(file); // not push(...listed): a huge folder would overflow the call's arguments
       if (listed.length > 0) blobFolders.push(folder);
     }
 

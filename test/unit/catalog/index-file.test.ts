@@ -40,6 +40,17 @@ function entry(n: number, blobs: number): IndexedClaim {
 const header = { blobFolders: ['/a/tool-results', 'relative/not/kept'], listings: new Map([['/a', { stamp: '1:2:3', claims: ['k'], children: ['/a/b'] }]]), walkedAt: 42 };
 
 describe('index file', () => {
+  it('holds more sessions than a call takes arguments (140,000)', async () => {
+    // Spreading them into push() threw past some 130,000 and the index was silently never used.
+    const many = Array.from({ length: 140_000 }, (_, n) => entry(n, 0));
+    await saveIndex(file, many, header);
+    const reader = IndexReader.open(file)!;
+    expect(reader).toBeDefined();
+    expect(reader.size).toBe(many.length);
+    expect(reader.entry(139_999)!.claim).toEqual(many[139_999]!.claim);
+    reader.close();
+  });
+
   it('reads back what was written: each line alone, all in order, and the trailer', async () => {
     const entries = [entry(0, 3), entry(1, 0), entry(2, 700)];
     await saveIndex(file, entries, header);
