@@ -12,6 +12,7 @@ import type {
   CatalogOptions,
   CleanExecuteOptions,
   CleanPlan,
+  CleanableSession,
   CleanRequest,
   CleanResult,
   Disposable,
@@ -561,9 +562,13 @@ export class Catalog {
     return folders;
   }
 
-  /** What a clean request would delete (nothing is touched). */
-  planClean(request: CleanRequest): Promise<CleanPlan> {
-    return planClean(request, this.sessions(), this.roots);
+  /**
+   * What a clean request would delete among `sessions` (nothing is touched):
+   * by default the sessions scan() holds; a one-off command passes what it
+   * kept of each session from a streaming scan (scanSessions).
+   */
+  planClean(request: CleanRequest, sessions: readonly CleanableSession[] = this.sessions()): Promise<CleanPlan> {
+    return planClean(request, sessions, this.roots);
   }
 
   /** Delete (or trash) a plan's items after re-checking each; manifests and the catalog follow. */
@@ -571,7 +576,9 @@ export class Catalog {
     const result = await executeClean(plan, this.roots, options);
     const ownRoots = this.roots.filter((r) => !r.files).map((r) => r.path);
     result.foldersRemoved = await removeEmptiedBlobFolders(result.deleted.map((d) => d.path), ownRoots);
-    await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten, ...result.foldersRemoved]);
+    // A catalog holding no sessions (a streaming scan's) has none to refresh: the index's stamps
+    // (the emptied folders changed) make the next scan describe those sessions again.
+    if (this.records.size > 0) await this.applyChanges([...result.deleted.map((d) => d.path), ...result.manifestsRewritten, ...result.foldersRemoved]);
     return result;
   }
 

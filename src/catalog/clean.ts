@@ -12,7 +12,7 @@ import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
 import { pauser } from './pause';
 import { RootedReads } from './rooted-read';
-import type { BlobInfo, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult, SessionInfo } from './types';
+import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from './types';
 
 /** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
 export type CleanRoot = string | { path: string; files?: RegExp };
@@ -105,16 +105,16 @@ function inside(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-function item(blob: BlobInfo): CleanItem {
+function item(blob: CleanableBlob): CleanItem {
   return { path: blob.path, bytes: blob.bytes, sessionKey: blob.sessionKey, mtimeMs: blob.mtimeMs };
 }
 
 /** What `request` would delete among `sessions` (nothing is touched). */
-export async function planClean(request: CleanRequest, sessions: SessionInfo[], roots: readonly CleanRoot[]): Promise<CleanPlan> {
+export async function planClean(request: CleanRequest, sessions: readonly CleanableSession[], roots: readonly CleanRoot[]): Promise<CleanPlan> {
   const all = sessions.flatMap((s) => s.blobs);
   const byPath = new Map(all.map((b) => [b.path, b]));
   const refused: CleanPlan['refused'] = [];
-  let candidates: BlobInfo[] = [];
+  let candidates: CleanableBlob[] = [];
   if (request.kind === 'blobs') {
     for (const p of request.paths) {
       const blob = byPath.get(path.resolve(p));
@@ -128,7 +128,7 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
   } else {
     const now = request.now ?? Date.now();
     const oldestFirst = [...all].sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
-    const chosen = new Set<BlobInfo>();
+    const chosen = new Set<CleanableBlob>();
     if (request.olderThanMs !== undefined) {
       for (const blob of oldestFirst) if (blob.mtimeMs < now - request.olderThanMs) chosen.add(blob);
     }
@@ -143,7 +143,7 @@ export async function planClean(request: CleanRequest, sessions: SessionInfo[], 
     }
     candidates = oldestFirst.filter((b) => chosen.has(b));
   }
-  const reasons = new Map<BlobInfo, string>();
+  const reasons = new Map<CleanableBlob, string>();
   await throughFolders(candidates, (blob) => blob.path, roots, (blob, checked) => void ('reason' in checked && reasons.set(blob, checked.reason)));
   const items: CleanItem[] = [];
   for (const blob of candidates) {

@@ -12,7 +12,7 @@ import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Catalog } from './catalog';
-import type { CleanPlan } from './types';
+import type { CleanableSession, CleanPlan } from './types';
 
 export interface CleanupPolicy {
   maxAgeDays?: number;
@@ -85,22 +85,27 @@ export interface PolicyPlan extends CleanPlan {
   kept: { recent: number; pinned: number };
 }
 
-/** What the policy would delete now (nothing is touched). */
-export async function planPolicyClean(catalog: Catalog, policy: CleanupPolicy, now = Date.now()): Promise<PolicyPlan> {
+/** What the policy would delete now among `sessions` (by default the ones the catalog holds; nothing is touched). */
+export async function planPolicyClean(catalog: Catalog, policy: CleanupPolicy, now = Date.now(), sessions: readonly CleanableSession[] = catalog.sessions()): Promise<PolicyPlan> {
   const empty = { request: { kind: 'retention' as const }, items: [], bytes: 0, refused: [], kept: { recent: 0, pinned: 0 } };
   if (policy.maxAgeDays === undefined && policy.maxTotalBytes === undefined) return empty;
-  const plan = await catalog.planClean({
-    kind: 'retention',
-    ...(policy.maxAgeDays !== undefined ? { olderThanMs: policy.maxAgeDays * 86_400_000 } : {}),
-    ...(policy.maxTotalBytes !== undefined ? { maxTotalBytes: policy.maxTotalBytes } : {}),
-    now,
-  });
+  const plan = await catalog.planClean(
+    {
+      kind: 'retention',
+      ...(policy.maxAgeDays !== undefined ? { olderThanMs: policy.maxAgeDays * 86_400_000 } : {}),
+      ...(policy.maxTotalBytes !== undefined ? { maxTotalBytes: policy.maxTotalBytes } : {}),
+      now,
+    },
+    sessions,
+  );
+  const byKey = new Map(sessions.map((s) => [s.key, s]));
   const recent = new Set<string>();
   for (const key of new Set(plan.items.map((i) => i.sessionKey))) {
-    const session = catalog.session(key);
+    const session = byKey.get(key);
     if (!session) continue;
     const transcript = session.transcript ? await fsp.stat(session.transcript).then((s) => s.mtimeMs, () => 0) : 0;
-    const changed = Math.max(Date.parse(session.updatedAt) || 0, transcript, ...session.blobs.map((b) => b.mtimeMs));
+    // Not Math.max(...blobs): a session of a few hundred thousand blobs would overflow the call's arguments.
+    const changed = session.blobs.reduce((max, b) => Math.max(max, b.mtimeMs), Math.max(Date.parse(session.updatedAt) || 0, transcript));
     if (now - changed < RECENT_SESSION_MS) recent.add(key);
   }
   const pinned = new Set(policy.pinned.map((p) => path.resolve(p)));

@@ -66,6 +66,17 @@ export interface BlobInfo {
   madeBy?: 'spillway';
 }
 
+/** What a clean plan needs of a blob. */
+export type CleanableBlob = Pick<BlobInfo, 'path' | 'bytes' | 'mtimeMs' | 'sessionKey'>;
+
+/** What a clean plan needs of a session: a SessionInfo, or only this (a one-off `clean` keeps no more of each). */
+export interface CleanableSession {
+  key: string;
+  updatedAt: string;
+  transcript?: string;
+  blobs: readonly CleanableBlob[];
+}
+
 export interface SessionInfo {
   /** Stable id: `<source>:<absolute folder>`; use it as a tree item id. */
   key: string;

@@ -1,7 +1,7 @@
 // Shared helpers of the catalog commands: argument parsing with clear
 // errors, human sizes and durations, and the catalog a command reads.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Catalog, type ScanOptions } from '../catalog/catalog';
+import { Catalog } from '../catalog/catalog';
 import { defaultCacheDir } from '../catalog/index-file';
 import { SOURCE_NAMES, type SourceName } from '../catalog/types';
 import { UsageError, type CliIO } from './io';
@@ -30,14 +30,6 @@ export interface RootFlagValues {
   root?: string[];
   'no-default-roots'?: boolean;
   source?: string[];
-}
-
-/** Build and scan the catalog the flags describe (through the shared index); problems go to stderr. */
-export async function openCatalog(values: RootFlagValues, io: CliIO, scan: ScanOptions = {}): Promise<Catalog> {
-  const catalog = newCatalog(values, io);
-  await catalog.scan(scan);
-  reportProblems(catalog, io);
-  return catalog;
 }
 
 /** The catalog the flags describe, not yet scanned. */

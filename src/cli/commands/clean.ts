@@ -1,8 +1,9 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, human, json, openCatalog, parseDuration, parseFlags, parseSize, ROOT_FLAGS, table } from '../format';
+import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, table } from '../format';
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
-import type { CleanPlan } from '../../catalog/types';
+import { mayName, sessionsNamed } from '../../catalog/catalog';
+import type { CleanableSession, CleanPlan, SessionInfo } from '../../catalog/types';
 
 export const CLEAN_USAGE =
   'usage: spillway clean (--session ID | --older-than 7d | --max-total 5GB | --policy) [--dry-run] [--yes] [--json] [--root DIR]... [--no-default-roots]\n' +
@@ -30,7 +31,20 @@ export const cleanCommand: CliCommand = async (argv, io) => {
   const olderThanMs = values['older-than'] !== undefined ? parseDuration(values['older-than']) : undefined;
   const maxTotalBytes = values['max-total'] !== undefined ? parseSize(values['max-total']) : undefined;
 
-  const catalog = await openCatalog(values, io);
+  // The streaming scan `list` uses: only what a plan needs of each blob is kept, and the session a name may mean.
+  const catalog = newCatalog(values, io);
+  const listing = await catalog.scanSessions();
+  reportProblems(catalog, io);
+  const sessions: CleanableSession[] = [];
+  const named: SessionInfo[] = [];
+  try {
+    await listing.forEach((s) => {
+      sessions.push({ key: s.key, updatedAt: s.updatedAt, transcript: s.transcript, blobs: s.blobs.map(({ path, bytes, mtimeMs, sessionKey }) => ({ path, bytes, mtimeMs, sessionKey })) });
+      if (values.session !== undefined && mayName(values.session, s)) named.push(s);
+    });
+  } finally {
+    await listing.close();
+  }
   let plan: CleanPlan;
   if (values.policy) {
     const policy = await readCleanupPolicy(io.env);
@@ -38,19 +52,19 @@ export const cleanCommand: CliCommand = async (argv, io) => {
       io.stderr(human`spillway clean: no cleanup policy at ${cleanupPolicyPath(io.env)} (set spillway.cleanup.* in VS Code, or write {"maxAgeDays": 30, "maxTotalBytes": 5368709120, "pinned": []} there)\n`);
       return 1;
     }
-    const p = await planPolicyClean(catalog, policy);
+    const p = await planPolicyClean(catalog, policy, Date.now(), sessions);
     if (p.kept.recent || p.kept.pinned) io.stderr(`spillway clean: kept ${p.kept.recent} blob(s) of sessions changed in the last hour, ${p.kept.pinned} pinned\n`);
     plan = p;
   } else if (values.session !== undefined) {
-    const found = catalog.findSessions(values.session);
+    const found = sessionsNamed(values.session, named);
     if (found.length === 0) {
       io.stderr(human`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
       return 1;
     }
     if (found.length > 1) throw new UsageError(`'${values.session}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
-    plan = await catalog.planClean({ kind: 'session', sessionKey: found[0]!.key });
+    plan = await catalog.planClean({ kind: 'session', sessionKey: found[0]!.key }, sessions);
   } else {
-    plan = await catalog.planClean({ kind: 'retention', olderThanMs, maxTotalBytes });
+    plan = await catalog.planClean({ kind: 'retention', olderThanMs, maxTotalBytes }, sessions);
   }
   const execute = values.yes === true && values['dry-run'] !== true;
   const result = execute ? await catalog.executeClean(plan) : undefined;

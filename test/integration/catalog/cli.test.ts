@@ -179,6 +179,9 @@ describe('spillway clean', () => {
     expect(await fsp.readFile(path.join(sessionDir, 'spillway.jsonl'), 'utf8')).toBe('');
     const after = JSON.parse((await runCli(['list', '--json'], fx.env)).stdout) as ListJson;
     expect(after.sessions.find((s) => s.id === fx.spillway.sessionId)).toBeUndefined();
+    // clean does not rewrite the index: its stamps send the next scan to the changed sessions, and it agrees with no index at all.
+    const cold = JSON.parse((await runCli(['list', '--json'], { ...fx.env, XDG_CACHE_HOME: path.join(fx.home, '.cache-cold') })).stdout) as ListJson;
+    expect(after).toEqual(cold);
   });
 
   it('retention: --max-total deletes oldest first until under the size; never the symlink target', async () => {
