@@ -3,9 +3,10 @@
 // removed once nothing is left in them but an empty manifest. Never a root,
 // never outside one, never through a symlink; rmdir refuses a folder that
 // filled up meanwhile.
-import { lstatSync, readdirSync, readFileSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync, readSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../spill/manifest';
+import { openRegularFileSync } from '../spill/regular-file';
 import { pauser } from './pause';
 
 const BLOB_ONLY_FOLDER = /^(tool-results|.+-blobs)$/;
@@ -34,7 +35,7 @@ export async function removeEmptiedBlobFolders(deleted: readonly string[], roots
       if (entries.length) {
         const manifest = path.join(dir, MANIFEST_NAME);
         // Only a manifest with no records left (a clean rewrote it so): anything else may be a writer's.
-        if (!lstatSync(manifest).isFile() || readFileSync(manifest, 'utf8').trim() !== '') continue;
+        if (!isBlankFile(manifest)) continue;
         unlinkSync(manifest);
       }
       rmdirSync(dir);
@@ -61,6 +62,18 @@ function safeBelowRoot(dir: string, roots: readonly string[], realRoots: Map<str
     }
   }
   return false;
+}
+
+/** A regular file (opened never through a symlink, never blocking on a FIFO) holding at most whitespace; a large one is not read. */
+function isBlankFile(file: string): boolean {
+  const { fd, size } = openRegularFileSync(file);
+  try {
+    if (size > 4096) return false;
+    const bytes = Buffer.alloc(size);
+    return readSync(fd, bytes, 0, size, 0) === size && bytes.toString('utf8').trim() === '';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function realpathQuiet(p: string): string | undefined {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -60,5 +61,15 @@ describe('removing emptied blob-only folders', () => {
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  it('leaves a folder whose manifest is a FIFO (without waiting on it) or a large file', async () => {
+    const fifo = dir('f', 'tool-results');
+    execFileSync('mkfifo', [path.join(fifo, MANIFEST_NAME)]);
+    const large = dir('g', 'x-blobs');
+    fs.writeFileSync(path.join(large, MANIFEST_NAME), ' '.repeat(1 << 20));
+    const removed = await removeEmptiedBlobFolders([path.join(fifo, 'b1.txt'), path.join(large, 'b1.txt')], [root]);
+    expect(removed).toEqual([]);
+    expect(fs.existsSync(path.join(fifo, MANIFEST_NAME)) && fs.existsSync(path.join(large, MANIFEST_NAME))).toBe(true);
   });
 });
