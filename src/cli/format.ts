@@ -1,9 +1,9 @@
 // Shared helpers of the catalog commands: argument parsing with clear
 // errors, human sizes and durations, and the catalog a command reads.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Catalog } from '../catalog/catalog';
+import { Catalog, sessionsNamed } from '../catalog/catalog';
 import { defaultCacheDir } from '../catalog/index-file';
-import { SOURCE_NAMES, type SourceName } from '../catalog/types';
+import { SOURCE_NAMES, type SessionInfo, type SourceName } from '../catalog/types';
 import { UsageError, type CliIO } from './io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -39,6 +39,20 @@ export function newCatalog(values: RootFlagValues, io: CliIO): Catalog {
     return name as SourceName;
   });
   return new Catalog({ roots: values.root, useDefaultRoots: !values['no-default-roots'], sources, env: io.env, cacheDir: defaultCacheDir(io.env) });
+}
+
+/**
+ * The one session among `candidates` that `name` names (see sessionsNamed);
+ * undefined once stderr says none does. Several are a usage error listing them.
+ */
+export function sessionNamed(command: string, name: string, candidates: readonly SessionInfo[], io: CliIO): SessionInfo | undefined {
+  const found = sessionsNamed(name, candidates);
+  if (found.length === 0) {
+    io.stderr(human`spillway ${command}: no session '${name}' (see \`spillway list\`)\n`);
+    return undefined;
+  }
+  if (found.length > 1) throw new UsageError(`'${name}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
+  return found[0];
 }
 
 /** The scan's problems (unreadable roots and folders), to stderr. */

@@ -1,8 +1,8 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, table } from '../format';
+import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, sessionNamed, table } from '../format';
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
-import { mayName, sessionsNamed } from '../../catalog/catalog';
+import { mayName } from '../../catalog/catalog';
 import type { CleanableSession, CleanPlan, SessionInfo } from '../../catalog/types';
 
 export const CLEAN_USAGE =
@@ -56,13 +56,9 @@ export const cleanCommand: CliCommand = async (argv, io) => {
     if (p.kept.recent || p.kept.pinned) io.stderr(`spillway clean: kept ${p.kept.recent} blob(s) of sessions changed in the last hour, ${p.kept.pinned} pinned\n`);
     plan = p;
   } else if (values.session !== undefined) {
-    const found = sessionsNamed(values.session, named);
-    if (found.length === 0) {
-      io.stderr(human`spillway clean: no session '${values.session}' (see \`spillway list\`)\n`);
-      return 1;
-    }
-    if (found.length > 1) throw new UsageError(`'${values.session}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
-    plan = await catalog.planClean({ kind: 'session', sessionKey: found[0]!.key }, sessions);
+    const found = sessionNamed('clean', values.session, named, io);
+    if (!found) return 1;
+    plan = await catalog.planClean({ kind: 'session', sessionKey: found.key }, sessions);
   } else {
     plan = await catalog.planClean({ kind: 'retention', olderThanMs, maxTotalBytes }, sessions);
   }

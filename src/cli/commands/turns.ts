@@ -1,8 +1,8 @@
 // `spillway turns SESSION_ID`: per-API-call prompt tokens, deltas, compactions, spills, and the tokens saved.
-import { mayName, sessionsNamed } from '../../catalog/catalog';
+import { mayName } from '../../catalog/catalog';
 import type { SessionInfo, TurnSeries } from '../../catalog/types';
 import { UsageError, type CliCommand } from '../io';
-import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, table } from '../format';
+import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, sessionNamed, table } from '../format';
 
 export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]';
 
@@ -25,15 +25,9 @@ export const turnsCommand: CliCommand = async (argv, io) => {
     await listing.forEach((s) => {
       if (mayName(name, s)) candidates.push(s);
     });
-    const found = sessionsNamed(name, candidates);
-    if (found.length === 0) {
-      io.stderr(human`spillway turns: no session '${name}' (see \`spillway list\`)\n`);
-      return 1;
-    }
-    if (found.length > 1) {
-      throw new UsageError(`'${name}' matches ${found.length} sessions; give a full id or key:\n${found.map((s) => `  ${s.key}`).join('\n')}`);
-    }
-    session = found[0]!;
+    const found = sessionNamed('turns', name, candidates, io);
+    if (!found) return 1;
+    session = found;
     series = await listing.turns(session);
   } finally {
     await listing.close();
