@@ -407,7 +407,7 @@ export class Catalog {
     return { dispose: () => this.listeners.delete(listener) };
   }
 
-  /** Start watching the existing roots (chokidar); resolves once the watchers are ready. */
+  /** Start watching the existing roots (a watcher per folder, see watcher.ts); resolves once the watchers are ready. */
   async watch(): Promise<void> {
     if (this.watcher || this.disposed) return;
     const roots = this.roots.filter((r) => r.exists);
@@ -418,7 +418,7 @@ export class Catalog {
       onError: (message) => this.reportOnce(message),
     });
     await this.watcher.ready();
-    // chokidar does not notice a root created later: look for missing roots now and then.
+    // A root created later has no folder watched above it: look for missing roots now and then.
     if (this.roots.some((r) => !r.exists)) {
       this.rootPoll = setInterval(() => void this.adoptNewRoots(), this.options.rootPollMs ?? 5000);
       this.rootPoll.unref();
@@ -798,7 +798,7 @@ export class Catalog {
       const print = before && fingerprint(before.info);
       await this.describe(claim);
       const after = this.records.get(key);
-      // Only real changes are announced (chokidar also reports touches and late adds).
+      // Only real changes are announced (the watcher also reports touches and late adds).
       if (after && fingerprint(after.info) !== print) this.pending.changed.add(key);
       else if (!after && before) this.pending.removed.add(key);
     }

@@ -1,4 +1,4 @@
-// Real chokidar over real folders: new, changed and deleted blobs update only
+// Real folder watchers over real folders: new, changed and deleted blobs update only
 // their session; bursts are coalesced; appended transcripts are read on.
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
@@ -111,6 +111,62 @@ describe('live catalog', () => {
     const size = (await fsp.stat(blob)).size;
     await waitFor(() => catalog.blob(blob)?.bytes === size);
     expect(catalog.session(key)!.blobs.some((b) => b.path === blob)).toBe(true);
+  });
+});
+
+/** Inotify watches this process holds (Linux: each inotify descriptor lists its watches in fdinfo). */
+async function inotifyWatches(): Promise<number> {
+  let n = 0;
+  for (const fd of await fsp.readdir('/proc/self/fdinfo')) {
+    const info = await fsp.readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+    n += info.split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+  }
+  return n;
+}
+
+describe('live catalog: folders, not files', () => {
+  it.runIf(process.platform === 'linux')('watches each folder once and none of the files in it', async () => {
+    const root = path.join(dir, 'many-files');
+    const session = path.join(root, 'session-0123456789ab');
+    await fsp.mkdir(path.join(session, 'sub'), { recursive: true });
+    await Promise.all(Array.from({ length: 300 }, (_, i) => fsp.writeFile(path.join(session, `${(0xa000 + i).toString(16)}-out.txt`), `${i}\n`)));
+    const c = new Catalog({ env: fx.env, useDefaultRoots: false, roots: [root] });
+    await c.scan();
+    const before = await inotifyWatches();
+    await c.watch();
+    // The root, the session folder and its sub-folder: three, whatever the number of files.
+    expect((await inotifyWatches()) - before).toBe(3);
+    await c.dispose();
+    expect(await inotifyWatches()).toBe(before);
+  });
+
+  it('a session folder made after watching started is watched: later blobs in it show, also after it is removed and made again', async () => {
+    const sessionId = '7c0ffee0-0000-4000-8000-00000000beef';
+    const sessionDir = path.join(path.dirname(fx.claude.sessionDir), sessionId);
+    const toolResults = path.join(sessionDir, 'tool-results');
+    const blob = (name: string) => path.join(toolResults, `toolu_${name}.txt`);
+    const blobsOf = () => catalog.findSessions(sessionId)[0]?.blobs.map((b) => path.basename(b.path)).sort() ?? [];
+    const until = async (test: () => boolean, what: string) => {
+      for (const deadline = Date.now() + 10_000; !test(); await new Promise((r) => setTimeout(r, 25))) {
+        if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+      }
+    };
+    await fsp.mkdir(toolResults, { recursive: true });
+    await fsp.writeFile(blob('first'), 'first\n');
+    await until(() => blobsOf().length === 1, 'the new session');
+    // Written well after its folder appeared: seen only if that folder is watched.
+    await new Promise((r) => setTimeout(r, 400));
+    await fsp.writeFile(blob('second'), 'second\n');
+    await until(() => blobsOf().length === 2, 'a second blob in the new folder');
+    expect(blobsOf()).toEqual(['toolu_first.txt', 'toolu_second.txt']);
+
+    await fsp.rm(toolResults, { recursive: true });
+    await until(() => blobsOf().length === 0, 'the removed folder');
+    await fsp.mkdir(toolResults);
+    await new Promise((r) => setTimeout(r, 400));
+    await fsp.writeFile(blob('third'), 'third\n');
+    await until(() => blobsOf().length === 1, 'a blob in the folder made again');
+    expect(blobsOf()).toEqual(['toolu_third.txt']);
   });
 });
 
