@@ -42,6 +42,7 @@ export interface CodeServerOptions {
 
 export interface CodeServer {
   url: string;
+  pid: number | undefined;
   stop(): Promise<void>;
   output(): string;
 }
@@ -94,6 +95,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
   }
   return {
     url,
+    pid: child.pid,
     output: () => out,
     stop: () =>
       new Promise((resolve) => {
