@@ -2,7 +2,8 @@
 // code-server, driven by headless Chromium, on the Claude Code corpus of
 // 5,000 sessions x 20 blobs with the index the CLI wrote (warm) and with
 // none (cold), beside a readdirSync+lstatSync walk of the same tree in the
-// same run. Per run (a fresh code-server and window each time):
+// same run. Per run (a fresh code-server and window each time, clicked
+// 15 s after the workbench loads, and once more clicked at once):
 // - on screen: from the click on Spillway's icon to the first session row;
 // - the extension's own log: first populated tree after activation, and the
 //   scan that checks it;
@@ -47,6 +48,8 @@ const env = { ...inherited, HOME: home, CLAUDE_CONFIG_DIR: corpus, XDG_CACHE_HOM
 const extensionsDir = path.join(tmp, 'extensions');
 installVsix({ node: setup.node24, entry: setup.codeServer, extensionsDir, userDataDir: path.join(tmp, 'install'), env }, vsix);
 
+/** How long the workbench is left alone after it loads before Spillway's icon is clicked (the third series clicks at once). */
+const IDLE_MS = 15_000;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Resident memory (MB) of the extension host processes below `pid`. */
@@ -67,7 +70,7 @@ function extensionHostRss(pid) {
   return total;
 }
 
-async function once(label, shoot) {
+async function once(label, { idleMs = 0, shoot = false } = {}) {
   const userDataDir = path.join(tmp, `user-${label}`);
   const folder = path.join(tmp, 'workspace');
   fs.mkdirSync(folder, { recursive: true });
@@ -100,6 +103,8 @@ async function once(label, shoot) {
     await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
     await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
     await page.emulateMedia({ colorScheme: 'light' });
+    // Clicked at once, the extension host is still busy activating the built-in extensions.
+    await new Promise((r) => setTimeout(r, idleMs));
     const t0 = Date.now();
     await wb.openSpillway();
     await wb.pane('Spills').locator('.monaco-list-row[aria-label*="session "]').first().waitFor({ state: 'visible', timeout: 120_000 });
@@ -152,15 +157,18 @@ try {
   const cold = [];
   for (let i = 0; i < runs; i++) {
     fs.rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
-    cold.push(await once(`cold-${i}`, i === 0));
+    cold.push(await once(`cold-${i}`, { idleMs: IDLE_MS, shoot: i === 0 }));
   }
   report('cold (no index)', cold);
   // The index as `spillway list` leaves it: the extension reads the same file.
   execFileSync(process.execPath, [CLI, 'list', '--json'], { env, stdio: 'ignore' });
   const warm = [];
-  for (let i = 0; i < runs; i++) warm.push(await once(`warm-${i}`, i === 0));
+  for (let i = 0; i < runs; i++) warm.push(await once(`warm-${i}`, { idleMs: IDLE_MS, shoot: i === 0 }));
   const populated = report('warm (the CLI\'s index)', warm);
-  if (!warm.every((r) => r.fromIndex)) throw new Error('the extension did not show the index the CLI wrote');
+  const busy = [];
+  for (let i = 0; i < runs; i++) busy.push(await once(`warm-at-once-${i}`));
+  report('warm, clicked at once', busy);
+  if (![...warm, ...busy].every((r) => r.fromIndex)) throw new Error('the extension did not show the index the CLI wrote');
   console.log(`goal: first populated tree from a warm index <= 1,000 ms after activation: ${populated <= 1000 ? 'met' : 'not met'} (${populated} ms)`);
   console.log(`screenshots: ${path.relative(repo, shots)}/`);
 } finally {
