@@ -116,7 +116,8 @@ export class CatalogWatcher {
 
   private failed(dir: string, err: unknown): void {
     const code = (err as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
-    if (code === 'ENOENT' || this.reportedCodes.has(code)) return;
+    // Gone, or unreadable (which the scan already reports as it walks): nothing more to say.
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || this.reportedCodes.has(code)) return;
     this.reportedCodes.add(code);
     const why = code === 'ENOSPC' ? ': the system limit on watched folders is reached (fs.inotify.max_user_watches); folders past it are not live' : '';
     this.options.onError(`cannot watch ${dir} (${code})${why}`);

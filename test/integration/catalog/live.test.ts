@@ -170,6 +170,34 @@ describe('live catalog: folders, not files', () => {
   });
 });
 
+describe('live catalog: a watched folder swapped for a symlink', () => {
+  it('never lists what is written behind the symlink, and goes on with the folder put back', async () => {
+    const key = claudeKey();
+    const outside = path.join(dir, 'outside-target');
+    await fsp.mkdir(outside);
+    const moved = `${fx.claude.toolResults}.moved`;
+    // The watched folder goes away and a symlink to a folder outside the roots takes its name.
+    await fsp.rename(fx.claude.toolResults, moved);
+    await fsp.symlink(outside, fx.claude.toolResults);
+    await waitFor(() => catalog.session(key) === undefined || catalog.session(key)!.blobs.length === 0, 0);
+    // Written through the link and in the moved folder (whose watcher, if kept, would still report it under the old name).
+    await fsp.writeFile(path.join(outside, 'toolu_01OutsideLLLLLLLLLLLLLLLLL.txt'), 'outside\n');
+    await fsp.writeFile(path.join(moved, 'toolu_01MovedMMMMMMMMMMMMMMMMMMM.txt'), 'moved\n');
+    await new Promise((r) => setTimeout(r, 800));
+    const listed = () => catalog.sessions().flatMap((s) => s.blobs.map((b) => b.path));
+    expect(listed().filter((p) => p.includes('Outside') || p.includes('Moved') || p.startsWith(outside))).toEqual([]);
+    // Put back: the folder is watched again, and a blob written in it later shows.
+    await fsp.rm(fx.claude.toolResults);
+    await fsp.rename(moved, fx.claude.toolResults);
+    await waitFor(() => (catalog.session(key)?.blobs.length ?? 0) > 0);
+    await new Promise((r) => setTimeout(r, 400));
+    const later = path.join(fx.claude.toolResults, 'toolu_01LaterNNNNNNNNNNNNNNNNNNNN.txt');
+    await fsp.writeFile(later, 'later\n');
+    await waitFor(() => catalog.blob(later) !== undefined);
+    expect(listed().filter((p) => p.startsWith(outside))).toEqual([]);
+  });
+});
+
 describe('a root that appears later', () => {
   it('is walked and watched once it exists', async () => {
     const later = path.join(dir, 'later-root');
