@@ -4,8 +4,9 @@
 // beside a readdirSync+lstatSync walk of the same tree, in-process (the
 // extension host is already running), in the same run. Each figure is a
 // fresh process's first load (median of 3). From a warm index the tree is
-// populated by showIndexed() and the scan checks it afterwards; both are
-// timed. Goal: first populated tree from a warm index <= 1 s.
+// populated by showIndexed() (the newest sessions, then the rest) and the
+// scan checks it afterwards; all three are timed. Goal: first populated tree
+// from a warm index <= 1 s (bench/extension-tree.mjs times it in VS Code).
 // `node bench/catalog-warm-load.mjs` (after `npm run build`).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,12 +27,15 @@ if (mode === 'walk' || mode === 'load') {
   } else {
     const catalog = new lib.Catalog({ roots: [root], useDefaultRoots: false, cacheDir });
     const blobs = () => catalog.sessions().reduce((n, s) => n + s.blobs.length, 0);
+    // The index's newest sessions come first, the rest after them (each with an event), then the scan checks them.
+    let allShown;
+    catalog.onDidChange(() => (allShown = ms(now() - t)));
     const shown = (await catalog.showIndexed()) && blobs() > 0 ? ms(now() - t) : undefined;
     await catalog.scan();
     if (blobs() === 0) throw new Error('no blobs found');
     const scanned = ms(now() - t);
     await catalog.dispose();
-    console.log(shown ?? scanned, scanned);
+    console.log(shown ?? scanned, (shown && allShown) ?? scanned, scanned);
   }
 } else {
   const corpus = await claudeCorpus('scale-100k', 5000, 20);
@@ -42,10 +46,10 @@ if (mode === 'walk' || mode === 'load') {
     if (r.status !== 0) throw new Error(r.stderr);
     return r.stdout.trim().split(' ').map(Number);
   };
-  /** Medians of [first populated, scanned]. */
+  /** Medians of [first populated, everything shown, scanned]. */
   const median = (what, before) => {
     const runs = [0, 1, 2].map(() => (before?.(), once(what)));
-    return [0, 1].map((i) => runs.map((r) => r[i]).sort((a, b) => a - b)[1]);
+    return [0, 1, 2].map((i) => runs.map((r) => r[i]).sort((a, b) => a - b)[1]);
   };
   const dropIndex = () => rmSync(cache, { recursive: true, force: true });
   console.log('100k blobs: 5000 Claude Code sessions x 20 blobs, in-process load (median of 3 fresh processes)');
@@ -54,8 +58,9 @@ if (mode === 'walk' || mode === 'load') {
   const warm = median('load');
   const [walkMs] = walk;
   console.log(`readdirSync+lstatSync walk                ${walkMs.toFixed(0)} ms`);
-  console.log(`cold, first populated = scanned           ${cold[1].toFixed(0)} ms (${(cold[1] / walkMs).toFixed(2)}x the walk)`);
+  console.log(`cold, first populated = scanned           ${cold[2].toFixed(0)} ms (${(cold[2] / walkMs).toFixed(2)}x the walk)`);
   console.log(`warm index, first populated (shown)       ${warm[0].toFixed(0)} ms (${(warm[0] / walkMs).toFixed(2)}x the walk; goal <= 1,000 ms)`);
-  console.log(`warm index, scan done (checked)           ${warm[1].toFixed(0)} ms (${(warm[1] / walkMs).toFixed(2)}x the walk)`);
+  console.log(`warm index, every session shown           ${warm[1].toFixed(0)} ms (${(warm[1] / walkMs).toFixed(2)}x the walk)`);
+  console.log(`warm index, scan done (checked)           ${warm[2].toFixed(0)} ms (${(warm[2] / walkMs).toFixed(2)}x the walk)`);
   rmSync(cache, { recursive: true, force: true });
 }

@@ -52,6 +52,8 @@ const USER_ROOT_DEPTH = 6;
  * about 220 MB instead of 260-290 MB): each session in flight holds its parsed transcript.
  */
 const DESCRIBE_CONCURRENCY = 4;
+/** Sessions showIndexed() shows before it reads the rest of the index: more than a side bar's height of rows. */
+const FIRST_SHOWN = 200;
 
 interface SessionRecord {
   claim: SessionClaim;
@@ -125,6 +127,8 @@ export class Catalog {
   private readonly indexFile: string | undefined;
   /** The index already read (by showIndexed() or scanAndGrep()): the next scan checks it instead of reading it again. */
   private loadedIndex: LoadedIndex | undefined;
+  /** showIndexed() reading the rest of the index after the newest sessions. */
+  private indexLoading: Promise<void> | undefined;
   /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
   private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
   private indexSave: NodeJS.Timeout | undefined;
@@ -158,6 +162,7 @@ export class Catalog {
    * the index stored them are not described again, and the index is updated.
    */
   async scan(options: ScanOptions = {}): Promise<void> {
+    await this.indexLoading;
     const index = this.loadedIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
@@ -281,7 +286,7 @@ export class Catalog {
     let lines: Pick<IndexReader, 'entry'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
       // Something changed: the unchanged sessions' lines join the new index as they were.
-      for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at)) };
+      for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at), old!.updatedOf(s.line.at)) };
       try {
         await writer.commit({ blobFolders: [...settled.blobFolders], ...this.walked });
       } catch (err) {
@@ -350,13 +355,37 @@ export class Catalog {
    */
   async showIndexed(): Promise<boolean> {
     if (!this.indexFile) return false;
-    const index = await loadIndex(this.indexFile, claimKey);
-    this.loadedIndex = index;
-    const stored = index.entries;
-    for (const entry of fallbacksLast([...stored.values()], (e) => e.claim)) this.install(entry.claim, entry, undefined);
-    this.pending.full = true;
-    this.flushSoon(0);
-    return stored.size > 0;
+    const shown = new Set<IndexedClaim>();
+    const showAll = (entries: Iterable<IndexedClaim>): void => {
+      if (this.disposed) return;
+      for (const entry of entries) {
+        if (shown.has(entry)) continue;
+        shown.add(entry);
+        this.install(entry.claim, entry, undefined);
+      }
+      this.pending.full = true;
+      this.flushSoon(0);
+    };
+    let firstShown!: (shown: boolean) => void;
+    const first = new Promise<boolean>((resolve) => (firstShown = resolve));
+    // The newest sessions first: the top of a tree of thousands shows before the rest is read (scan() waits for it).
+    this.indexLoading = loadIndex(this.indexFile, claimKey, {
+      count: FIRST_SHOWN,
+      show: (entries) => {
+        if (entries.length === 0) return;
+        showAll(entries);
+        firstShown(true);
+      },
+    }).then((index) => {
+      this.loadedIndex = index;
+      showAll(fallbacksLast([...index.entries.values()], (e) => e.claim));
+      firstShown(index.entries.size > 0);
+    }, (err: unknown) => {
+      // Unreadable midway: what is shown stays until scan() (which reads the index again) checks it.
+      firstShown(shown.size > 0);
+      this.logger.debug?.(`index not read: ${(err as Error).message}`);
+    });
+    return first;
   }
 
   /** What the last scan reused and described. */

@@ -124,6 +124,8 @@ interface Trailer {
   listings: Array<[string, string, string[], string[]]>;
   claims: SessionClaim[];
   lengths: number[];
+  /** Each line's session's last update (its newest blob's mtime, ms): the newest can be read first. Optional (0 when absent). */
+  updated?: number[];
 }
 
 /** Trailers bigger than this are not trusted (tens of thousands of sessions stay far below). */
@@ -171,6 +173,7 @@ abstract class IndexLines {
   protected readonly lineClaims: SessionClaim[] = [];
   protected readonly offsets: number[] = [];
   protected readonly lengths: number[] = [];
+  protected readonly lineUpdated: number[] = [];
   private scratch = Buffer.allocUnsafe(0);
 
   protected constructor(protected readonly fd: number) {}
@@ -182,6 +185,11 @@ abstract class IndexLines {
     } catch {
       return undefined;
     }
+  }
+
+  /** Entry `i`'s session's last update, as the trailer records it (0 when it does not). */
+  updatedOf(i: number): number {
+    return this.lineUpdated[i] ?? 0;
   }
 
   /** Entry `i`'s line, in a buffer reused by the next read. */
@@ -202,13 +210,25 @@ export class IndexReader extends IndexLines {
   private constructor(fd: number, trailer: Trailer, readonly header: IndexHeader) {
     super(fd);
     let offset = 0;
+    const { updated } = trailer;
+    const ordered = (this.ordered = Array.isArray(updated) && updated.length === trailer.lengths.length && updated.every((n) => typeof n === 'number' && Number.isFinite(n)));
     // Element by element: push(...lengths) overflows the call's arguments past some 130,000 sessions.
     trailer.lengths.forEach((length, i) => {
       this.offsets.push(offset);
       this.lengths.push(length);
       this.lineClaims.push(trailer.claims[i]!);
+      this.lineUpdated.push(ordered ? updated[i]! : 0);
       offset += length;
     });
+  }
+
+  /** Whether the trailer records each session's last update. */
+  private readonly ordered: boolean;
+
+  /** Line numbers, the most recently updated session first; undefined when the trailer does not record updates (an older index). */
+  newestFirst(): number[] | undefined {
+    if (!this.ordered) return undefined;
+    return this.lineUpdated.map((_, i) => i).sort((a, b) => this.lineUpdated[b]! - this.lineUpdated[a]! || a - b);
   }
 
   /** The claims, in the order of their lines. */
@@ -252,7 +272,7 @@ export class IndexReader extends IndexLines {
   }
 
   /** Every entry in order, read in large pieces; stops (returns false) at a malformed one. */
-  async forEach(visit: (entry: IndexedClaim) => void): Promise<boolean> {
+  async forEach(visit: (entry: IndexedClaim, line: number) => void): Promise<boolean> {
     const piece = 4 << 20;
     // One buffer for every piece (lines are decoded out of it): a new one each time costs a page fault per 4 KB.
     let buffer = Buffer.allocUnsafe(0);
@@ -266,7 +286,7 @@ export class IndexReader extends IndexLines {
       for (; i < j; i++) {
         const entry = parseEntry(buffer.subarray(this.offsets[i]! - from, this.offsets[i]! - from + this.lengths[i]!), this.claims[i]!);
         if (!entry) return false;
-        visit(entry);
+        visit(entry, i);
       }
       // The extension host reads it too: other work gets a turn between pieces.
       await new Promise((resolve) => setImmediate(resolve));
@@ -302,13 +322,40 @@ function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined
 }
 
 /** The stored sessions and listings; empty when the file is missing, corrupt or of another version. */
-export async function loadIndex(file: string, keyOf: (claim: SessionClaim) => string): Promise<LoadedIndex> {
+/**
+ * Every entry of an index file, by key. With `first`, the `first.count` most
+ * recently updated sessions (fallback ones excepted: they yield blobs to the
+ * others) are read first and handed to `first.show`, then the rest: the top
+ * of a tree can be shown before the whole index is read.
+ */
+export async function loadIndex(
+  file: string,
+  keyOf: (claim: SessionClaim) => string,
+  first?: { count: number; show: (entries: IndexedClaim[]) => void },
+): Promise<LoadedIndex> {
   const reader = IndexReader.open(file);
   if (!reader) return EMPTY_INDEX();
   try {
     const entries = new Map<string, IndexedClaim>();
+    const early = new Set<number>();
+    // A small index is read at once.
+    const newest = first && reader.size > first.count ? reader.newestFirst() : undefined;
+    if (first && newest) {
+      const shown: IndexedClaim[] = [];
+      for (const line of newest) {
+        if (shown.length >= first.count) break;
+        if (reader.claims[line]!.fallback) continue;
+        const entry = reader.entry(line);
+        if (!entry) return EMPTY_INDEX();
+        early.add(line);
+        shown.push(entry);
+        entries.set(keyOf(entry.claim), entry);
+      }
+      first.show(shown);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
-    if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry)))) return EMPTY_INDEX();
+    if (!(await reader.forEach((entry, line) => early.has(line) || entries.set(keyOf(entry.claim), entry)))) return EMPTY_INDEX();
     return { entries, listings: reader.header.listings as Map<string, StoredListing>, walkedAt: reader.header.walkedAt };
   } finally {
     reader.close();
@@ -352,13 +399,14 @@ export class IndexWriter extends IndexLines {
 
   /** Add a session's entry; returns its number. */
   add(entry: IndexedClaim): number {
-    return this.addLine(entry.claim, encodeEntry(entry));
+    return this.addLine(entry.claim, encodeEntry(entry), lastUpdate(entry));
   }
 
-  /** Add a line as another index stored it (with its '\n'); returns its number. */
-  addLine(claim: SessionClaim, line: string | Buffer): number {
+  /** Add a line as another index stored it (with its '\n', and its session's last update); returns its number. */
+  addLine(claim: SessionClaim, line: string | Buffer, updated: number): number {
     const length = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
     this.lineClaims.push(claim);
+    this.lineUpdated.push(updated);
     this.offsets.push(this.written + this.pendingBytes);
     this.lengths.push(length);
     this.pending.push(line);
@@ -377,7 +425,7 @@ export class IndexWriter extends IndexLines {
   /** Write the trailer and rename the file into place (it stays open for reading; a failed rename leaves it readable, a failed write throws IndexWriteError). */
   async commit(header: IndexHeader): Promise<void> {
     const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
-    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths };
+    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths, updated: this.lineUpdated };
     this.pending.push(JSON.stringify(trailer) + '\n');
     this.flush();
     await fsp.rename(this.temp, this.file);
@@ -430,6 +478,13 @@ export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, e
   } finally {
     await writer.close();
   }
+}
+
+/** A session's last update as the catalog shows it: its newest blob's mtime (0 without blobs). */
+function lastUpdate(entry: IndexedClaim): number {
+  let newest = 0;
+  for (const blob of entry.described?.blobs ?? []) newest = Math.max(newest, blob.mtimeMs);
+  return newest;
 }
 
 /** One session's line: the claim is in the trailer, the blobs in rows. */

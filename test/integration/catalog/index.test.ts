@@ -114,6 +114,36 @@ describe('persistent index', () => {
     await fsp.rm(added);
   });
 
+  it('of a large index, shows the newest sessions first, then all of them before the scan checks them', async () => {
+    const root = path.join(dir, 'many-sessions');
+    const count = 260;
+    const blobs: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const toolResults = path.join(root, 'projects', '-p', `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, 'tool-results');
+      await fsp.mkdir(toolResults, { recursive: true });
+      blobs.push(path.join(toolResults, `toolu_${i}.txt`));
+      await fsp.writeFile(blobs[i]!, `output ${i}\n`);
+    }
+    await backdate(root, 2 * 86_400);
+    // Updates in an order unlike the folders' (and so the index lines').
+    const base = Date.now() / 1000 - 86_400;
+    for (const [i, blob] of blobs.entries()) await fsp.utimes(blob, base + ((i * 37) % count) * 60, base + ((i * 37) % count) * 60);
+    const options = { env: fx.env, useDefaultRoots: false, roots: [root], cacheDir };
+    const cold = new Catalog(options);
+    await cold.scan();
+    await cold.dispose();
+    const newest = cold.sessions().slice(0, 200).map((s) => s.key);
+
+    const catalog = new Catalog(options);
+    expect(await catalog.showIndexed()).toBe(true);
+    expect(new Set(catalog.sessions().map((s) => s.key))).toEqual(new Set(newest));
+    await catalog.scan();
+    expect(catalog.sessions().map((s) => s.key)).toEqual(cold.sessions().map((s) => s.key));
+    expect(catalog.scanStats()).toMatchObject({ indexLoaded: true, described: 0 });
+    await catalog.dispose();
+    await fsp.rm(root, { recursive: true });
+  });
+
   it('shows nothing from a missing index, and the scan fills the catalog', async () => {
     const catalog = new Catalog({ env: fx.env, roots: fx.userRoots, cacheDir });
     expect(await catalog.showIndexed()).toBe(false);

@@ -51,6 +51,43 @@ describe('index file', () => {
     reader.close();
   });
 
+  it('records each session\'s last update: the newest can be read first, and a copied line keeps it', async () => {
+    // Line n's newest blob is 1_700_000_000_000 + blobs - 1: 5 is the newest, then 0; none has no update.
+    const entries = [entry(0, 4), entry(1, 0), entry(2, 2), entry(3, 1), entry(4, 3), entry(5, 9)];
+    await saveIndex(file, entries, header);
+    const reader = IndexReader.open(file)!;
+    expect(reader.newestFirst()).toEqual([5, 0, 4, 2, 3, 1]);
+    // Another index made from this one's lines (a warm scan) keeps the order.
+    const copy = await IndexWriter.open(path.join(dir, 'cache', 'catalog-copy.jsonl'));
+    for (const line of [3, 5, 0]) copy.addLine(reader.claims[line]!, reader.line(line), reader.updatedOf(line));
+    await copy.commit(header);
+    await copy.close();
+    const copied = IndexReader.open(path.join(dir, 'cache', 'catalog-copy.jsonl'))!;
+    expect(copied.newestFirst()).toEqual([1, 2, 0]);
+    copied.close();
+    reader.close();
+  });
+
+  it('loads the newest sessions first when asked, then the rest; an index that records no updates is read in one go', async () => {
+    const entries = Array.from({ length: 12 }, (_, n) => entry(n, 1 + ((n * 7) % 12)));
+    await saveIndex(file, entries, header);
+    const seen: string[][] = [];
+    const index = await loadIndex(file, claimKey, { count: 3, show: (first) => seen.push(first.map((e) => e.described!.session.id)) });
+    // The three with the most blobs have the newest: 5 (12 blobs), 10 (11), 3 (10).
+    expect(seen).toEqual([['id-5', 'id-10', 'id-3']]);
+    expect(index.entries.size).toBe(12);
+    // The trailer of an older index, without the updates: nothing is shown first.
+    const text = await fsp.readFile(file, 'utf8');
+    const lines = text.split('\n');
+    const trailer = JSON.parse(lines[lines.length - 2]!) as Record<string, unknown>;
+    delete trailer.updated;
+    lines[lines.length - 2] = JSON.stringify(trailer);
+    await fsp.writeFile(file, lines.join('\n'));
+    const older = await loadIndex(file, claimKey, { count: 3, show: (first) => seen.push(first.map((e) => e.described!.session.id)) });
+    expect(seen).toHaveLength(1);
+    expect(older.entries.size).toBe(12);
+  });
+
   it('reads back what was written: each line alone, all in order, and the trailer', async () => {
     const entries = [entry(0, 3), entry(1, 0), entry(2, 700)];
     await saveIndex(file, entries, header);
