@@ -31,7 +31,7 @@ fs.mkdirSync(shots, { recursive: true });
 // inside the repository so that it finds playwright-core.
 const harnessFile = path.join(repo, '.cache', 'bench', 'harness.mjs');
 buildSync({ entryPoints: [path.join(repo, 'test', 'e2e', 'harness.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: harnessFile, logLevel: 'error' });
-const { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench } = await import(pathToFileURL(harnessFile).href);
+const { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS } = await import(pathToFileURL(harnessFile).href);
 
 const corpus = await claudeCorpus('scale-100k', 5000, 20);
 // Exactly what users install, installed the way they do.
@@ -81,20 +81,7 @@ async function once(label, { idleMs = 0, shoot = false } = {}) {
     userDataDir,
     folder,
     env,
-    settings: {
-      'security.workspace.trust.enabled': false,
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'chat.disableAIFeatures': true,
-      'extensions.autoUpdate': false,
-      'extensions.autoCheckUpdates': false,
-      'telemetry.telemetryLevel': 'off',
-      'update.mode': 'none',
-      'window.autoDetectColorScheme': true,
-      'workbench.preferredLightColorTheme': 'Default Light Modern',
-      'workbench.preferredDarkColorTheme': 'Default Dark Modern',
-    },
+    settings: WORKBENCH_SETTINGS,
   });
   const browser = await launchChromium();
   try {

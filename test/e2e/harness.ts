@@ -30,6 +30,26 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A workbench as a test sees it: no trust prompt, welcome page, tips, chat,
+ * secondary side bar or updates; light and dark follow the page's colour
+ * scheme (for screenshots in both).
+ */
+export const WORKBENCH_SETTINGS: Readonly<Record<string, unknown>> = {
+  'security.workspace.trust.enabled': false,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'window.autoDetectColorScheme': true,
+  'workbench.preferredLightColorTheme': 'Default Light Modern',
+  'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+};
+
 export interface CodeServerOptions {
   node: string;
   entry: string;

@@ -16,7 +16,7 @@ import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src
 import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
-import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, type CodeServer } from './harness';
+import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e');
@@ -125,21 +125,9 @@ beforeAll(async () => {
     ...base,
     folder,
     settings: {
-      'security.workspace.trust.enabled': false,
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'chat.disableAIFeatures': true,
-      'extensions.autoUpdate': false,
-      'extensions.autoCheckUpdates': false,
-      'telemetry.telemetryLevel': 'off',
-      'update.mode': 'none',
+      ...WORKBENCH_SETTINGS,
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
-      // Screenshots in light and dark: the workbench follows the page's colour scheme.
-      'window.autoDetectColorScheme': true,
-      'workbench.preferredLightColorTheme': 'Default Light Modern',
-      'workbench.preferredDarkColorTheme': 'Default Dark Modern',
     },
   });
   browser = await launchChromium();
