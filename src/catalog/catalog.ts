@@ -144,6 +144,9 @@ export class Catalog {
   private flushTimer: NodeJS.Timeout | undefined;
   private watcher: CatalogWatcher | undefined;
   private rootPoll: NodeJS.Timeout | undefined;
+  /** Each watched root's folder (device and inode; undefined: missing), to tell when it is removed or made again. */
+  private readonly watchedRoots = new Map<string, string | undefined>();
+  private checkingRoots = false;
   private disposed = false;
   /** Reads of blobs, refused when a folder below a root was swapped for a symlink. */
   private readonly reads: RootedReads;
@@ -447,29 +450,39 @@ export class Catalog {
       onError: (message) => this.reportOnce(message),
     });
     await this.watcher.ready();
-    // A root created later has no folder watched above it: look for missing roots now and then.
-    if (this.roots.some((r) => !r.exists)) {
-      this.rootPoll = setInterval(() => void this.adoptNewRoots(), this.options.rootPollMs ?? 5000);
-      this.rootPoll.unref();
-    }
+    for (const root of roots) this.watchedRoots.set(root.path, await folderId(root.path));
+    // A root made later, or removed and made again (its watchers are on what is gone), has no watched folder above it to tell: look now and then.
+    this.rootPoll = setInterval(() => void this.checkRoots(), this.options.rootPollMs ?? 5000);
+    this.rootPoll.unref();
   }
 
-  /** Walk and watch the roots that appeared since the last scan. */
-  private async adoptNewRoots(): Promise<void> {
-    for (const root of this.roots) {
-      if (root.exists || this.disposed || !(await isDir(root.path))) continue;
-      root.exists = true;
-      // Watch first, then walk: a file written in between is seen by one or the other.
-      await this.watcher?.add(root);
-      const result = await walk(root.path, root.depth, this.sourcesFor(root));
-      for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
-      for (const claim of result.claims) {
-        const key = await this.describe(claim);
-        if (this.records.has(key)) this.pending.changed.add(key);
+  /** Let go of the roots removed since they were watched; watch and walk the ones that appeared (or were made again). */
+  private async checkRoots(): Promise<void> {
+    if (this.checkingRoots) return;
+    this.checkingRoots = true;
+    try {
+      for (const root of this.roots) {
+        if (this.disposed) return;
+        const id = await folderId(root.path);
+        const watched = this.watchedRoots.get(root.path);
+        if (id === watched) continue;
+        if (watched !== undefined) this.watcher?.remove(root.path);
+        this.watchedRoots.set(root.path, id);
+        root.exists = id !== undefined;
+        if (!root.exists) continue;
+        // Watch first, then walk: a file written in between is seen by one or the other.
+        await this.watcher?.add(root);
+        const result = await walk(root.path, root.depth, this.sourcesFor(root));
+        for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
+        for (const claim of result.claims) {
+          const key = await this.describe(claim);
+          if (this.records.has(key)) this.pending.changed.add(key);
+        }
+        this.flushSoon(0);
       }
-      this.flushSoon(0);
+    } finally {
+      this.checkingRoots = false;
     }
-    if (this.rootPoll && this.roots.every((r) => r.exists)) clearInterval(this.rootPoll);
   }
 
   /** Stop watching and drop listeners. */
@@ -1013,6 +1026,12 @@ function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings:
 /** Fallback claims last: they list only what no regular session names (they yield a blob one names). */
 function fallbacksLast<T>(items: T[], claimOf: (item: T) => SessionClaim): T[] {
   return [...items.filter((i) => !claimOf(i).fallback), ...items.filter((i) => claimOf(i).fallback)];
+}
+
+/** Which folder is at `p` now (device and inode), undefined when none. */
+async function folderId(p: string): Promise<string | undefined> {
+  const stat = await fsp.stat(p).catch(() => undefined);
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
 }
 
 async function isDir(p: string): Promise<boolean> {

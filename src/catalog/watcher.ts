@@ -55,6 +55,11 @@ export class CatalogWatcher {
     return this.watchTree(root.path, root.depth === 0 ? 0 : root.depth + EXTRA_DEPTH);
   }
 
+  /** Stop watching a root's folders (it was removed, or is another folder now). */
+  remove(rootPath: string): void {
+    this.unwatch(rootPath);
+  }
+
   ready(): Promise<void> {
     return this.readyPromise;
   }

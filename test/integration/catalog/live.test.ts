@@ -219,4 +219,35 @@ describe('a root that appears later', () => {
     expect(seen.some((e) => e.changed.length > 0)).toBe(true);
     await c.dispose();
   });
+
+  it('is watched again when it is removed and made again', async () => {
+    const root = path.join(dir, 'remade-root');
+    const manifest = (file: string, id: string) => JSON.stringify({ v: 1, file, tool: 'Grep', toolCallId: file, bytes: 6, lines: 1, sha256: '', createdAt: '2026-03-05T00:00:00.000Z', sessionId: id }) + '\n';
+    const session = path.join(root, 'session-aaaaaaaaaaaa');
+    await fsp.mkdir(session, { recursive: true });
+    await fsp.writeFile(path.join(session, 'cc01-first.txt'), 'first\n');
+    await fsp.writeFile(path.join(session, 'spillway.jsonl'), manifest('cc01-first.txt', 'before'));
+    const c = new Catalog({ env: fx.env, useDefaultRoots: false, roots: [root], rootPollMs: 50 });
+    await c.scan();
+    await c.watch();
+    expect(c.findSessions('before')).toHaveLength(1);
+    const until = async (test: () => boolean) => {
+      while (!test()) await new Promise((r) => setTimeout(r, 25));
+    };
+    // Cleared away whole (as a user frees the disk), then the agent makes it again.
+    await fsp.rm(root, { recursive: true });
+    await until(() => c.findSessions('before').length === 0);
+    await new Promise((r) => setTimeout(r, 200));
+    const again = path.join(root, 'session-bbbbbbbbbbbb');
+    await fsp.mkdir(again, { recursive: true });
+    await fsp.writeFile(path.join(again, 'dd01-first.txt'), 'first\n');
+    await fsp.writeFile(path.join(again, 'spillway.jsonl'), manifest('dd01-first.txt', 'after'));
+    await until(() => c.findSessions('after').length === 1);
+    // Live in the new folder, not only walked once.
+    await new Promise((r) => setTimeout(r, 200));
+    await fsp.writeFile(path.join(again, 'dd02-second.txt'), 'second\n');
+    await fsp.appendFile(path.join(again, 'spillway.jsonl'), manifest('dd02-second.txt', 'after'));
+    await until(() => c.findSessions('after')[0]?.blobs.length === 2);
+    await c.dispose();
+  });
 });
