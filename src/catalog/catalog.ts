@@ -144,7 +144,7 @@ export class Catalog {
   private flushTimer: NodeJS.Timeout | undefined;
   private watcher: CatalogWatcher | undefined;
   private rootPoll: NodeJS.Timeout | undefined;
-  /** Each watched root's folder (device and inode; undefined: missing), to tell when it is removed or made again. */
+  /** Each watched root's folder (folderId; undefined: missing), to tell when it is removed or made again. */
   private readonly watchedRoots = new Map<string, string | undefined>();
   private checkingRoots = false;
   private disposed = false;
@@ -340,7 +340,7 @@ export class Catalog {
     const memo = this.indexFile ? listingMemo(stored) : undefined;
     let foldersListed = 0;
     for (const root of this.roots) {
-      root.exists = await isDir(root.path);
+      root.exists = (await folderId(root.path)) !== undefined;
       if (!root.exists) continue;
       const result = await walk(root.path, root.depth, this.sourcesFor(root), undefined, memo);
       foldersListed += result.listed;
@@ -1028,18 +1028,10 @@ function fallbacksLast<T>(items: T[], claimOf: (item: T) => SessionClaim): T[] {
   return [...items.filter((i) => !claimOf(i).fallback), ...items.filter((i) => claimOf(i).fallback)];
 }
 
-/** Which folder is at `p` now (device and inode), undefined when none. */
+/** Which folder is at `p` now (device, inode and birth time: an inode number can be reused at once), undefined when none. */
 async function folderId(p: string): Promise<string | undefined> {
   const stat = await fsp.stat(p).catch(() => undefined);
-  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
-}
-
-async function isDir(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
 }
 
 async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {

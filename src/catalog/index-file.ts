@@ -321,9 +321,9 @@ function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined
   }
 }
 
-/** The stored sessions and listings; empty when the file is missing, corrupt or of another version. */
 /**
- * Every entry of an index file, by key. With `first`, the `first.count` most
+ * The stored sessions (by key) and listings; empty when the file is missing,
+ * corrupt or of another version. With `first`, the `first.count` most
  * recently updated sessions (fallback ones excepted: they yield blobs to the
  * others) are read first and handed to `first.show`, then the rest: the top
  * of a tree can be shown before the whole index is read.
