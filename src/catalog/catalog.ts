@@ -4,7 +4,7 @@
 // there instead of being described again. Afterwards a watched change
 // refreshes only the session that owns the changed path (or claims a new folder).
 import * as path from 'node:path';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, statSync } from 'node:fs';
 import type {
   BlobInfo,
   CatalogEvent,
@@ -43,6 +43,7 @@ import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
 import { describeClaim, isInside, rootOf } from './describe';
+import { pauser } from './pause';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
 const USER_ROOT_DEPTH = 6;
@@ -186,6 +187,14 @@ export class Catalog {
       if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) reusable.add(key);
       await pace(1 + (entry?.described?.blobs.length ?? 0));
     }
+    const pause = pauser();
+    const describeAll = (fresh: SessionClaim[]): Promise<void> =>
+      forEachLimited(fresh, DESCRIBE_CONCURRENCY, async (claim) => {
+        // Describing is mostly synchronous reads: the event loop (the extension host's) gets a turn every few ms.
+        const turn = pause();
+        if (turn) await turn;
+        await this.describe(claim);
+      });
     const describeInOrder = async (fallback: boolean): Promise<void> => {
       const fresh: SessionClaim[] = [];
       for (const claim of ordered) {
@@ -199,7 +208,13 @@ export class Catalog {
         } else fresh.push(claim);
       }
       stats.described += fresh.length;
-      await forEachLimited(fresh, DESCRIBE_CONCURRENCY, (claim) => this.describe(claim));
+      if (fallback || fresh.length <= FIRST_SHOWN) return describeAll(fresh);
+      // Thousands to describe (no index): the most recently changed first, and announced once they are in place, so a tree has its top long before the scan ends.
+      const newestFirst = byRecentChange(fresh);
+      await describeAll(newestFirst.slice(0, FIRST_SHOWN));
+      this.pending.full = true;
+      this.flush();
+      await describeAll(newestFirst.slice(FIRST_SHOWN));
     };
     await describeInOrder(false);
     await describeInOrder(true);
@@ -860,21 +875,25 @@ export class Catalog {
 
   private flushSoon(delay: number): void {
     if (this.flushTimer || this.disposed) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      const { changed, removed, full } = this.pending;
-      if (changed.size === 0 && removed.size === 0 && !full) return;
-      this.pending = { changed: new Set(), removed: new Set(), full: false };
-      for (const key of removed) changed.delete(key);
-      const event: CatalogEvent = { changed: [...changed], removed: [...removed], full };
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(event);
-        } catch (err) {
-          this.logger.warn(`catalog listener failed: ${(err as Error).message}`);
-        }
+    this.flushTimer = setTimeout(() => this.flush(), delay);
+  }
+
+  /** Announce what is pending now (one event). */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const { changed, removed, full } = this.pending;
+    if (this.disposed || (changed.size === 0 && removed.size === 0 && !full)) return;
+    this.pending = { changed: new Set(), removed: new Set(), full: false };
+    for (const key of removed) changed.delete(key);
+    const event: CatalogEvent = { changed: [...changed], removed: [...removed], full };
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.logger.warn(`catalog listener failed: ${(err as Error).message}`);
       }
-    }, delay);
+    }
   }
 
   private reportOnce(message: string): void {
@@ -1026,6 +1045,23 @@ function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings:
 /** Fallback claims last: they list only what no regular session names (they yield a blob one names). */
 function fallbacksLast<T>(items: T[], claimOf: (item: T) => SessionClaim): T[] {
   return [...items.filter((i) => !claimOf(i).fallback), ...items.filter((i) => claimOf(i).fallback)];
+}
+
+/** Claims, the one whose folders changed last first (a folder's mtime moves when a blob is added to it): one stat per folder. */
+function byRecentChange(claims: SessionClaim[]): SessionClaim[] {
+  const changed = new Map<SessionClaim, number>();
+  for (const claim of claims) {
+    let newest = 0;
+    for (const folder of [claim.dir, ...claim.owns]) {
+      try {
+        newest = Math.max(newest, statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      } catch {
+        // unreadable: its description says so; it simply comes later
+      }
+    }
+    changed.set(claim, newest);
+  }
+  return [...claims].sort((a, b) => changed.get(b)! - changed.get(a)!);
 }
 
 /** Which folder is at `p` now (device, inode and birth time: an inode number can be reused at once), undefined when none. */

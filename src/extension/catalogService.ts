@@ -109,7 +109,20 @@ export class CatalogService extends Disposable {
         this.attach(catalog, false);
         show(catalog);
       }
-      await catalog.scan();
+      // No index: a long scan announces the newest sessions once it has them; they are shown while it goes on.
+      const early = shown ? undefined : catalog.onDidChange(() => {
+        if (shown || stale() || catalog.sessions().length === 0) return;
+        shown = true;
+        this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: Date.now() - t0, fromIndex: false };
+        this.log.info(`Showing the ${catalog.sessions().length} newest sessions after ${Date.now() - t0} ms while the scan goes on`);
+        this.attach(catalog, false);
+        show(catalog);
+      });
+      try {
+        await catalog.scan();
+      } finally {
+        early?.dispose();
+      }
     } catch (err) {
       this.log.error(`Scan failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       void vscode.window.showErrorMessage(`Spillway could not scan for spills: ${err instanceof Error ? err.message : String(err)}`);

@@ -114,7 +114,7 @@ describe('persistent index', () => {
     await fsp.rm(added);
   });
 
-  it('of a large index, shows the newest sessions first, then all of them before the scan checks them', async () => {
+  it('of many sessions, shows the newest first: while the first scan goes on, and from a large index before reading the rest', async () => {
     const root = path.join(dir, 'many-sessions');
     const count = 260;
     const blobs: string[] = [];
@@ -125,14 +125,23 @@ describe('persistent index', () => {
       await fsp.writeFile(blobs[i]!, `output ${i}\n`);
     }
     await backdate(root, 2 * 86_400);
-    // Updates in an order unlike the folders' (and so the index lines').
+    // Updates in an order unlike the folders' names (and so the index lines'); each blob's folder changed when it was written.
     const base = Date.now() / 1000 - 86_400;
-    for (const [i, blob] of blobs.entries()) await fsp.utimes(blob, base + ((i * 37) % count) * 60, base + ((i * 37) % count) * 60);
+    for (const [i, blob] of blobs.entries()) {
+      const when = base + ((i * 37) % count) * 60;
+      await fsp.utimes(blob, when, when);
+      await fsp.utimes(path.dirname(blob), when, when);
+    }
     const options = { env: fx.env, useDefaultRoots: false, roots: [root], cacheDir };
+    // With no index, the scan announces the 200 most recently changed sessions before it goes on with the rest.
     const cold = new Catalog(options);
+    const early: string[][] = [];
+    cold.onDidChange((e) => e.full && early.push(cold.sessions().map((s) => s.key)));
     await cold.scan();
     await cold.dispose();
+    expect(early.length).toBeGreaterThanOrEqual(1);
     const newest = cold.sessions().slice(0, 200).map((s) => s.key);
+    expect(early[0]).toEqual(newest);
 
     const catalog = new Catalog(options);
     expect(await catalog.showIndexed()).toBe(true);
