@@ -303,8 +303,9 @@ export class Catalog {
     this.lastScan = stats;
     let lines: Pick<IndexReader, 'entry'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
-      // Something changed: the unchanged sessions' lines join the new index as they were.
-      for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at), old!.updatedOf(s.line.at)) };
+      // Something changed: the unchanged sessions' lines join the new index as they were, with their last update
+      // as settled (an index written before the trailer recorded updates has none to copy).
+      for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at), Date.parse(s.updatedAt) || 0) };
       try {
         await writer.commit({ blobFolders: [...settled.blobFolders], ...this.walked });
       } catch (err) {

@@ -187,11 +187,6 @@ abstract class IndexLines {
     }
   }
 
-  /** Entry `i`'s session's last update, as the trailer records it (0 when it does not). */
-  updatedOf(i: number): number {
-    return this.lineUpdated[i] ?? 0;
-  }
-
   /** Entry `i`'s line, in a buffer reused by the next read. */
   protected read(i: number): Buffer {
     const length = this.lengths[i]!;
@@ -207,23 +202,23 @@ abstract class IndexLines {
  * over it meanwhile does not change what is read.
  */
 export class IndexReader extends IndexLines {
+  /** Whether the trailer records each session's last update. */
+  private readonly ordered: boolean;
+
   private constructor(fd: number, trailer: Trailer, readonly header: IndexHeader) {
     super(fd);
     let offset = 0;
     const { updated } = trailer;
-    const ordered = (this.ordered = Array.isArray(updated) && updated.length === trailer.lengths.length && updated.every((n) => typeof n === 'number' && Number.isFinite(n)));
+    this.ordered = Array.isArray(updated) && updated.length === trailer.lengths.length && updated.every((n) => typeof n === 'number' && Number.isFinite(n));
     // Element by element: push(...lengths) overflows the call's arguments past some 130,000 sessions.
     trailer.lengths.forEach((length, i) => {
       this.offsets.push(offset);
       this.lengths.push(length);
       this.lineClaims.push(trailer.claims[i]!);
-      this.lineUpdated.push(ordered ? updated[i]! : 0);
+      this.lineUpdated.push(this.ordered ? updated![i]! : 0);
       offset += length;
     });
   }
-
-  /** Whether the trailer records each session's last update. */
-  private readonly ordered: boolean;
 
   /** Line numbers, the most recently updated session first; undefined when the trailer does not record updates (an older index). */
   newestFirst(): number[] | undefined {

@@ -150,6 +150,24 @@ describe('persistent index', () => {
     expect(catalog.sessions().map((s) => s.key)).toEqual(cold.sessions().map((s) => s.key));
     expect(catalog.scanStats()).toMatchObject({ indexLoaded: true, described: 0 });
     await catalog.dispose();
+
+    // An index written before the trailer recorded updates, then one session changed: the index `list`
+    // writes gives every session its last update, not only the one described again.
+    const file = await indexFile();
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+    const trailer = JSON.parse(lines[lines.length - 2]!) as Record<string, unknown>;
+    delete trailer.updated;
+    lines[lines.length - 2] = JSON.stringify(trailer);
+    await fsp.writeFile(file, lines.join('\n'));
+    await fsp.writeFile(path.join(path.dirname(blobs[0]!), 'toolu_later.txt'), 'later\n');
+    const listing = await new Catalog(options).scanSessions();
+    const listed: string[] = [];
+    await listing.forEach((s) => listed.push(s.key));
+    await listing.close();
+    const upgraded = new Catalog(options);
+    expect(await upgraded.showIndexed()).toBe(true);
+    expect(new Set(upgraded.sessions().map((s) => s.key))).toEqual(new Set(listed.slice(0, 200)));
+    await upgraded.dispose();
     await fsp.rm(root, { recursive: true });
   });
 
