@@ -13,6 +13,13 @@ let fx: FixtureHome;
 let catalog: Catalog;
 let events: CatalogEvent[];
 
+/** Polls `test` until it holds; fails after 10 s naming `what`. */
+async function until(test: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !test(); await new Promise((r) => setTimeout(r, 25))) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+  }
+}
+
 /** Resolves with the first event (after `since`) that satisfies `test`. */
 function waitFor(test: (e: CatalogEvent) => boolean, since = events.length): Promise<CatalogEvent> {
   return new Promise((resolve) => {
@@ -146,11 +153,6 @@ describe('live catalog: folders, not files', () => {
     const toolResults = path.join(sessionDir, 'tool-results');
     const blob = (name: string) => path.join(toolResults, `toolu_${name}.txt`);
     const blobsOf = () => catalog.findSessions(sessionId)[0]?.blobs.map((b) => path.basename(b.path)).sort() ?? [];
-    const until = async (test: () => boolean, what: string) => {
-      for (const deadline = Date.now() + 10_000; !test(); await new Promise((r) => setTimeout(r, 25))) {
-        if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-      }
-    };
     await fsp.mkdir(toolResults, { recursive: true });
     await fsp.writeFile(blob('first'), 'first\n');
     await until(() => blobsOf().length === 1, 'the new session');
@@ -231,23 +233,20 @@ describe('a root that appears later', () => {
     await c.scan();
     await c.watch();
     expect(c.findSessions('before')).toHaveLength(1);
-    const until = async (test: () => boolean) => {
-      while (!test()) await new Promise((r) => setTimeout(r, 25));
-    };
     // Cleared away whole (as a user frees the disk), then the agent makes it again.
     await fsp.rm(root, { recursive: true });
-    await until(() => c.findSessions('before').length === 0);
+    await until(() => c.findSessions('before').length === 0, 'the removed root\'s session gone');
     await new Promise((r) => setTimeout(r, 200));
     const again = path.join(root, 'session-bbbbbbbbbbbb');
     await fsp.mkdir(again, { recursive: true });
     await fsp.writeFile(path.join(again, 'dd01-first.txt'), 'first\n');
     await fsp.writeFile(path.join(again, 'spillway.jsonl'), manifest('dd01-first.txt', 'after'));
-    await until(() => c.findSessions('after').length === 1);
+    await until(() => c.findSessions('after').length === 1, 'the session in the root made again');
     // Live in the new folder, not only walked once.
     await new Promise((r) => setTimeout(r, 200));
     await fsp.writeFile(path.join(again, 'dd02-second.txt'), 'second\n');
     await fsp.appendFile(path.join(again, 'spillway.jsonl'), manifest('dd02-second.txt', 'after'));
-    await until(() => c.findSessions('after')[0]?.blobs.length === 2);
+    await until(() => c.findSessions('after')[0]?.blobs.length === 2, 'a later blob in it');
     await c.dispose();
   });
 });
