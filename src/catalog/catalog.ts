@@ -994,13 +994,24 @@ function ownBlob(raw: Described['blobs'][number], sessionKey: string): BlobInfo 
 /** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */
 function sessionInfo(key: string, root: string, session: Described['session'], blobs: BlobInfo[]): SessionInfo {
   blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
+  // Field by field, not `...session`: spreading an object JSON.parse made takes V8's slow path, which doubled
+  // the time to read 50,000 sessions back from the index and left some 70 MB of garbage in the old generation.
+  // Every session has one shape: fields always present, undefined when absent (as decoded blobs).
+  const { source, id, title, cwd, dir, transcript, skipped, notes } = session;
   return {
-    ...session,
     key,
+    source,
+    id,
+    title,
+    cwd,
+    dir,
+    transcript,
     root,
     bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
     updatedAt: new Date(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)).toISOString(),
     blobs,
+    skipped,
+    notes,
   };
 }
 
