@@ -556,6 +556,34 @@ function decodeBlobs(stored: StoredBlobs): StoredBlob[] | undefined {
   return blobs;
 }
 
+/**
+ * One string for each path a line names, the claim's where they are the same: JSON.parse makes a string of
+ * every occurrence, and a session's folder, transcript and blob folder each occur three to five times (its
+ * stamps, its description, its claim). Without this, 50,000 small sessions held about 45 MB more.
+ */
+function sharePaths(v: { stamps: Array<[string, string]>; described: { session: { dir: string; transcript?: string }; dependsOn: string[]; blobFolders?: string[]; blobs: StoredBlobs } | null }, claim: SessionClaim): void {
+  const seen = new Map<string, string>();
+  const one = (p: string): string => {
+    const known = seen.get(p);
+    if (known !== undefined) return known;
+    seen.set(p, p);
+    return p;
+  };
+  const each = (list: unknown): void => {
+    if (Array.isArray(list)) for (let i = 0; i < list.length; i++) if (typeof list[i] === 'string') list[i] = one(list[i]);
+  };
+  one(claim.dir);
+  each(claim.owns);
+  for (const pair of v.stamps) pair[0] = one(pair[0]);
+  const d = v.described;
+  if (!d) return;
+  if (typeof d.session.dir === 'string') d.session.dir = one(d.session.dir);
+  if (typeof d.session.transcript === 'string') d.session.transcript = one(d.session.transcript);
+  each(d.dependsOn);
+  each(d.blobFolders);
+  each(d.blobs.folders);
+}
+
 /** A stored line (its claim from the trailer) as an IndexedClaim, blobs decoded; undefined when malformed. */
 function toIndexedClaim(value: unknown, claim: SessionClaim): IndexedClaim | undefined {
   const v = value as Omit<IndexedClaim, 'described' | 'claim'> & { described: (Omit<Described, 'calls' | 'blobs'> & { blobs: StoredBlobs }) | null };
@@ -564,6 +592,7 @@ function toIndexedClaim(value: unknown, claim: SessionClaim): IndexedClaim | und
     Array.isArray(v.stamps) && v.stamps.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') && typeof v.describedAt === 'number' &&
     (v.described === null || (typeof v.described?.session === 'object' && Array.isArray(v.described.dependsOn) && typeof v.described.blobs === 'object'));
   if (!valid) return undefined;
+  sharePaths(v, claim);
   if (v.described === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
   const blobs = decodeBlobs(v.described.blobs);
   if (!blobs) return undefined;
