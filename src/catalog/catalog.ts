@@ -333,7 +333,10 @@ export class Catalog {
       bytes: listed.reduce((n, s) => n + s.bytes, 0),
       skipped: listed.reduce((n, s) => n + s.skipped, 0),
       forEach: async (visit) => {
-        for (const s of listed) visit(read(s));
+        for (const s of listed) {
+          const wait = visit(read(s));
+          if (wait instanceof Promise) await wait;
+        }
       },
       grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.get(file), settled.blobFolders, this.reads),
       turns: async (session) => {
@@ -972,7 +975,12 @@ function listingOf(sessions: SessionInfo[], targets: GrepTargets, turns: Session
     blobs: sessions.reduce((n, s) => n + s.blobs.length, 0),
     bytes: sessions.reduce((n, s) => n + s.bytes, 0),
     skipped: sessions.reduce((n, s) => n + s.skipped, 0),
-    forEach: async (visit) => sessions.forEach((s) => visit(s)),
+    forEach: async (visit) => {
+      for (const s of sessions) {
+        const wait = visit(s);
+        if (wait instanceof Promise) await wait;
+      }
+    },
     grepTargets: () => targets,
     turns,
     close: async () => undefined,

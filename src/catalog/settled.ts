@@ -13,8 +13,8 @@ export interface SessionListing {
   blobs: number;
   bytes: number;
   skipped: number;
-  /** Each session, most recently updated first, read from the index as it is visited. */
-  forEach(visit: (session: SessionInfo) => void): Promise<void>;
+  /** Each session, most recently updated first, read from the index as it is visited (and after what `visit` returns settles). */
+  forEach(visit: (session: SessionInfo) => unknown): Promise<void>;
   /** Every listed blob as grep targets. */
   grepTargets(): GrepTargets;
   /** The per-turn series of a session this listing holds (its transcript is read again: calls are not kept). */

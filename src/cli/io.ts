@@ -2,6 +2,11 @@
 export interface CliIO {
   stdout: (text: string | Uint8Array) => void;
   stderr: (text: string) => void;
+  /**
+   * Undefined while standard output keeps up; else settles once a slower reader (a pipe to `jq`) has
+   * taken what was written. Long outputs wait on it: otherwise all of it queues in memory.
+   */
+  caughtUp?: () => Promise<void> | undefined;
   /** Reads all of standard input as bytes (empty when there is none). */
   readStdin: () => Promise<Buffer>;
   env: NodeJS.ProcessEnv;
@@ -27,6 +32,7 @@ export function processIO(): CliIO {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    caughtUp: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once('drain', resolve)) : undefined),
     readStdin: async () => {
       if (process.stdin.isTTY) return Buffer.alloc(0);
       const chunks: Buffer[] = [];

@@ -30,6 +30,7 @@ export const listCommand: CliCommand = async (argv, io) => {
         const list = blobs.length > 0 ? `${indent}    ${blobs.join(`,${indent}    `)}${indent}  ` : '';
         io.stdout(`${first ? '' : ','}${indent}${head},${indent}  "blobs": [${list}]${indent}}`);
         first = false;
+        return io.caughtUp?.();
       });
       io.stdout(`${listing.sessions > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
       return 0;
@@ -41,6 +42,7 @@ export const listCommand: CliCommand = async (argv, io) => {
       io.stdout(human`${s.source}  ${s.id}${s.title ? `  ${s.title}` : ''}\n  ${s.blobs.length} blob(s), ${formatBytes(s.bytes)}${s.cwd ? `, cwd ${s.cwd}` : ''}\n`);
       const rows = s.blobs.map((b) => ['   ', formatBytes(b.bytes), b.tool ?? (b.kind === 'shell-output' ? '(shell output)' : '?'), b.turn !== undefined ? `turn ${b.turn}` : '', b.args ?? '', b.path]);
       io.stdout(table(rows));
+      return io.caughtUp?.();
     });
     io.stdout(`\n${listing.sessions} session(s), ${listing.blobs} blob(s), ${formatBytes(listing.bytes)}; skipped ${listing.skipped}\n`);
     return 0;
