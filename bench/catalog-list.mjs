@@ -1,7 +1,7 @@
 // `spillway list --json` as a user runs it (process start to exit) on Claude
 // Code corpora of 10k / 50k / 100k blobs, cold (no index) and warm (index
-// present, nothing changed), beside a node readdirSync+lstatSync walk and
-// `find -printf` of the same tree, in the same run.
+// present, nothing changed; then with its output piped, as to `jq`), beside a
+// node readdirSync+lstatSync walk and `find -printf` of the same tree, in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,10 +34,12 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {
   const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
   measure(process.execPath, args, { env, runs: 1 }); // writes the index
   const warm = measure(process.execPath, args, { env, runs });
+  const piped = measure(process.execPath, args, { env, runs, piped: true });
   console.log(row('node readdirSync+lstatSync walk', walk));
   console.log(row('find -printf', find));
   console.log(row('spillway list --json, cold (no index)', cold));
   console.log(row('spillway list --json, warm (index, no change)', warm));
+  console.log(row('the same, stdout a pipe read as it comes', piped));
   console.log(`ratio to the walk: cold ${(cold.ms / walk.ms).toFixed(2)}x (goal <= 2x), warm ${(warm.ms / walk.ms).toFixed(2)}x (goal <= 1x)`);
   rmSync(cache, { recursive: true, force: true });
 }

@@ -10,12 +10,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const CLI = path.join(here, '..', 'dist', 'cli.js');
 export const WALK = path.join(here, 'walk-common.mjs');
 
-/** One run: wall ms (spawn to exit) and peak RSS in MB; stdout is discarded. */
-export function runOnce(command, args, { env = process.env, before } = {}) {
+/**
+ * One run: wall ms (spawn to exit) and peak RSS in MB. Stdout goes to /dev/null, or with `piped` to a pipe
+ * this process reads as it comes (as `| jq` would): a command that outruns its reader then holds what waits.
+ */
+export function runOnce(command, args, { env = process.env, before, piped = false } = {}) {
   before?.();
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-time-')), 'time');
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', out, command, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', out, command, ...args], { env, stdio: ['ignore', piped ? 'pipe' : 'ignore', 'pipe'], maxBuffer: 1 << 30 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
   const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
   rmSync(path.dirname(out), { recursive: true, force: true });
