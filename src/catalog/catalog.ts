@@ -170,7 +170,7 @@ export class Catalog {
     const index = this.loadedIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
-    const { claims, foldersListed } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
+    const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
@@ -184,7 +184,7 @@ export class Catalog {
     for (const claim of ordered) {
       const key = claimKey(claim);
       const entry = stored.get(key);
-      if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) reusable.add(key);
+      if (entry && this.stillHolds(entry, claim, options.statBlobs !== false, walked)) reusable.add(key);
       await pace(1 + (entry?.described?.blobs.length ?? 0));
     }
     const pause = pauser();
@@ -272,7 +272,7 @@ export class Catalog {
     const storedAt = new Map<string, number>();
     old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
-    const { claims, foldersListed } = await this.walkRoots(old && { ...old.header, claimOf });
+    const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.header, claimOf });
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
@@ -283,7 +283,7 @@ export class Catalog {
         if (!!claim.fallback !== fallback) continue;
         const at = storedAt.get(key);
         const entry = at === undefined ? undefined : old!.entry(at);
-        if (entry && this.stillHolds(entry, claim, options.statBlobs !== false)) {
+        if (entry && this.stillHolds(entry, claim, options.statBlobs !== false, walked)) {
           settled.add(entry, key, { old: true, at: at! });
           stats.reused++;
         } else fresh.push(claim);
@@ -354,7 +354,7 @@ export class Catalog {
   }
 
   /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */
-  private async walkRoots(stored: StoredListings | undefined): Promise<{ claims: Map<string, SessionClaim>; foldersListed: number }> {
+  private async walkRoots(stored: StoredListings | undefined): Promise<{ claims: Map<string, SessionClaim>; foldersListed: number; walked?: WalkedStamps }> {
     const claims = new Map<string, SessionClaim>();
     const memo = this.indexFile ? listingMemo(stored) : undefined;
     let foldersListed = 0;
@@ -367,7 +367,7 @@ export class Catalog {
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
     if (memo) this.walked = { listings: memo.listings, walkedAt: memo.walkedAt };
-    return { claims, foldersListed };
+    return { claims, foldersListed, walked: memo?.listings };
   }
 
   /**
@@ -722,11 +722,14 @@ export class Catalog {
     return describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher });
   }
 
-  /** Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs). */
-  private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean): boolean {
+  /**
+   * Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs).
+   * A folder this scan's walk stamped (a session's own) is compared with that stamp, not stat'ed again.
+   */
+  private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean, walked: WalkedStamps | undefined): boolean {
     if (JSON.stringify(entry.claim) !== JSON.stringify(claim)) return false;
     for (const [file, stamp] of entry.stamps) {
-      if (!stampHolds(file, stamp, entry.describedAt)) return false;
+      if (!stampHolds(file, stamp, entry.describedAt, walked?.get(file)?.stamp)) return false;
     }
     if (!statBlobs) return true;
     return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
@@ -1027,6 +1030,9 @@ function sessionInfo(key: string, root: string, session: Described['session'], b
 function fingerprint(info: SessionInfo): string {
   return JSON.stringify([info.title, info.cwd, info.transcript, info.skipped, info.notes, info.blobs.map((b) => [b.path, b.bytes, b.mtimeMs, b.tool, b.toolCallId, b.args, b.turn, b.attribution, b.digestChars])]);
 }
+
+/** Each folder a walk went through, with its stamp as the walk took it. */
+type WalkedStamps = ReadonlyMap<string, Pick<StoredListing, 'stamp'>>;
 
 /** The last walk's listings as an index stored them, and the claims they name. */
 interface StoredListings {

@@ -81,9 +81,12 @@ function isRacy(stamp: string, takenAt: number): boolean {
   return Number.isFinite(mtime) && mtime >= takenAt - RACY_MS;
 }
 
-/** Whether `file` provably has not changed since `stamp` was taken at `takenAt`: not racy, and stamped the same now. */
-export function stampHolds(file: string, stamp: string, takenAt: number): boolean {
-  return !isRacy(stamp, takenAt) && stampOf(file) === stamp;
+/**
+ * Whether `file` provably has not changed since `stamp` was taken at `takenAt`: not racy, and stamped the
+ * same now (`now`: its stamp as this scan already took it, so it is not stat'ed twice).
+ */
+export function stampHolds(file: string, stamp: string, takenAt: number, now?: string): boolean {
+  return !isRacy(stamp, takenAt) && (now ?? stampOf(file)) === stamp;
 }
 
 /** Whether a parsed trailer is this format's, at this version (else the file is not trusted). */
