@@ -3,7 +3,7 @@
 // present, nothing changed; then with its output piped, as to `jq`), beside a
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many).
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k).
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,15 +11,16 @@ import { claudeCorpus } from './catalog-common.mjs';
 import { CLI, WALK, measure, row } from './catalog-process-common.mjs';
 
 // [name, corpus, sessions, blobs per session, blob bytes, runs]: the scale
-// series, then two other shapes with 100,000 and 50,000 blobs (a few huge
-// sessions; many tiny ones), where memory follows the largest session or
-// the number of sessions rather than the number of blobs.
+// series, then other shapes (10 sessions of 10,000 blobs; 25,000 and 50,000
+// sessions of 2), where memory follows the largest session or the number of
+// sessions rather than the number of blobs.
 const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 5],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
   ['100k', 'scale-100k', 5000, 20, 2048, 3],
   ['wide', 'shape-wide', 10, 10000, 512, 3],
   ['many', 'shape-many', 25000, 2, 512, 3],
+  ['many100k', 'shape-many100k', 50000, 2, 512, 3],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
 for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {

@@ -137,26 +137,28 @@ const MAX_TRAILER_BYTES = 256 << 20;
 /** The trailer of an open index file (found by reading back from its end); undefined when missing, corrupt or of another version. */
 function readTrailer(fd: number, size: number): { trailer: Trailer; start: number } | undefined {
   if (size < 2) return undefined;
-  // The last line ends the file; it starts after the '\n' before it.
-  const parts: Buffer[] = [];
+  const tail = Buffer.alloc(1);
+  if (readSync(fd, tail, 0, 1, size - 1) !== 1 || tail[0] !== 0x0a) return undefined; // torn: the last line never ended
+  // The last line starts after the '\n' before it, found reading back a chunk at a time; the line is then read
+  // whole in one piece (joining the chunks held it three times over: 120 MB at once for 50,000 sessions).
+  const chunk = Buffer.allocUnsafe(1 << 20);
   let end = size - 1;
   let start = 0;
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  while (end > 0 && size - end <= MAX_TRAILER_BYTES) {
+  for (;;) {
+    if (size - end > MAX_TRAILER_BYTES) return undefined;
     const from = Math.max(0, end - chunk.length);
-    const bytesRead = readSync(fd, chunk, 0, end - from, from);
-    if (bytesRead !== end - from) return undefined;
-    const nl = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
-    parts.unshift(Buffer.from(chunk.subarray(nl + 1, bytesRead)));
+    if (readSync(fd, chunk, 0, end - from, from) !== end - from) return undefined;
+    const nl = chunk.subarray(0, end - from).lastIndexOf(0x0a);
     if (nl !== -1) {
       start = from + nl + 1;
       break;
     }
+    if (from === 0) break; // one line: the trailer alone
     end = from;
   }
-  const tail = Buffer.alloc(1);
-  if (readSync(fd, tail, 0, 1, size - 1) !== 1 || tail[0] !== 0x0a) return undefined; // torn: the last line never ended
-  const trailer = JSON.parse(Buffer.concat(parts).toString('utf8')) as Trailer;
+  const text = Buffer.allocUnsafe(size - 1 - start);
+  if (readSync(fd, text, 0, text.length, start) !== text.length) return undefined;
+  const trailer = JSON.parse(text.toString('utf8')) as Trailer;
   if (!isCurrentFormat(trailer)) return undefined;
   const { claims, lengths, blobFolders } = trailer;
   if (!Array.isArray(claims) || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
