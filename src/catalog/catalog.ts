@@ -332,12 +332,7 @@ export class Catalog {
       blobs: settled.blobs.size,
       bytes: listed.reduce((n, s) => n + s.bytes, 0),
       skipped: listed.reduce((n, s) => n + s.skipped, 0),
-      forEach: async (visit) => {
-        for (const s of listed) {
-          const wait = visit(read(s));
-          if (wait instanceof Promise) await wait;
-        }
-      },
+      forEach: (visit) => visitInTurn(listed, (s) => visit(read(s))),
       grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.get(file), settled.blobFolders, this.reads),
       turns: async (session) => {
         const claim = byKey.get(session.key)?.claim;
@@ -978,12 +973,7 @@ function listingOf(sessions: SessionInfo[], targets: GrepTargets, turns: Session
     blobs: sessions.reduce((n, s) => n + s.blobs.length, 0),
     bytes: sessions.reduce((n, s) => n + s.bytes, 0),
     skipped: sessions.reduce((n, s) => n + s.skipped, 0),
-    forEach: async (visit) => {
-      for (const s of sessions) {
-        const wait = visit(s);
-        if (wait instanceof Promise) await wait;
-      }
-    },
+    forEach: (visit) => visitInTurn(sessions, visit),
     grepTargets: () => targets,
     turns,
     close: async () => undefined,
@@ -1000,6 +990,14 @@ function ownBlob(raw: Described['blobs'][number], sessionKey: string): BlobInfo 
   blob.key = raw.path;
   blob.sessionKey = sessionKey;
   return blob;
+}
+
+/** Visit each item in order, waiting for what a visit returns when that is a promise (a slow reader catching up). */
+async function visitInTurn<T>(items: Iterable<T>, visit: (item: T) => unknown): Promise<void> {
+  for (const item of items) {
+    const wait = visit(item);
+    if (wait instanceof Promise) await wait;
+  }
 }
 
 /** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */

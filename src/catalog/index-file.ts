@@ -564,7 +564,7 @@ function decodeBlobs(stored: StoredBlobs): StoredBlob[] | undefined {
 /**
  * One string for each path a line names, the claim's where they are the same: JSON.parse makes a string of
  * every occurrence, and a session's folder, transcript and blob folder each occur three to five times (its
- * stamps, its description, its claim). Without this, 50,000 small sessions held about 45 MB more.
+ * stamps, its description, its claim). Without this, the extension's catalog of 50,000 small sessions held 37 MB more.
  */
 function sharePaths(v: { stamps: Array<[string, string]>; described: { session: { dir: string; transcript?: string }; dependsOn: string[]; blobFolders?: string[]; blobs: StoredBlobs } | null }, claim: SessionClaim): void {
   const seen = new Map<string, string>();
