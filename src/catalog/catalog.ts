@@ -547,11 +547,12 @@ export class Catalog {
   /**
    * Grep blobs (every blob unless options.paths is given; files with a NUL
    * byte are binary and skipped). ripgrep gets whole blob folders where a
-   * layout has them, and only matches in known blobs are reported.
+   * layout has them, and only matches in known blobs are reported. When
+   * onMatch returns a promise (a slower reader), the search waits for it.
    */
   async grep(
     options: GrepOptions,
-    onMatch: (match: GrepMatch) => void,
+    onMatch: (match: GrepMatch) => unknown,
     signal?: AbortSignal,
     onProgress?: (progress: GrepProgress) => void,
   ): Promise<GrepSummary> {
@@ -569,7 +570,7 @@ export class Catalog {
    */
   async scanAndGrep(
     options: Omit<GrepOptions, 'paths'>,
-    onMatch: (match: GrepMatch) => void,
+    onMatch: (match: GrepMatch) => unknown,
     scanOptions: ScanOptions = {},
     signal?: AbortSignal,
   ): Promise<GrepSummary> {

@@ -211,18 +211,31 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       if (colon === -1 || !Number.isInteger(number) || number < 1) return undefined;
       return { file: opened.named(line.toString('utf8', 0, nul)), number, colon };
     };
+    // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
+    let held: Buffer[] | undefined = targets.ready ? [] : undefined;
+    let heldBytes = 0;
+    /** rg's output is not read while the reader of the matches is behind, or while HELD_BYTES are held. */
+    let waitingForReader = false;
+    const resume = (): void => {
+      if (!waitingForReader && heldBytes < HELD_BYTES) child.stdout.resume();
+    };
     const report = (line: Buffer, m: { file: string; number: number; colon: number }): void => {
       const text = clipLine(line.toString('utf8', m.colon + 1), options.maxLineChars);
-      if (!run.emit({ path: m.file, line: m.number, text })) stop();
+      if (!run.emit({ path: m.file, line: m.number, text })) return stop();
+      const behind = waitingForReader ? undefined : run.readerBehind();
+      if (!behind) return;
+      waitingForReader = true;
+      child.stdout.pause();
+      void behind.then(() => {
+        waitingForReader = false;
+        resume();
+      });
     };
     const onLine = (line: Buffer): void => {
       if (stopped) return;
       const m = parse(line);
       if (m && (!accept || accept(m.file))) report(line, m);
     };
-    // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
-    let held: Buffer[] | undefined = targets.ready ? [] : undefined;
-    let heldBytes = 0;
     const { acceptNow } = targets;
     /** Before `ready`: report the line now if acceptNow knows it, else hold it. */
     const holdOrReport = (line: Buffer): boolean => {
@@ -235,15 +248,16 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       if (!held) return;
       held = held.filter((line) => !holdOrReport(line));
       heldBytes = held.reduce((n, line) => n + line.length, 0);
-      if (heldBytes < HELD_BYTES) child.stdout.resume();
+      resume();
     }, () => undefined);
     const ready = targets.ready ?? Promise.resolve();
     ready.then(
       () => {
         const waiting = held ?? [];
         held = undefined;
+        heldBytes = 0;
         for (const line of waiting) onLine(line);
-        child.stdout.resume();
+        resume();
       },
       () => stop(),
     );

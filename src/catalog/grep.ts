@@ -93,10 +93,13 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
   }
 }
 
-/** Search `options.paths` (and `folders` with ripgrep); streams each match to onMatch. */
+/**
+ * Search `options.paths` (and `folders` with ripgrep); streams each match to onMatch. When onMatch returns
+ * a promise (its reader is behind), the search pauses until it settles.
+ */
 export function grep(
   options: GrepOptions & GrepTargets,
-  onMatch: (match: GrepMatch) => void,
+  onMatch: (match: GrepMatch) => unknown,
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
 ): Promise<GrepSummary> {
@@ -128,7 +131,7 @@ export interface Loading {
 export async function grepWhileLoading(
   options: GrepOptions,
   begin: (withRipgrep: boolean) => Loading,
-  onMatch: (match: GrepMatch) => void,
+  onMatch: (match: GrepMatch) => unknown,
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
 ): Promise<GrepSummary> {
@@ -152,6 +155,8 @@ export async function grepWhileLoading(
   const progress: GrepProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, matches: 0 };
   const summary: GrepSummary & { cappedBlobs: string[] } = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [], cappedBlobs: [] };
   const perBlob = new Map<string, number>();
+  /** What the reader of the matches asked to wait for (a slower reader of a pipe), until it settles. */
+  let behind: Promise<void> | undefined;
   const emit = (match: GrepMatch): boolean => {
     if (summary.matches >= resolved.maxResults) {
       summary.truncated = true;
@@ -168,12 +173,16 @@ export async function grepWhileLoading(
     }
     summary.matches++;
     progress.matches = summary.matches;
-    onMatch(match);
+    const wait = onMatch(match);
+    if (wait instanceof Promise && !behind) {
+      const caughtUp = (): void => void (behind = undefined);
+      behind = wait.then(caughtUp, caughtUp);
+    }
     return true;
   };
   // Past the cap by one: that extra match is what says the blob was cut.
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
-  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, summary, progress, signal, reads: AS_NAMED, onProgress };
+  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, readerBehind: () => behind, summary, progress, signal, reads: AS_NAMED, onProgress };
 
   const { early, provisional, targets, reads } = begin(!!rg);
   if (reads) run.reads = reads;
@@ -260,6 +269,8 @@ export interface GrepRun {
   emit: (m: GrepMatch) => boolean;
   /** The blob reached the per-blob cap: searching it further is wasted. */
   blobFull: (file: string) => boolean;
+  /** Settles once the reader of the matches has caught up; undefined while it keeps up. */
+  readerBehind: () => Promise<void> | undefined;
   summary: GrepSummary;
   progress: GrepProgress;
   signal: AbortSignal | undefined;
@@ -449,6 +460,7 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
     let pos = 0;
     for (;;) {
       await lane.pause();
+      await run.readerBehind();
       if (signal?.aborted) return;
       if (carry + CHUNK > lane.buffer.length) {
         const grown = Buffer.allocUnsafe(lane.buffer.length * 2);

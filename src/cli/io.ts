@@ -17,6 +17,9 @@ export type CliCommand = (argv: string[], io: CliIO) => Promise<number>;
 /** Thrown for bad arguments: printed with the usage line, exit code 2. */
 export class UsageError extends Error {}
 
+/** What standard output may hold for a slower reader before a long output waits (then until all of it is taken). */
+const BACKLOG_BYTES = 1 << 20;
+
 /**
  * The real process's streams. A reader that goes away (`spillway list | head -1`)
  * ends the command quietly with exit 0, as if the rest had been read, instead
@@ -29,10 +32,21 @@ export function processIO(): CliIO {
       throw err;
     });
   }
+  let drained: Promise<void> | undefined;
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    caughtUp: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once('drain', resolve)) : undefined),
+    caughtUp: () => {
+      if (process.stdout.writableLength < BACKLOG_BYTES) return undefined;
+      // One wait for every write until the next 'drain' (a listener per match would pile up by the thousand).
+      drained ??= new Promise((resolve) => {
+        process.stdout.once('drain', () => {
+          drained = undefined;
+          resolve();
+        });
+      });
+      return drained;
+    },
     readStdin: async () => {
       if (process.stdin.isTTY) return Buffer.alloc(0);
       const chunks: Buffer[] = [];

@@ -45,8 +45,9 @@ export const grepCommand: CliCommand = async (argv, io) => {
         rgPath: values.rg,
       },
       (match) => {
-        if (values.json) matches.push(match);
-        else io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
+        if (values.json) return void matches.push(match);
+        io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
+        return io.caughtUp?.(); // the search waits for a slower reader
       },
       // Blob sizes are not needed to search: a grown blob is read as it is now.
       { statBlobs: false },

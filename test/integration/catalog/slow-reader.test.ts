@@ -1,0 +1,91 @@
+// `list` and `grep` wait for a slower reader: a session or a match is
+// written only once standard output has caught up. Without that, output
+// piped to a slow reader (`| jq`, `| less`) queued in memory: all 50 MB of a
+// listing of 100,000 blobs, or every match grep found.
+import { mkdtempSync, promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main';
+import type { CliIO } from '../../../src/cli/io';
+
+const SESSIONS = 40;
+const LINES = 2000; // matching lines per blob: 80,000 in all, megabytes of output
+let home: string;
+
+beforeAll(async () => {
+  home = mkdtempSync(path.join(os.tmpdir(), 'spillway-slow-reader-'));
+  for (let s = 0; s < SESSIONS; s++) {
+    const id = `${String(s).padStart(8, '0')}-0000-4000-8000-000000000000`;
+    const results = path.join(home, 'projects', '-p', id, 'tool-results');
+    await fsp.mkdir(results, { recursive: true });
+    const body = Array.from({ length: LINES }, (_, i) => `ERROR ${i} in session ${s}: connection reset\n`).join('');
+    await fsp.writeFile(path.join(results, `toolu_${s}.txt`), body);
+  }
+});
+afterAll(() => fsp.rm(home, { recursive: true, force: true }));
+
+/** An in-process IO whose reader is always behind: each wait ends only when `release()` is called. */
+function slowReader(): { io: CliIO; written: () => string; writes: () => number; release: () => void } {
+  let out = '';
+  let writes = 0;
+  let waiting: Array<() => void> = [];
+  const io: CliIO = {
+    stdout: (text) => {
+      out += String(text);
+      writes++;
+    },
+    stderr: () => undefined,
+    readStdin: async () => Buffer.alloc(0),
+    env: { HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), PATH: process.env.PATH },
+    caughtUp: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
+  const release = (): void => {
+    const now = waiting;
+    waiting = [];
+    for (const resolve of now) resolve();
+  };
+  return { io, written: () => out, writes: () => writes, release };
+}
+
+const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Runs a command against a reader that never catches up by itself: it must stop writing, then finish once released. */
+async function runAgainstSlowReader(argv: string[]): Promise<string> {
+  const reader = slowReader();
+  let done = false;
+  const run = main([...argv, '--no-default-roots', '--root', home], reader.io).finally(() => (done = true));
+  for (let i = 0; i < 500 && reader.writes() < 2; i++) await tick(10);
+  await tick(200);
+  const before = reader.writes();
+  expect(before).toBeGreaterThanOrEqual(2);
+  await tick(200);
+  expect(reader.writes()).toBe(before); // waiting for the reader
+  expect(done).toBe(false);
+  while (!done) {
+    reader.release();
+    await new Promise((r) => setImmediate(r));
+  }
+  expect(await run).toBe(0);
+  return reader.written();
+}
+
+describe('a slow reader', () => {
+  it('list --json: no further session is written until the reader catches up', async () => {
+    const out = await runAgainstSlowReader(['list', '--json']);
+    expect((JSON.parse(out) as { sessions: unknown[] }).sessions).toHaveLength(SESSIONS);
+  });
+
+  it('list: the same for the table', async () => {
+    expect(await runAgainstSlowReader(['list'])).toContain(`${SESSIONS} session(s), ${SESSIONS} blob(s)`);
+  });
+
+  for (const engine of ['rg', 'node']) {
+    it(`grep --engine ${engine}: the search pauses until the reader catches up, then prints every match`, async () => {
+      const out = await runAgainstSlowReader(['grep', 'ERROR', '--max', String(SESSIONS * LINES), '--engine', engine]);
+      const lines = out.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(SESSIONS * LINES);
+      expect(new Set(lines).size).toBe(SESSIONS * LINES);
+    });
+  }
+});
