@@ -426,7 +426,13 @@ export class IndexWriter extends IndexLines {
   async commit(header: IndexHeader): Promise<void> {
     const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
     const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths, updated: this.lineUpdated };
-    this.pending.push(JSON.stringify(trailer) + '\n');
+    // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is
+    // 40 MB, and whole it was held three times at once (the string, the joined text, the bytes).
+    Object.entries(trailer).forEach(([name, value], i) => {
+      this.pending.push(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`);
+      this.flush();
+    });
+    this.pending.push('}\n');
     this.flush();
     await fsp.rename(this.temp, this.file);
   }
