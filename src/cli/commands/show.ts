@@ -40,7 +40,14 @@ export const showCommand: CliCommand = async (argv, io) => {
   const handle = await open(file);
   await new Promise<void>((resolve, reject) => {
     const stream = handle.createReadStream();
-    stream.on('data', (chunk) => io.stdout(chunk as Buffer));
+    stream.on('data', (chunk) => {
+      io.stdout(chunk as Buffer);
+      // A slower reader (`| less`): read no further until it has caught up, or the whole blob queues in memory.
+      const behind = io.caughtUp?.();
+      if (!behind) return;
+      stream.pause();
+      void behind.then(() => stream.resume());
+    });
     stream.on('error', reject);
     stream.on('end', resolve);
   });

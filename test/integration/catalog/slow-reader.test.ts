@@ -1,7 +1,8 @@
-// `list` and `grep` wait for a slower reader: a session or a match is
-// written only once standard output has caught up. Without that, output
-// piped to a slow reader (`| jq`, `| less`) queued in memory: all 50 MB of a
-// listing of 100,000 blobs, or every match grep found.
+// `list`, `grep` and `show` wait for a slower reader: a session, a match or
+// a piece of a blob is written only once standard output has caught up.
+// Without that, output piped to a slow reader (`| jq`, `| less`) queued in
+// memory: all 50 MB of a listing of 100,000 blobs, every match grep found,
+// a whole blob.
 import { mkdtempSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +12,9 @@ import type { CliIO } from '../../../src/cli/io';
 
 const SESSIONS = 40;
 const LINES = 2000; // matching lines per blob: 80,000 in all, megabytes of output
+const BIG_BYTES = 8 << 20;
 let home: string;
+let big: string;
 
 beforeAll(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'spillway-slow-reader-'));
@@ -22,6 +25,9 @@ beforeAll(async () => {
     const body = Array.from({ length: LINES }, (_, i) => `ERROR ${i} in session ${s}: connection reset\n`).join('');
     await fsp.writeFile(path.join(results, `toolu_${s}.txt`), body);
   }
+  // A large blob for show (a second blob of the first session), with no line grep looks for.
+  big = path.join(home, 'projects', '-p', '00000000-0000-4000-8000-000000000000', 'tool-results', 'toolu_big.txt');
+  await fsp.writeFile(big, Buffer.alloc(BIG_BYTES, 'yyyyyyy\n'));
 });
 afterAll(() => fsp.rm(home, { recursive: true, force: true }));
 
@@ -55,10 +61,10 @@ async function runAgainstSlowReader(argv: string[]): Promise<string> {
   const reader = slowReader();
   let done = false;
   const run = main([...argv, '--no-default-roots', '--root', home], reader.io).finally(() => (done = true));
-  for (let i = 0; i < 500 && reader.writes() < 2; i++) await tick(10);
+  for (let i = 0; i < 500 && reader.writes() < 1; i++) await tick(10);
   await tick(200);
   const before = reader.writes();
-  expect(before).toBeGreaterThanOrEqual(2);
+  expect(before).toBeGreaterThanOrEqual(1);
   await tick(200);
   expect(reader.writes()).toBe(before); // waiting for the reader
   expect(done).toBe(false);
@@ -77,7 +83,13 @@ describe('a slow reader', () => {
   });
 
   it('list: the same for the table', async () => {
-    expect(await runAgainstSlowReader(['list'])).toContain(`${SESSIONS} session(s), ${SESSIONS} blob(s)`);
+    expect(await runAgainstSlowReader(['list'])).toContain(`${SESSIONS} session(s), ${SESSIONS + 1} blob(s)`);
+  });
+
+  it('show: the blob is read no further until the reader catches up', async () => {
+    const out = await runAgainstSlowReader(['show', big]);
+    expect(out.length).toBe(BIG_BYTES);
+    expect(out).toBe('yyyyyyy\n'.repeat(BIG_BYTES / 8));
   });
 
   for (const engine of ['rg', 'node']) {
