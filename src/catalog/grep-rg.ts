@@ -214,21 +214,28 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     // Lines are held while the caller cannot judge them yet (the reader's chunks are never reused).
     let held: Buffer[] | undefined = targets.ready ? [] : undefined;
     let heldBytes = 0;
-    /** rg's output is not read while the reader of the matches is behind, or while HELD_BYTES are held. */
+    type Match = { file: string; number: number; colon: number };
+    /**
+     * Lines waiting while the reader of the matches is behind, in order (`m`: a match judged already).
+     * Nothing is reported past a reader that is behind, and rg's output is not read meanwhile.
+     */
+    let queued: Array<{ line: Buffer; m?: Match }> = [];
+    let next = 0;
     let waitingForReader = false;
+    let queueEmptied: (() => void) | undefined;
     const resume = (): void => {
-      if (!waitingForReader && heldBytes < HELD_BYTES) child.stdout.resume();
+      if (!waitingForReader && heldBytes < HELD_BYTES && queued.length === 0) child.stdout.resume();
     };
-    const report = (line: Buffer, m: { file: string; number: number; colon: number }): void => {
+    const report = (line: Buffer, m: Match): void => {
       const text = clipLine(line.toString('utf8', m.colon + 1), options.maxLineChars);
       if (!run.emit({ path: m.file, line: m.number, text })) return stop();
-      const behind = waitingForReader ? undefined : run.readerBehind();
-      if (!behind) return;
+      const behind = run.readerBehind();
+      if (!behind || waitingForReader) return;
       waitingForReader = true;
       child.stdout.pause();
       void behind.then(() => {
         waitingForReader = false;
-        resume();
+        pump();
       });
     };
     const onLine = (line: Buffer): void => {
@@ -236,17 +243,38 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       const m = parse(line);
       if (m && (!accept || accept(m.file))) report(line, m);
     };
+    /** Report what is queued until the reader is behind again; once all is out, read rg's output again. */
+    const pump = (): void => {
+      while (next < queued.length && !waitingForReader && !stopped) {
+        const { line, m } = queued[next++]!;
+        if (m) report(line, m);
+        else onLine(line);
+      }
+      if (next < queued.length && !stopped) return; // the reader's catching up pumps again
+      queued = [];
+      next = 0;
+      resume();
+      const emptied = queueEmptied;
+      queueEmptied = undefined;
+      emptied?.();
+    };
+    /** Report a line now, or queue it behind what waits for the reader. */
+    const send = (line: Buffer, m?: Match): void => {
+      if (queued.length > 0 || waitingForReader) queued.push({ line, m });
+      else if (m) report(line, m);
+      else onLine(line);
+    };
     const { acceptNow } = targets;
-    /** Before `ready`: report the line now if acceptNow knows it, else hold it. */
-    const holdOrReport = (line: Buffer): boolean => {
+    /** Before `ready`: send the line now if acceptNow knows it, else hold it. */
+    const holdOrSend = (line: Buffer): boolean => {
       const m = acceptNow && !stopped ? parse(line) : undefined;
       if (!m || !acceptNow!(m.file)) return false;
-      report(line, m);
+      send(line, m);
       return true;
     };
     targets.judgeAgain?.then(() => {
       if (!held) return;
-      held = held.filter((line) => !holdOrReport(line));
+      held = held.filter((line) => !holdOrSend(line));
       heldBytes = held.reduce((n, line) => n + line.length, 0);
       resume();
     }, () => undefined);
@@ -256,14 +284,14 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
         const waiting = held ?? [];
         held = undefined;
         heldBytes = 0;
-        for (const line of waiting) onLine(line);
-        resume();
+        for (const line of waiting) queued.push({ line });
+        pump();
       },
       () => stop(),
     );
     const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
-      if (!held) return onLine(line);
-      if (holdOrReport(line)) return;
+      if (!held) return send(line);
+      if (holdOrSend(line)) return;
       held.push(line);
       heldBytes += line.length;
       if (heldBytes >= HELD_BYTES) child.stdout.pause();
@@ -289,8 +317,9 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
         }
         resolve();
       };
-      // Held lines are judged (and errors kept or not) once the caller can tell.
-      ready.then(() => setImmediate(finish), () => resolve());
+      // Held lines are judged (and errors kept or not) once the caller can tell, and finished with what is queued.
+      const queueOut = (): Promise<void> => (queued.length === 0 ? Promise.resolve() : new Promise((done) => (queueEmptied = done)));
+      ready.then(() => queueOut().then(() => setImmediate(finish)), () => resolve());
     });
   });
 }
