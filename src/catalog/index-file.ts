@@ -271,8 +271,8 @@ export class IndexReader extends IndexLines {
     return Buffer.from(this.read(i));
   }
 
-  /** Every entry in order, read in large pieces; stops (returns false) at a malformed one. */
-  async forEach(visit: (entry: IndexedClaim, line: number) => void): Promise<boolean> {
+  /** Every entry in order (but those `skip` names, not parsed), read in large pieces; stops (returns false) at a malformed one. */
+  async forEach(visit: (entry: IndexedClaim) => void, skip?: ReadonlySet<number>): Promise<boolean> {
     const piece = 4 << 20;
     // One buffer for every piece (lines are decoded out of it): a new one each time costs a page fault per 4 KB.
     let buffer = Buffer.allocUnsafe(0);
@@ -284,9 +284,10 @@ export class IndexReader extends IndexLines {
       if (buffer.length < bytes) buffer = Buffer.allocUnsafe(Math.max(bytes, piece));
       if (readSync(this.fd, buffer, 0, bytes, from) !== bytes) return false;
       for (; i < j; i++) {
+        if (skip?.has(i)) continue;
         const entry = parseEntry(buffer.subarray(this.offsets[i]! - from, this.offsets[i]! - from + this.lengths[i]!), this.claims[i]!);
         if (!entry) return false;
-        visit(entry, i);
+        visit(entry);
       }
       // The extension host reads it too: other work gets a turn between pieces.
       await new Promise((resolve) => setImmediate(resolve));
@@ -355,7 +356,7 @@ export async function loadIndex(
       await new Promise((resolve) => setImmediate(resolve));
     }
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
-    if (!(await reader.forEach((entry, line) => early.has(line) || entries.set(keyOf(entry.claim), entry)))) return EMPTY_INDEX();
+    if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry), early))) return EMPTY_INDEX();
     return { entries, listings: reader.header.listings as Map<string, StoredListing>, walkedAt: reader.header.walkedAt };
   } finally {
     reader.close();
