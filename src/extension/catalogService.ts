@@ -100,23 +100,22 @@ export class CatalogService extends Disposable {
     this.log.info(`Scanning (extra roots: ${s.extraRoots.length ? s.extraRoots.join(', ') : 'none'}; sources: ${sources.join(', ')})`);
     const t0 = Date.now();
     let shown = false;
+    /** Show the catalog before its scan ends: the index as stored, or a first scan's newest sessions. */
+    const showEarly = (fromIndex: boolean): void => {
+      shown = true;
+      const ms = Date.now() - t0;
+      this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: ms, fromIndex };
+      const count = catalog.sessions().length;
+      this.log.info(fromIndex ? `Showing ${count} sessions from the index after ${ms} ms while checking them` : `Showing the ${count} newest sessions after ${ms} ms while the scan goes on`);
+      this.attach(catalog, false);
+      show(catalog);
+    };
     try {
       // The index first, shown as it is while the scan checks it: a first tree within a second at 100,000 blobs.
-      shown = (await catalog.showIndexed()) && !stale();
-      if (shown) {
-        this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: Date.now() - t0, fromIndex: true };
-        this.log.info(`Showing ${catalog.sessions().length} sessions from the index after ${Date.now() - t0} ms while checking them`);
-        this.attach(catalog, false);
-        show(catalog);
-      }
+      if ((await catalog.showIndexed()) && !stale()) showEarly(true);
       // No index: a long scan announces the newest sessions once it has them; they are shown while it goes on.
       const early = shown ? undefined : catalog.onDidChange(() => {
-        if (shown || stale() || catalog.sessions().length === 0) return;
-        shown = true;
-        this.firstScan ??= { sinceActivate: Date.now() - this.activatedAt, scan: Date.now() - t0, fromIndex: false };
-        this.log.info(`Showing the ${catalog.sessions().length} newest sessions after ${Date.now() - t0} ms while the scan goes on`);
-        this.attach(catalog, false);
-        show(catalog);
+        if (!shown && !stale() && catalog.sessions().length > 0) showEarly(false);
       });
       try {
         await catalog.scan();
