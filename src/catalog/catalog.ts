@@ -32,7 +32,8 @@ import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
-import { blobUnchanged, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
 import { cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
@@ -84,6 +85,8 @@ export interface ScanStats {
   transcriptBytes: number;
   /** Folders the walk listed (unchanged ones are recalled from the index instead). */
   foldersListed: number;
+  /** Sessions whose blobs a worker thread checked (see ScanOptions.checkAhead). */
+  checkedAhead: number;
 }
 
 export interface ScanOptions {
@@ -93,6 +96,11 @@ export interface ScanOptions {
    * still show through their folders' stamps.
    */
   statBlobs?: boolean;
+  /**
+   * For a large index, a worker thread checks the blobs of its lines from the last one back while the scan goes
+   * from the first (see blob-check.ts): `workerFile` (default beside this bundle), from `minBytes` of lines. false: never.
+   */
+  checkAhead?: { workerFile?: string; minBytes?: number } | false;
 }
 
 /**
@@ -133,7 +141,7 @@ export class Catalog {
   /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
   private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
   private indexSave: NodeJS.Timeout | undefined;
-  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0 };
+  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Claimed folder or owned sub-folder -> session key. */
@@ -171,7 +179,7 @@ export class Catalog {
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
     const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed };
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed, checkedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
     // What is shown (an earlier scan, or the index) stays until it is described
@@ -184,7 +192,7 @@ export class Catalog {
     for (const claim of ordered) {
       const key = claimKey(claim);
       const entry = stored.get(key);
-      if (entry && this.stillHolds(entry, claim, options.statBlobs !== false, walked)) reusable.add(key);
+      if (entry && this.stillHolds(entry, claim, (e) => entryUnchanged(e, walked, options.statBlobs !== false))) reusable.add(key);
       await pace(1 + (entry?.described?.blobs.length ?? 0));
     }
     const pause = pauser();
@@ -272,33 +280,43 @@ export class Catalog {
     const storedAt = new Map<string, number>();
     old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
-    const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.header, claimOf });
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed };
+    const statBlobs = options.statBlobs !== false;
+    const ahead = old && statBlobs && options.checkAhead !== false ? BlobCheck.start(old.lineSpans(), options.checkAhead?.workerFile ?? DEFAULT_BLOB_CHECK_WORKER, options.checkAhead?.minBytes) : undefined;
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
-    // Regular sessions first: a fallback lists only blobs no regular session names.
-    for (const fallback of [false, true]) {
-      const fresh: SessionClaim[] = [];
-      for (const [key, claim] of claims) {
-        if (!!claim.fallback !== fallback) continue;
-        const at = storedAt.get(key);
-        const entry = at === undefined ? undefined : old!.entry(at);
-        if (entry && this.stillHolds(entry, claim, options.statBlobs !== false, walked)) {
-          settled.add(entry, key, { old: true, at: at! });
-          stats.reused++;
-        } else fresh.push(claim);
-        await pace(1 + (entry?.described?.blobs.length ?? 0));
+    try {
+      const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.header, claimOf });
+      stats.foldersListed = foldersListed;
+      await ahead?.ready;
+      // Regular sessions first: a fallback lists only blobs no regular session names.
+      for (const fallback of [false, true]) {
+        const fresh: SessionClaim[] = [];
+        for (const [key, claim] of claims) {
+          if (!!claim.fallback !== fallback) continue;
+          const at = storedAt.get(key);
+          const entry = at === undefined ? undefined : old!.entry(at, true);
+          const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, statBlobs);
+          if (entry && this.stillHolds(entry, claim, ahead ? (e) => ahead.unchanged(at!, () => here(e)) : here)) {
+            settled.add(entry, key, { old: true, at: at! });
+            stats.reused++;
+          } else fresh.push(claim);
+          await pace(1 + (entry?.described?.blobs.length ?? 0));
+        }
+        if (!fallback) checked();
+        stats.described += fresh.length;
+        // One at a time: only one session's parsed transcript and description are held. Four at once
+        // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
+        // peaked at 366 MB instead of 201 MB.
+        for (const claim of fresh) {
+          const { indexed } = await this.describeClaim(claim);
+          settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
+        }
       }
-      if (!fallback) checked();
-      stats.described += fresh.length;
-      // One at a time: only one session's parsed transcript and description are held. Four at once
-      // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
-      // peaked at 366 MB instead of 201 MB.
-      for (const claim of fresh) {
-        const { indexed } = await this.describeClaim(claim);
-        settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
-      }
+    } finally {
+      await ahead?.stop();
     }
+    stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
     let lines: Pick<IndexReader, 'entry'>;
@@ -719,16 +737,11 @@ export class Catalog {
   }
 
   /**
-   * Whether a stored description still holds: same claim, every stamp unchanged (and every blob, when statBlobs).
-   * A folder this scan's walk stamped (a session's own) is compared with that stamp, not stat'ed again.
+   * Whether a stored description still holds: the same claim, and `unchanged` (its stamps, and its blobs' sizes and
+   * mtimes unless a scan skips them). A folder this scan's walk stamped (a session's own) is not stat'ed again.
    */
-  private stillHolds(entry: IndexedClaim, claim: SessionClaim, statBlobs: boolean, walked: WalkedStamps | undefined): boolean {
-    if (JSON.stringify(entry.claim) !== JSON.stringify(claim)) return false;
-    for (const [file, stamp] of entry.stamps) {
-      if (!stampHolds(file, stamp, entry.describedAt, walked?.get(file)?.stamp)) return false;
-    }
-    if (!statBlobs) return true;
-    return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
+  private stillHolds(entry: IndexedClaim, claim: SessionClaim, unchanged: (entry: IndexedClaim) => boolean): boolean {
+    return JSON.stringify(entry.claim) === JSON.stringify(claim) && unchanged(entry);
   }
 
   /** Put a described session in place (dropping what it held before); returns the fallback sessions it took blobs from. */
@@ -905,6 +918,11 @@ export class Catalog {
     this.problemList.push(message);
     this.logger.warn(message);
   }
+}
+
+/** Whether an entry's stamps hold (a folder this scan's walk stamped is not stat'ed again) and, with statBlobs, its blobs. */
+function entryUnchanged(entry: IndexedClaim, walked: WalkedStamps | undefined, statBlobs: boolean): boolean {
+  return stampsHold(entry, (file) => walked?.get(file)?.stamp) && (!statBlobs || blobsUnchanged(entry));
 }
 
 function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {

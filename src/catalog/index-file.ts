@@ -66,6 +66,25 @@ export function blobUnchanged(blob: { path: string; bytes: number; mtimeMs: numb
   return !!stat && stat.isFile() && stat.size === blob.bytes && stat.mtimeMs === blob.mtimeMs;
 }
 
+/** Whether every blob of an entry still has the size and mtime it was described with (see blobUnchanged). */
+export function blobsUnchanged(entry: IndexedClaim): boolean {
+  return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
+}
+
+/** A claim for parsing a line whose claim is not compared (the rest is). */
+const ANY_CLAIM: SessionClaim = { source: 'claude-code', dir: '', owns: [] };
+
+/** Whether every stamp of an entry holds (see stampHolds); `now` gives a stamp this scan already took, if it did. */
+export function stampsHold(entry: IndexedClaim, now?: (file: string) => string | undefined): boolean {
+  return entry.stamps.every(([file, stamp]) => stampHolds(file, stamp, entry.describedAt, now?.(file)));
+}
+
+/** Whether an entry line as stored still holds, but for its claim: its stamps and blobs; false when it does not parse. */
+export function lineStillHolds(line: Buffer): boolean {
+  const entry = parseEntry(line, ANY_CLAIM);
+  return !!entry && stampsHold(entry) && blobsUnchanged(entry);
+}
+
 /** lstat, synchronous (a stat is cheaper than a promise around one); null when missing, undefined when unreadable. */
 function statOf(file: string): Stats | null | undefined {
   try {
@@ -172,6 +191,8 @@ function isClaim(v: unknown): v is SessionClaim {
   return typeof c === 'object' && c !== null && typeof c.dir === 'string' && typeof c.source === 'string' && Array.isArray(c.owns) && c.owns.every((o) => typeof o === 'string');
 }
 
+const READ_AHEAD_BYTES = 64 << 10;
+
 /** The entry lines of an index file open at `fd`, each read alone (for the reader and for the writer reading back what it wrote). */
 abstract class IndexLines {
   /** Each line's claim, start and length in bytes (its '\n' included), in file order. */
@@ -179,25 +200,39 @@ abstract class IndexLines {
   protected readonly offsets: number[] = [];
   protected readonly lengths: number[] = [];
   protected readonly lineUpdated: number[] = [];
-  private scratch = Buffer.allocUnsafe(0);
+  /** The last read, and where in the file it began and how far it reached (a pass in file order reads ahead). */
+  private ahead = Buffer.allocUnsafe(0);
+  private aheadFrom = 0;
+  private aheadBytes = 0;
 
   protected constructor(protected readonly fd: number) {}
 
-  /** Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). */
-  entry(i: number): IndexedClaim | undefined {
+  /**
+   * Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). `inOrder`:
+   * one of a pass through the lines in file order, which reads ahead (one read per 64 KB, not one per line).
+   */
+  entry(i: number, inOrder = false): IndexedClaim | undefined {
     try {
-      return parseEntry(this.read(i), this.lineClaims[i]!);
+      return parseEntry(this.read(i, inOrder), this.lineClaims[i]!);
     } catch {
       return undefined;
     }
   }
 
-  /** Entry `i`'s line, in a buffer reused by the next read. */
-  protected read(i: number): Buffer {
+  /** Entry `i`'s line, in a buffer reused by a later read. */
+  protected read(i: number, inOrder = false): Buffer {
     const length = this.lengths[i]!;
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 << 10));
-    if (readSync(this.fd, this.scratch, 0, length, this.offsets[i]!) !== length) throw new Error('the index was cut short');
-    return this.scratch.subarray(0, length);
+    const offset = this.offsets[i]!;
+    if (inOrder && offset >= this.aheadFrom && offset + length <= this.aheadFrom + this.aheadBytes) {
+      return this.ahead.subarray(offset - this.aheadFrom, offset - this.aheadFrom + length);
+    }
+    const size = inOrder ? Math.max(length, READ_AHEAD_BYTES) : length;
+    if (this.ahead.length < size) this.ahead = Buffer.allocUnsafe(Math.max(size, READ_AHEAD_BYTES));
+    const read = readSync(this.fd, this.ahead, 0, size, offset);
+    if (read < length) throw new Error('the index was cut short');
+    // What was read ahead serves only the same pass: another read may come from a later state of the file.
+    [this.aheadFrom, this.aheadBytes] = inOrder ? [offset, read] : [0, 0];
+    return this.ahead.subarray(0, length);
   }
 }
 
@@ -210,7 +245,12 @@ export class IndexReader extends IndexLines {
   /** Whether the trailer records each session's last update. */
   private readonly ordered: boolean;
 
-  private constructor(fd: number, trailer: Trailer, readonly header: IndexHeader) {
+  private constructor(
+    private readonly file: string,
+    fd: number,
+    trailer: Trailer,
+    readonly header: IndexHeader,
+  ) {
     super(fd);
     let offset = 0;
     const { updated } = trailer;
@@ -246,7 +286,7 @@ export class IndexReader extends IndexLines {
       const found = stat.isFile() ? readTrailer(fd, stat.size) : undefined;
       if (!found) throw new Error('not an index');
       const { trailer } = found;
-      const reader = new IndexReader(fd, trailer, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
+      const reader = new IndexReader(file, fd, trailer, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
       fd = undefined;
       return reader;
     } catch {
@@ -259,6 +299,12 @@ export class IndexReader extends IndexLines {
   /** The blob folders the trailer names (absolute paths only): where blobs were when it was saved, for ripgrep to start on. */
   blobFolders(): string[] {
     return this.header.blobFolders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
+  }
+
+  /** Where each entry line lies in which file (path, device, inode): enough for another thread to read the same lines. */
+  lineSpans(): { file: string; dev: number; ino: number; offsets: number[]; lengths: number[] } {
+    const { dev, ino } = fstatSync(this.fd);
+    return { file: this.file, dev, ino, offsets: this.offsets, lengths: this.lengths };
   }
 
   /** Entry lines. */
@@ -418,9 +464,9 @@ export class IndexWriter extends IndexLines {
   }
 
   /** Lines still pending are written first. */
-  protected override read(i: number): Buffer {
+  protected override read(i: number, inOrder?: boolean): Buffer {
     this.flush();
-    return super.read(i);
+    return super.read(i, inOrder);
   }
 
   /** Write the trailer and rename the file into place (it stays open for reading; a failed rename leaves it readable, a failed write throws IndexWriteError). */

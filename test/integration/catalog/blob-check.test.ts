@@ -1,0 +1,124 @@
+// Checking a large index's sessions on two threads (blob-check.ts): a worker
+// takes lines from the last one back while the scan goes from the first. What
+// the scan lists must be exactly what a scan on one thread lists, whichever
+// thread judged a changed session; the worker must judge nothing of a file
+// that is not the index the scan opened.
+import * as esbuild from 'esbuild';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLinesFromTheEnd } from '../../../src/catalog/blob-check';
+import { Catalog } from '../../../src/catalog/catalog';
+import { IndexReader } from '../../../src/catalog/index-file';
+import type { SessionInfo } from '../../../src/catalog/types';
+import { backdate, REPO, shown } from './helpers';
+
+const SESSIONS = 400;
+let dir: string;
+let root: string;
+let cacheDir: string;
+let workerFile: string;
+const blobsOf: string[][] = [];
+
+const options = (): ConstructorParameters<typeof Catalog>[0] => ({ env: { HOME: dir }, useDefaultRoots: false, roots: [root], cacheDir });
+
+async function listed(checkAhead: Parameters<Catalog['scanSessions']>[0]): Promise<{ sessions: SessionInfo[]; stats: ReturnType<Catalog['scanStats']> }> {
+  const catalog = new Catalog(options());
+  const listing = await catalog.scanSessions(checkAhead);
+  const sessions: SessionInfo[] = [];
+  await listing.forEach((s) => sessions.push(s));
+  await listing.close();
+  return { sessions, stats: catalog.scanStats() };
+}
+
+/** What one thread lists, with no index at all. */
+async function truth(): Promise<unknown> {
+  const catalog = new Catalog({ ...options(), cacheDir: undefined });
+  await catalog.scan();
+  await catalog.dispose();
+  return shown(catalog.sessions());
+}
+
+async function indexFile(): Promise<string> {
+  const names = (await fsp.readdir(cacheDir)).filter((n) => n.endsWith('.jsonl'));
+  expect(names).toHaveLength(1);
+  return path.join(cacheDir, names[0]!);
+}
+
+beforeAll(async () => {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-blob-check-'));
+  root = path.join(dir, 'claude');
+  cacheDir = path.join(dir, 'cache');
+  // The worker as the build makes it, from these sources.
+  workerFile = path.join(dir, 'blob-check-worker.js');
+  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/blob-check-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
+  for (let i = 0; i < SESSIONS; i++) {
+    const folder = path.join(root, 'projects', '-p', `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, 'tool-results');
+    await fsp.mkdir(folder, { recursive: true });
+    blobsOf.push([]);
+    for (let j = 0; j < 3; j++) {
+      const blob = path.join(folder, `toolu_${i}_${j}.txt`);
+      await fsp.writeFile(blob, `output ${i} ${j}\n`.repeat(10));
+      blobsOf[i]!.push(blob);
+    }
+  }
+  await backdate(root);
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+describe('checking blobs ahead in a worker thread', () => {
+  it('lists what one thread lists, for changes at the first, middle and last lines, and a worker that cannot start', async () => {
+    const cold = await listed({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(cold.stats).toMatchObject({ described: SESSIONS, checkedAhead: 0 });
+
+    // Nothing changed: every session is reused, the worker judged some of them.
+    const warm = await listed({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(warm.stats).toMatchObject({ described: 0, reused: SESSIONS });
+    expect(warm.stats.checkedAhead).toBeGreaterThan(0);
+    expect(shown(warm.sessions)).toEqual(await truth());
+
+    // A blob grown in place (no folder changes) in the first, a middle and the last session; one rewritten
+    // with the same size; one deleted and one added (their folders change).
+    for (const i of [0, SESSIONS >> 1, SESSIONS - 1]) await fsp.appendFile(blobsOf[i]![1]!, 'grown in place\n');
+    const same = blobsOf[7]![0]!;
+    await fsp.writeFile(same, (await fsp.readFile(same, 'utf8')).toUpperCase());
+    await fsp.rm(blobsOf[SESSIONS - 5]![2]!);
+    await fsp.writeFile(path.join(path.dirname(blobsOf[SESSIONS - 9]![0]!), 'toolu_new.txt'), 'new\n');
+    const changed = await listed({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(changed.stats).toMatchObject({ described: 6, reused: SESSIONS - 6 });
+    expect(shown(changed.sessions)).toEqual(await truth());
+    const last = changed.sessions.find((s) => s.dir === path.dirname(path.dirname(blobsOf[SESSIONS - 1]![1]!)))!;
+    expect(last.blobs.find((b) => b.path === blobsOf[SESSIONS - 1]![1])!.bytes).toBe((await fsp.stat(blobsOf[SESSIONS - 1]![1]!)).size);
+
+    await backdate(root);
+    await fsp.appendFile(blobsOf[SESSIONS - 2]![0]!, 'grown again\n');
+    const noWorker = await listed({ checkAhead: { workerFile: path.join(dir, 'missing-worker.js'), minBytes: 0 } });
+    expect(noWorker.stats).toMatchObject({ checkedAhead: 0 });
+    expect(noWorker.stats.described).toBeGreaterThanOrEqual(1); // the grown session (and those the backdate touched)
+    expect(shown(noWorker.sessions)).toEqual(await truth());
+  });
+
+  it("judges each line the way the scan would, and nothing of a file that is not the scan's index", async () => {
+    await backdate(root);
+    await listed({ checkAhead: false }); // an index of the backdated tree
+    await fsp.appendFile(blobsOf[3]![2]!, 'grown\n');
+    await fsp.rm(blobsOf[SESSIONS - 1]![0]!);
+    const reader = IndexReader.open(await indexFile())!;
+    const spans = reader.lineSpans();
+    const judge = (ino: number): Int32Array => {
+      const state = new SharedArrayBuffer(4 * spans.offsets.length);
+      checkLinesFromTheEnd({ ...spans, ino, state });
+      return new Int32Array(state);
+    };
+    const verdicts = judge(spans.ino);
+    const changedLines = reader.claims.flatMap((claim, i) => (verdicts[i] === 4 ? [path.basename(claim.dir).slice(0, 8)] : []));
+    expect(changedLines.sort()).toEqual([String(3).padStart(8, '0'), String(SESSIONS - 1).padStart(8, '0')]);
+    expect([...verdicts].filter((v) => v === 3)).toHaveLength(SESSIONS - 2);
+    // Another file at that path (the index renamed over meanwhile): no line is taken.
+    expect([...judge(spans.ino + 1)].every((v) => v === 0)).toBe(true);
+    reader.close();
+  });
+});
