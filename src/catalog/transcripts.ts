@@ -12,10 +12,11 @@ export interface LineReducer<S> {
   /** Returns false when the value was not understood (counted as skipped). */
   line(state: S, value: unknown): boolean;
   /**
-   * Whether the line `bytes` (no newline) may be passed over unparsed: it
-   * provably carries nothing that would change `state` (counted as read).
+   * Whether the line `bytes[start, end)` (no newline) may be passed over unparsed: it
+   * provably carries nothing that would change `state` (counted as read). Asked of every
+   * line: a range of the read buffer, not a Buffer made for each.
    */
-  passOver?(state: S, bytes: Buffer): boolean;
+  passOver?(state: S, bytes: Buffer, start: number, end: number): boolean;
 }
 
 export interface TranscriptRead<S> {
@@ -133,7 +134,7 @@ export class TranscriptCache {
         if (lineBytes > this.maxLineBytes) {
           entry.lines++;
           entry.skipped++;
-        } else if (pendingBytes === 0 && reducer.passOver?.(entry.state, chunk.subarray(start, nl))) {
+        } else if (pendingBytes === 0 && reducer.passOver?.(entry.state, chunk, start, nl)) {
           entry.lines++;
         } else {
           // Decode straight from the chunk: no Buffer object per line.

@@ -54,6 +54,13 @@ export interface ClaudeState {
  */
 const QUIET_STARTS = [...QUIET_TYPES].map((type) => Buffer.from(`{"type":${JSON.stringify(type)},`));
 
+/** Whether `bytes[start, end)` begins with `prefix`, compared here byte by byte (most lines differ within ten). */
+function startsWith(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
+  if (end - start < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[start + i] !== prefix[i]) return false;
+  return true;
+}
+
 export const claudeReducer: LineReducer<ClaudeState> = {
   kind: 'claude-code',
   init: () => ({
@@ -67,8 +74,8 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     pendingAdded: [],
   }),
   // A quiet line changes the state only by giving the session id or cwd when none is known yet.
-  passOver(state, bytes) {
-    return state.sessionId !== undefined && state.cwd !== undefined && bytes[bytes.length - 1] === 0x7d && QUIET_STARTS.some((start) => bytes.subarray(0, start.length).equals(start));
+  passOver(state, bytes, start, end) {
+    return state.sessionId !== undefined && state.cwd !== undefined && bytes[end - 1] === 0x7d && QUIET_STARTS.some((quiet) => startsWith(bytes, start, end, quiet));
   },
   line(state, value) {
     const line = obj(value);
