@@ -1,9 +1,10 @@
 // The bounded folder walk: list each folder once, offer it to the sources,
 // never follow a symlink, never descend into a folder a claim owns.
-import { promises as fsp } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { DirListing, SessionClaim, Source } from './source';
 import { stampOf } from './index-file';
+import { pauser } from './pause';
 
 /** Folders that never hold spills and can be huge. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.cache']);
@@ -52,28 +53,31 @@ export interface WalkMemo {
 export async function walk(start: string, depth: number, sources: readonly Source[], skip: (dir: string) => boolean = () => false, memo?: WalkMemo): Promise<WalkResult> {
   const result: WalkResult = { claims: [], listed: 0, unreadable: [] };
   let level: string[] = [start];
+  // Listed one at a time, synchronously, with a yield every few ms: 5,000 session folders took 215 ms through
+  // the promise API all at once and 100 ms this way.
+  const pause = pauser();
+  const list = (dir: string): { path: string; stamp: string; entries: Dirent[] } | { path: string; recalled: Listed } | undefined => {
+    const recalled = memo?.recall(dir);
+    if (recalled) return { path: dir, recalled };
+    // Stamped before it is listed: a change during the listing leaves a stamp that no longer holds.
+    const stamp = memo ? stampOf(dir) : '';
+    result.listed++;
+    try {
+      return { path: dir, stamp, entries: readdirSync(dir, { withFileTypes: true }) };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') result.unreadable.push({ path: dir, code });
+      return undefined;
+    }
+  };
   for (let d = 0; d <= depth && level.length > 0; d++) {
     const next: string[] = [];
-    const listings = await Promise.all(
-      level.map(async (dir) => {
-        const recalled = memo?.recall(dir);
-        if (recalled) return { path: dir, recalled };
-        // Stamped before it is listed: a change during the listing leaves a stamp that no longer holds.
-        const stamp = memo ? stampOf(dir) : '';
-        result.listed++;
-        try {
-          return { path: dir, stamp, entries: await fsp.readdir(dir, { withFileTypes: true }) };
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
-          if (code !== 'ENOENT' && code !== 'ENOTDIR') result.unreadable.push({ path: dir, code });
-          return undefined;
-        }
-      }),
-    );
-    for (const listing of listings) {
+    for (const dir of level) {
+      await pause();
+      const listing = list(dir);
       if (!listing) continue;
       let listed: Listed;
-      if ('recalled' in listing) listed = listing.recalled!;
+      if ('recalled' in listing) listed = listing.recalled;
       else {
         const claims = offer(listing, sources);
         const owned = new Set(claims.flatMap((c) => [c.dir, ...c.owns]));
