@@ -109,11 +109,16 @@ export function checkLinesFromTheEnd(job: BlobCheckJob): void {
     let buffer = Buffer.allocUnsafe(64 << 10);
     for (let i = job.offsets.length - 1; i >= 0; i--) {
       if (Atomics.compareExchange(state, i, FREE, TAKEN_THERE) !== FREE) continue;
-      const length = job.lengths[i]!;
-      if (buffer.length < length) buffer = Buffer.allocUnsafe(length);
-      const read = readSync(fd, buffer, 0, length, job.offsets[i]!);
-      Atomics.store(state, i, read === length && lineStillHolds(buffer.subarray(0, length)) ? UNCHANGED : CHANGED);
-      Atomics.notify(state, i);
+      let holds = false;
+      try {
+        const length = job.lengths[i]!;
+        if (buffer.length < length) buffer = Buffer.allocUnsafe(length);
+        holds = readSync(fd, buffer, 0, length, job.offsets[i]!) === length && lineStillHolds(buffer.subarray(0, length));
+      } finally {
+        // Whatever happened, the line is released: the scan may be waiting on it. (Not holding: described again.)
+        Atomics.store(state, i, holds ? UNCHANGED : CHANGED);
+        Atomics.notify(state, i);
+      }
     }
   } finally {
     closeSync(fd);
