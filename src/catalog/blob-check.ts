@@ -63,7 +63,8 @@ export class BlobCheck {
         worker.once('error', () => resolve());
         worker.once('exit', () => resolve());
       });
-      worker.unref();
+      // Not unref'd: while the scan awaits `ready`, the worker may be all that keeps the event loop alive (an unref'd
+      // one let the process exit there, with nothing printed). The scan always stops it.
       return new BlobCheck(new Int32Array(state), worker, ready);
     } catch {
       return undefined;

@@ -4,6 +4,7 @@
 // thread judged a changed session; the worker must judge nothing of a file
 // that is not the index the scan opened.
 import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -120,5 +121,34 @@ describe('checking blobs ahead in a worker thread', () => {
     // Another file at that path (the index renamed over meanwhile): no line is taken.
     expect([...judge(spans.ino + 1)].every((v) => v === 0)).toBe(true);
     reader.close();
+  });
+});
+
+describe('a worker slower to start than the walk', () => {
+  it('keeps the process alive until the scan has its answer (a process with nothing else to wait on)', async () => {
+    // Another process (in this one, the test runner keeps the event loop alive): the library from these sources,
+    // and a worker that takes half a second before it starts.
+    const child = path.join(dir, 'child.js');
+    await esbuild.build({
+      stdin: {
+        contents: `import { Catalog } from './src/catalog/catalog';
+          const [root, cacheDir, workerFile] = process.argv.slice(2);
+          void (async () => {
+            const catalog = new Catalog({ env: { HOME: cacheDir }, useDefaultRoots: false, roots: [root], cacheDir });
+            const listing = await catalog.scanSessions({ checkAhead: { workerFile, minBytes: 0 } });
+            console.log(JSON.stringify({ sessions: listing.sessions, ...catalog.scanStats() }));
+            await listing.close();
+          })();`,
+        resolveDir: REPO,
+        loader: 'ts',
+      },
+      bundle: true, platform: 'node', format: 'cjs', outfile: child, logLevel: 'silent',
+    });
+    const slowWorker = path.join(dir, 'slow-worker.js');
+    await fsp.writeFile(slowWorker, `const until = Date.now() + 500; while (Date.now() < until);\nrequire(${JSON.stringify(workerFile)});\n`);
+    await listed({ checkAhead: false }); // an index to check
+    const { stdout, status } = spawnSync(process.execPath, [child, root, cacheDir, slowWorker], { encoding: 'utf8' });
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ sessions: SESSIONS, indexLoaded: true });
   });
 });
