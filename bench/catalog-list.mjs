@@ -35,7 +35,9 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {
   const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
   measure(process.execPath, args, { env, runs: 1 }); // writes the index
   const warm = measure(process.execPath, args, { env, runs });
-  const piped = measure(process.execPath, args, { env, runs, piped: true });
+  // Every session listed, to the closing brace: a run that ends early is an error, not a fast figure.
+  const check = (out) => JSON.parse(out.toString('utf8')).sessions.length === sessions;
+  const piped = measure(process.execPath, args, { env, runs, piped: true, check });
   console.log(row('node readdirSync+lstatSync walk', walk));
   console.log(row('find -printf', find));
   console.log(row('spillway list --json, cold (no index)', cold));

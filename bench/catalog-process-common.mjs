@@ -12,9 +12,10 @@ export const WALK = path.join(here, 'walk-common.mjs');
 
 /**
  * One run: wall ms (spawn to exit) and peak RSS in MB. Stdout goes to /dev/null, or with `piped` to a pipe
- * this process reads as it comes (as `| jq` would): a command that outruns its reader then holds what waits.
+ * this process reads as it comes (as `| jq` would): a command that outruns its reader then holds what waits;
+ * `check(stdout)` then judges what it printed.
  */
-export function runOnce(command, args, { env = process.env, before, piped = false } = {}) {
+export function runOnce(command, args, { env = process.env, before, piped = false, check } = {}) {
   before?.();
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-time-')), 'time');
   const t0 = process.hrtime.bigint();
@@ -23,6 +24,8 @@ export function runOnce(command, args, { env = process.env, before, piped = fals
   const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
   rmSync(path.dirname(out), { recursive: true, force: true });
   if (r.status !== 0 && r.status !== 1) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  // A run that printed the wrong thing is no figure (a piped run's output is at hand to check).
+  if (piped && check && !check(r.stdout)) throw new Error(`${command} ${args.join(' ')}: unexpected output (${r.stdout.length} bytes)`);
   return { wall, rss: rssKb / 1024 };
 }
 
