@@ -1,8 +1,8 @@
 // A warm scan stats every blob of every unchanged session (a blob that grew in
-// place must show its new size): at 100,000 blobs that is most of its time,
-// on one core. A worker thread takes the index's lines from the last one back
-// while the scan goes on from the first, so the stats run on two cores; each
-// line's blobs are checked once, by whichever thread reaches it first. The
+// place must show its new size) and its stamps: at 100,000 blobs that is most
+// of its time, on one core. A worker thread takes the index's lines from the
+// last one back while the scan goes on from the first, so the stats run on two
+// cores; each line is checked once, by whichever thread reaches it first. The
 // worker opens the index itself (by path, refused unless it is the same file),
 // so closing the scan's descriptor never races a read of its.
 import { closeSync, existsSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
@@ -36,7 +36,7 @@ export const DEFAULT_BLOB_CHECK_WORKER = path.join(__dirname, 'blob-check-worker
  */
 export const CHECK_AHEAD_MIN_BYTES = 4 << 20;
 
-/** An index's lines whose blobs a worker checks ahead; `unchanged()` is asked in the scan's order. */
+/** An index's lines, whose stamps and blobs a worker checks ahead; `unchanged()` is asked in the scan's order. */
 export class BlobCheck {
   /** Lines the worker judged (for the scan's stats and the tests). */
   private judgedThere = 0;
@@ -71,7 +71,7 @@ export class BlobCheck {
     }
   }
 
-  /** Whether line `i`'s blobs are all unchanged: the worker's verdict, or `check()` here when it has not taken the line. */
+  /** Whether line `i` still holds (stamps and blobs): the worker's verdict, or `check()` here when it has not taken the line. */
   unchanged(i: number, check: () => boolean): boolean {
     const was = Atomics.compareExchange(this.state, i, FREE, TAKEN_HERE);
     if (was === FREE || was === TAKEN_HERE) return check();

@@ -85,7 +85,7 @@ export interface ScanStats {
   transcriptBytes: number;
   /** Folders the walk listed (unchanged ones are recalled from the index instead). */
   foldersListed: number;
-  /** Sessions whose blobs a worker thread checked (see ScanOptions.checkAhead). */
+  /** Sessions a worker thread checked (see ScanOptions.checkAhead). */
   checkedAhead: number;
 }
 
@@ -97,7 +97,7 @@ export interface ScanOptions {
    */
   statBlobs?: boolean;
   /**
-   * For a large index, a worker thread checks the blobs of its lines from the last one back while the scan goes
+   * For a large index, a worker thread checks its lines (stamps and blobs) from the last one back while the scan goes
    * from the first (see blob-check.ts): `workerFile` (default beside this bundle), from `minBytes` of lines. false: never.
    */
   checkAhead?: { workerFile?: string; minBytes?: number } | false;
