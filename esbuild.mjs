@@ -21,7 +21,7 @@ const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: `${out}/extension.js`, external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: ['src/index.ts'], outfile: `${out}/index.js` },
-  // The worker thread a large warm scan checks blobs in (see src/catalog/blob-check.ts), beside the bundles that scan.
+  // The worker thread a large warm scan checks sessions in (see src/catalog/blob-check.ts), beside the bundles that scan.
   { ...node, entryPoints: ['src/catalog/blob-check-worker.ts'], outfile: `${out}/blob-check-worker.js` },
   // The Claude Code hook alone (what `spillway hook install claude-code` wires in): no catalog, fast start.
   { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: `${out}/hook.js` },
