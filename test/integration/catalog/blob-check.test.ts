@@ -102,16 +102,16 @@ describe('checking blobs ahead in a worker thread', () => {
     expect(shown(noWorker.sessions)).toEqual(await truth());
   });
 
-  it("judges each line the way the scan would, and nothing of a file that is not the scan's index", async () => {
+  it("judges each line the way the scan would, and nothing of a file that is not the scan's index or is a symlink", async () => {
     await backdate(root);
     await listed({ checkAhead: false }); // an index of the backdated tree
     await fsp.appendFile(blobsOf[3]![2]!, 'grown\n');
     await fsp.rm(blobsOf[SESSIONS - 1]![0]!);
     const reader = IndexReader.open(await indexFile())!;
     const spans = reader.lineSpans();
-    const judge = (ino: number): Int32Array => {
+    const judge = (ino: number, file = spans.file): Int32Array => {
       const state = new SharedArrayBuffer(4 * spans.offsets.length);
-      checkLinesFromTheEnd({ ...spans, ino, state });
+      checkLinesFromTheEnd({ ...spans, file, ino, state });
       return new Int32Array(state);
     };
     const verdicts = judge(spans.ino);
@@ -120,6 +120,11 @@ describe('checking blobs ahead in a worker thread', () => {
     expect([...verdicts].filter((v) => v === 3)).toHaveLength(SESSIONS - 2);
     // Another file at that path (the index renamed over meanwhile): no line is taken.
     expect([...judge(spans.ino + 1)].every((v) => v === 0)).toBe(true);
+    // A symlink to the very index put at its path: never followed, so no line is taken either.
+    const link = path.join(dir, 'linked-index.jsonl');
+    await fsp.symlink(spans.file, link);
+    expect([...judge(spans.ino, link)].every((v) => v === 0)).toBe(true);
+    await fsp.rm(link);
     reader.close();
   });
 });
