@@ -231,7 +231,8 @@ abstract class IndexLines {
     const read = readSync(this.fd, this.ahead, 0, size, offset);
     if (read < length) throw new Error('the index was cut short');
     // What was read ahead serves only the same pass: another read may come from a later state of the file.
-    [this.aheadFrom, this.aheadBytes] = inOrder ? [offset, read] : [0, 0];
+    this.aheadFrom = offset;
+    this.aheadBytes = inOrder ? read : 0;
     return this.ahead.subarray(0, length);
   }
 }
@@ -317,26 +318,17 @@ export class IndexReader extends IndexLines {
     return Buffer.from(this.read(i));
   }
 
-  /** Every entry in order (but those `skip` names, not parsed), read in large pieces; stops (returns false) at a malformed one. */
+  /** Every entry in file order (but those `skip` names, not read), read ahead; stops (returns false) at a malformed one. */
   async forEach(visit: (entry: IndexedClaim) => void, skip?: ReadonlySet<number>): Promise<boolean> {
-    const piece = 4 << 20;
-    // One buffer for every piece (lines are decoded out of it): a new one each time costs a page fault per 4 KB.
-    let buffer = Buffer.allocUnsafe(0);
-    for (let i = 0; i < this.size; ) {
-      let j = i + 1;
-      while (j < this.size && this.offsets[j]! + this.lengths[j]! - this.offsets[i]! <= piece) j++;
-      const from = this.offsets[i]!;
-      const bytes = this.offsets[j - 1]! + this.lengths[j - 1]! - from;
-      if (buffer.length < bytes) buffer = Buffer.allocUnsafe(Math.max(bytes, piece));
-      if (readSync(this.fd, buffer, 0, bytes, from) !== bytes) return false;
-      for (; i < j; i++) {
-        if (skip?.has(i)) continue;
-        const entry = parseEntry(buffer.subarray(this.offsets[i]! - from, this.offsets[i]! - from + this.lengths[i]!), this.claims[i]!);
-        if (!entry) return false;
-        visit(entry);
-      }
-      // The extension host reads it too: other work gets a turn between pieces.
-      await new Promise((resolve) => setImmediate(resolve));
+    // The extension host reads it too: other work gets a turn every few ms.
+    const pause = pauser();
+    for (let i = 0; i < this.size; i++) {
+      if (skip?.has(i)) continue;
+      const entry = this.entry(i, true);
+      if (!entry) return false;
+      visit(entry);
+      const turn = pause();
+      if (turn) await turn;
     }
     return true;
   }
