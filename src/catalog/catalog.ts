@@ -289,6 +289,7 @@ export class Catalog {
       const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.header, claimOf });
       stats.foldersListed = foldersListed;
       await ahead?.ready;
+      const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, statBlobs);
       // Regular sessions first: a fallback lists only blobs no regular session names.
       for (const fallback of [false, true]) {
         const fresh: SessionClaim[] = [];
@@ -296,7 +297,6 @@ export class Catalog {
           if (!!claim.fallback !== fallback) continue;
           const at = storedAt.get(key);
           const entry = at === undefined ? undefined : old!.entry(at, true);
-          const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, statBlobs);
           if (entry && this.stillHolds(entry, claim, ahead ? (e) => ahead.unchanged(at!, () => here(e)) : here)) {
             settled.add(entry, key, { old: true, at: at! });
             stats.reused++;
