@@ -36,12 +36,13 @@ export async function claudeCorpus(name, sessions, perSession, blobBytes = 2048)
     const writes = [];
     for (let b = 0; b < perSession; b++) {
       const toolUseId = `toolu_${String(s).padStart(6, '0')}${String(b).padStart(6, '0')}`;
+      if (writes.length >= 1000) await Promise.all(writes.splice(0));
       writes.push(fsp.writeFile(path.join(toolResults, `${toolUseId}.txt`), (s * perSession + b) % 10 === 0 ? withNeedle : body));
       const ts = new Date(Date.UTC(2026, 0, 1, 0, 0, s * 60 + b)).toISOString();
       lines.push(JSON.stringify({ type: 'assistant', sessionId: id, cwd: '/home/dev/p', isSidechain: false, timestamp: ts, message: { id: `msg_${s}_${b}`, model: 'm', role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: `make target-${b}` } }], usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 * b, output_tokens: 20 } } }));
       lines.push(JSON.stringify({ type: 'user', sessionId: id, isSidechain: false, timestamp: ts, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${path.join(toolResults, toolUseId + '.txt')}\n</persisted-output>` }] } }));
     }
-    await Promise.all(writes);
+    await Promise.all(writes.splice(0));
     await fsp.writeFile(path.join(project, `${id}.jsonl`), lines.join('\n') + '\n');
   }
   await fsp.writeFile(marker, '');
