@@ -14,8 +14,17 @@ export interface FileFacts {
   name: string;
   /** True for a symlink (never followed, never a blob). */
   symlink: boolean;
-  /** Undefined for symlinks, hard-linked files and files that vanished between readdir and stat. */
-  stat?: Stats;
+  /**
+   * What a blob takes from its stat (not the Stats object: four Dates and a dozen numbers
+   * per file, 100,000 of them held at once for one large session). Undefined for symlinks,
+   * hard-linked files and files that vanished between readdir and stat.
+   */
+  stat?: FileStat;
+}
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
 }
 
 /** Regular files and symlinks directly in `dir` (empty when it is missing, unreadable, or itself a symlink). */
@@ -40,7 +49,7 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
     }
     const stat = lstatQuiet(file);
     // A file with other hard links is no blob either: its other name may lie anywhere.
-    facts.push({ path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? stat : undefined });
+    facts.push({ path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined });
   }
   return facts;
 }
@@ -97,7 +106,7 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
 }
 
 /** A blob attributed by nothing but its own stat. */
-export function plainBlob(file: FileFacts & { stat: Stats }, extra: Partial<Described['blobs'][number]> = {}): Described['blobs'][number] {
+export function plainBlob(file: FileFacts & { stat: FileStat }, extra: Partial<Described['blobs'][number]> = {}): Described['blobs'][number] {
   return {
     path: file.path,
     name: file.name,
