@@ -2,6 +2,9 @@
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, table } from '../format';
 
+/** Output is written in pieces of about this many characters at most (but one blob's line). */
+const PIECE_CHARS = 64 * 1024;
+
 export const LIST_USAGE = 'usage: spillway list [--json] [--root DIR]... [--no-default-roots] [--source NAME]...';
 
 export const listCommand: CliCommand = async (argv, io) => {
@@ -21,15 +24,22 @@ export const listCommand: CliCommand = async (argv, io) => {
       io.stdout('{\n  "sessions": [');
       const indent = '\n    ';
       let first = true;
-      await listing.forEach((s) => {
+      await listing.forEach(async (s) => {
         const fields = { key: s.key, source: s.source, id: s.id, title: s.title ?? null, cwd: s.cwd ?? null, dir: s.dir, bytes: s.bytes };
         const head = JSON.stringify(fields, null, 2).slice(0, -2).replace(/\n/g, indent); // without its closing "\n}"
-        const blobs = s.blobs.map((b) =>
-          JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind }),
-        );
-        const list = blobs.length > 0 ? `${indent}    ${blobs.join(`,${indent}    `)}${indent}  ` : '';
-        io.stdout(`${first ? '' : ','}${indent}${head},${indent}  "blobs": [${list}]${indent}}`);
+        let out = `${first ? '' : ','}${indent}${head},${indent}  "blobs": [`;
         first = false;
+        // A session of 100,000 blobs goes out a piece at a time, not as one string of tens of MB.
+        for (let i = 0; i < s.blobs.length; i++) {
+          const b = s.blobs[i]!;
+          out += `${i > 0 ? ',' : ''}${indent}    ${JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind })}`;
+          if (out.length >= PIECE_CHARS) {
+            io.stdout(out);
+            out = '';
+            await io.caughtUp?.();
+          }
+        }
+        io.stdout(`${out}${s.blobs.length > 0 ? `${indent}  ` : ''}]${indent}}`);
         return io.caughtUp?.();
       });
       io.stdout(`${listing.sessions > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);

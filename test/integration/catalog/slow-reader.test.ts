@@ -101,3 +101,36 @@ describe('a slow reader', () => {
     });
   }
 });
+
+describe('one session of thousands of blobs', () => {
+  const BLOBS = 3000;
+  let wide: string;
+  beforeAll(async () => {
+    wide = mkdtempSync(path.join(os.tmpdir(), 'spillway-wide-session-'));
+    const results = path.join(wide, 'projects', '-p', '00000000-0000-4000-8000-0000000000aa', 'tool-results');
+    await fsp.mkdir(results, { recursive: true });
+    for (let b = 0; b < BLOBS; b++) await fsp.writeFile(path.join(results, `toolu_${String(b).padStart(5, '0')}.txt`), `output ${b}\n`);
+  });
+  afterAll(() => fsp.rm(wide, { recursive: true, force: true }));
+
+  it('list --json writes it in pieces, waiting for the reader between them, not as one string', async () => {
+    const writes: string[] = [];
+    let waits = 0;
+    const io: CliIO = {
+      stdout: (text) => void writes.push(String(text)),
+      stderr: () => undefined,
+      readStdin: async () => Buffer.alloc(0),
+      env: { HOME: wide, XDG_CACHE_HOME: path.join(wide, '.cache'), PATH: process.env.PATH },
+      caughtUp: async () => void waits++,
+    };
+    expect(await main(['list', '--json', '--no-default-roots', '--root', wide], io)).toBe(0);
+    const out = writes.join('');
+    const sessions = (JSON.parse(out) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions;
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.blobs.map((b) => path.basename(b.path)).sort()).toEqual(Array.from({ length: BLOBS }, (_, b) => `toolu_${String(b).padStart(5, '0')}.txt`));
+    expect(out.length).toBeGreaterThan(4 * 64 * 1024);
+    // Each piece holds at most 64 K characters and the one blob line that crossed it.
+    expect(Math.max(...writes.map((w) => w.length))).toBeLessThan(64 * 1024 + 1024);
+    expect(waits).toBeGreaterThanOrEqual(Math.floor(out.length / (64 * 1024)));
+  });
+});
