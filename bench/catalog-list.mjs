@@ -3,7 +3,7 @@
 // present, nothing changed; then with its output piped, as to `jq`), beside a
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k).
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k).
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,8 +12,8 @@ import { CLI, WALK, measure, row } from './catalog-process-common.mjs';
 
 // [name, corpus, sessions, blobs per session, blob bytes, runs]: the scale
 // series, then other shapes (10 sessions of 10,000 blobs; 25,000 and 50,000
-// sessions of 2), where memory follows the largest session or the number of
-// sessions rather than the number of blobs.
+// sessions of 2; one session of 100,000), where memory follows the largest
+// session or the number of sessions rather than the number of blobs.
 const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 5],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
@@ -21,6 +21,7 @@ const sizes = [
   ['wide', 'shape-wide', 10, 10000, 512, 3],
   ['many', 'shape-many', 25000, 2, 512, 3],
   ['many100k', 'shape-many100k', 50000, 2, 512, 3],
+  ['one100k', 'shape-one100k', 1, 100000, 256, 3],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
 for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {
