@@ -286,7 +286,7 @@ export class Catalog {
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
     try {
-      const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.header, claimOf });
+      const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.takeHeader(), claimOf });
       stats.foldersListed = foldersListed;
       await ahead?.ready;
       const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, statBlobs);

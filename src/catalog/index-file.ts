@@ -250,7 +250,7 @@ export class IndexReader extends IndexLines {
     private readonly file: string,
     fd: number,
     trailer: Trailer,
-    readonly header: IndexHeader,
+    private header: IndexHeader | undefined,
   ) {
     super(fd);
     let offset = 0;
@@ -297,9 +297,19 @@ export class IndexReader extends IndexLines {
     }
   }
 
+  /**
+   * The last walk's listings and blob folders, handed over once (then empty here): a scan needs them only
+   * for its walk, and 50,000 sessions' worth is some 30 MB the reader would otherwise hold until closed.
+   */
+  takeHeader(): IndexHeader {
+    const header = this.header ?? { blobFolders: [], listings: new Map(), walkedAt: 0 };
+    this.header = undefined;
+    return header;
+  }
+
   /** The blob folders the trailer names (absolute paths only): where blobs were when it was saved, for ripgrep to start on. */
   blobFolders(): string[] {
-    return this.header.blobFolders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
+    return (this.header?.blobFolders ?? []).filter((f): f is string => typeof f === 'string' && path.isAbsolute(f));
   }
 
   /** Where each entry line lies in which file (path, device, inode): enough for another thread to read the same lines. */
@@ -395,7 +405,8 @@ export async function loadIndex(
     }
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
     if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry), early))) return EMPTY_INDEX();
-    return { entries, listings: reader.header.listings as Map<string, StoredListing>, walkedAt: reader.header.walkedAt };
+    const { listings, walkedAt } = reader.takeHeader();
+    return { entries, listings: listings as Map<string, StoredListing>, walkedAt };
   } finally {
     reader.close();
   }

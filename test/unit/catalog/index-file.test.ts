@@ -95,8 +95,12 @@ describe('index file', () => {
     expect(reader.size).toBe(3);
     expect(reader.claims).toEqual(entries.map((e) => e.claim));
     expect(reader.blobFolders()).toEqual(['/a/tool-results']);
-    expect(reader.header.walkedAt).toBe(42);
-    expect([...reader.header.listings]).toEqual([...header.listings]);
+    const taken = reader.takeHeader();
+    expect(taken.walkedAt).toBe(42);
+    expect([...taken.listings]).toEqual([...header.listings]);
+    // Handed over once: the reader holds it no longer.
+    expect(reader.takeHeader().listings.size).toBe(0);
+    expect(reader.blobFolders()).toEqual([]);
     // Out of order, one at a time (blobs come back with their catalog fields in place).
     for (const i of [2, 0, 1]) {
       const got = reader.entry(i)!;
