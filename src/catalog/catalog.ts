@@ -602,9 +602,11 @@ export class Catalog {
           const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
           // Read at once, synchronously: queued behind the scan's folder reads in the thread pool, ripgrep started most of a second late.
           const old = this.indexFile ? IndexReader.open(this.indexFile) : undefined;
+          // Before the scan starts: its walk takes the trailer's listings and folders from the reader.
+          const early = withRipgrep ? old?.blobFolders() ?? [] : [];
           scanning = this.scanSessions(scanOptions, { settled, checked }, old);
           return {
-            early: Promise.resolve(withRipgrep ? old?.blobFolders() ?? [] : []),
+            early: Promise.resolve(early),
             // A settled session's blobs and blob folders are final (regular sessions settle before
             // fallbacks, and the first to name a blob keeps it): its matches are printed at once.
             provisional: unchangedChecked.then(() => (file: string) => settled.blobs.has(file) && settled.blobFolders.has(path.dirname(file))),
