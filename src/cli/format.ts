@@ -115,10 +115,34 @@ export function human(strings: TemplateStringsArray, ...values: unknown[]): stri
 
 /** Left-aligned columns, cells escaped (escapeControls); the last column is never padded. */
 export function table(cells: string[][]): string {
+  return tableLines(cells).join('');
+}
+
+/** table() as its lines, each with its '\n'. */
+export function tableLines(cells: string[][]): string[] {
   const rows = cells.map((row) => row.map(escapeControls));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + (rows.length ? '\n' : '');
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ') + '\n');
+}
+
+/** Output is written in pieces of about this many characters (at most one part more). */
+export const PIECE_CHARS = 64 * 1024;
+
+/**
+ * Writes `parts` in pieces of about PIECE_CHARS, waiting for a slower reader between pieces: 100,000
+ * rows go out as they are joined, never as one string of tens of MB queued for the reader.
+ */
+export async function writeInPieces(io: CliIO, parts: Iterable<string>): Promise<void> {
+  let out = '';
+  for (const part of parts) {
+    out += part;
+    if (out.length < PIECE_CHARS) continue;
+    io.stdout(out);
+    out = '';
+    await io.caughtUp?.();
+  }
+  if (out) io.stdout(out);
 }
 
 export function json(io: CliIO, value: unknown): void {

@@ -1,6 +1,6 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, sessionNamed, table } from '../format';
+import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, sessionNamed, tableLines, writeInPieces } from '../format';
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
 import { mayName } from '../../catalog/catalog';
 import type { CleanableSession, CleanPlan, SessionInfo } from '../../catalog/types';
@@ -73,7 +73,7 @@ export const cleanCommand: CliCommand = async (argv, io) => {
       ...(result ? { deleted: result.deleted.map((d) => d.path), deletedBytes: result.bytes, failed: result.failed, manifestsRewritten: result.manifestsRewritten } : {}),
     });
   } else {
-    io.stdout(table(plan.items.map((i) => [formatBytes(i.bytes), new Date(i.mtimeMs).toISOString(), i.path])));
+    await writeInPieces(io, tableLines(plan.items.map((i) => [formatBytes(i.bytes), new Date(i.mtimeMs).toISOString(), i.path])));
     for (const r of plan.refused) io.stderr(human`spillway clean: refused ${r.path}: ${r.reason}\n`);
     if (result) {
       for (const f of result.failed) io.stderr(human`spillway clean: failed ${f.path}: ${f.reason}\n`);

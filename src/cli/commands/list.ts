@@ -1,9 +1,7 @@
 // `spillway list`: every session and its blobs, as a table or JSON.
+import type { SessionInfo } from '../../catalog/types';
 import { UsageError, type CliCommand } from '../io';
-import { formatBytes, human, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, table } from '../format';
-
-/** Output is written in pieces of about this many characters at most (but one blob's line). */
-const PIECE_CHARS = 64 * 1024;
+import { formatBytes, human, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, tableLines, writeInPieces } from '../format';
 
 export const LIST_USAGE = 'usage: spillway list [--json] [--root DIR]... [--no-default-roots] [--source NAME]...';
 
@@ -22,24 +20,10 @@ export const listCommand: CliCommand = async (argv, io) => {
     if (values.json) {
       // Each blob on one line: a third less output to write and to read than indenting every field.
       io.stdout('{\n  "sessions": [');
-      const indent = '\n    ';
       let first = true;
       await listing.forEach(async (s) => {
-        const fields = { key: s.key, source: s.source, id: s.id, title: s.title ?? null, cwd: s.cwd ?? null, dir: s.dir, bytes: s.bytes };
-        const head = JSON.stringify(fields, null, 2).slice(0, -2).replace(/\n/g, indent); // without its closing "\n}"
-        let out = `${first ? '' : ','}${indent}${head},${indent}  "blobs": [`;
+        await writeInPieces(io, sessionJson(s, first ? '' : ','));
         first = false;
-        // A session of 100,000 blobs goes out a piece at a time, not as one string of tens of MB.
-        for (let i = 0; i < s.blobs.length; i++) {
-          const b = s.blobs[i]!;
-          out += `${i > 0 ? ',' : ''}${indent}    ${JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind })}`;
-          if (out.length >= PIECE_CHARS) {
-            io.stdout(out);
-            out = '';
-            await io.caughtUp?.();
-          }
-        }
-        io.stdout(`${out}${s.blobs.length > 0 ? `${indent}  ` : ''}]${indent}}`);
         return io.caughtUp?.();
       });
       io.stdout(`${listing.sessions > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
@@ -48,10 +32,10 @@ export const listCommand: CliCommand = async (argv, io) => {
     if (listing.sessions === 0) {
       io.stdout('No spill sessions found.\n');
     }
-    await listing.forEach((s) => {
+    await listing.forEach(async (s) => {
       io.stdout(human`${s.source}  ${s.id}${s.title ? `  ${s.title}` : ''}\n  ${s.blobs.length} blob(s), ${formatBytes(s.bytes)}${s.cwd ? `, cwd ${s.cwd}` : ''}\n`);
       const rows = s.blobs.map((b) => ['   ', formatBytes(b.bytes), b.tool ?? (b.kind === 'shell-output' ? '(shell output)' : '?'), b.turn !== undefined ? `turn ${b.turn}` : '', b.args ?? '', b.path]);
-      io.stdout(table(rows));
+      await writeInPieces(io, tableLines(rows));
       return io.caughtUp?.();
     });
     io.stdout(`\n${listing.sessions} session(s), ${listing.blobs} blob(s), ${formatBytes(listing.bytes)}; skipped ${listing.skipped}\n`);
@@ -60,3 +44,17 @@ export const listCommand: CliCommand = async (argv, io) => {
     await listing.close();
   }
 };
+
+const INDENT = '\n    ';
+
+/** One session of `list --json`, after `before` (a comma, or nothing): its fields, then each blob on a line of its own. */
+function* sessionJson(s: SessionInfo, before: string): Iterable<string> {
+  const fields = { key: s.key, source: s.source, id: s.id, title: s.title ?? null, cwd: s.cwd ?? null, dir: s.dir, bytes: s.bytes };
+  const head = JSON.stringify(fields, null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
+  yield `${before}${INDENT}${head},${INDENT}  "blobs": [`;
+  for (let i = 0; i < s.blobs.length; i++) {
+    const b = s.blobs[i]!;
+    yield `${i > 0 ? ',' : ''}${INDENT}    ${JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind })}`;
+  }
+  yield `${s.blobs.length > 0 ? `${INDENT}  ` : ''}]${INDENT}}`;
+}

@@ -104,16 +104,18 @@ describe('a slow reader', () => {
 
 describe('one session of thousands of blobs', () => {
   const BLOBS = 3000;
+  const names = Array.from({ length: BLOBS }, (_, b) => `toolu_${String(b).padStart(5, '0')}.txt`);
   let wide: string;
   beforeAll(async () => {
     wide = mkdtempSync(path.join(os.tmpdir(), 'spillway-wide-session-'));
     const results = path.join(wide, 'projects', '-p', '00000000-0000-4000-8000-0000000000aa', 'tool-results');
     await fsp.mkdir(results, { recursive: true });
-    for (let b = 0; b < BLOBS; b++) await fsp.writeFile(path.join(results, `toolu_${String(b).padStart(5, '0')}.txt`), `output ${b}\n`);
+    for (const name of names) await fsp.writeFile(path.join(results, name), `output of ${name}\n`);
   });
   afterAll(() => fsp.rm(wide, { recursive: true, force: true }));
 
-  it('list --json writes it in pieces, waiting for the reader between them, not as one string', async () => {
+  /** Runs a command, keeping each write and counting the waits for the reader. */
+  async function run(argv: string[]): Promise<{ out: string; writes: string[]; waits: number }> {
     const writes: string[] = [];
     let waits = 0;
     const io: CliIO = {
@@ -123,14 +125,26 @@ describe('one session of thousands of blobs', () => {
       env: { HOME: wide, XDG_CACHE_HOME: path.join(wide, '.cache'), PATH: process.env.PATH },
       caughtUp: async () => void waits++,
     };
-    expect(await main(['list', '--json', '--no-default-roots', '--root', wide], io)).toBe(0);
-    const out = writes.join('');
-    const sessions = (JSON.parse(out) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions;
-    expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.blobs.map((b) => path.basename(b.path)).sort()).toEqual(Array.from({ length: BLOBS }, (_, b) => `toolu_${String(b).padStart(5, '0')}.txt`));
-    expect(out.length).toBeGreaterThan(4 * 64 * 1024);
-    // Each piece holds at most 64 K characters and the one blob line that crossed it.
-    expect(Math.max(...writes.map((w) => w.length))).toBeLessThan(64 * 1024 + 1024);
-    expect(waits).toBeGreaterThanOrEqual(Math.floor(out.length / (64 * 1024)));
-  });
+    expect(await main([...argv, '--no-default-roots', '--root', wide], io)).toBe(0);
+    return { out: writes.join(''), writes, waits };
+  }
+
+  const listedNames = (out: string): string[] => [...out.matchAll(/toolu_\d{5}\.txt/g)].map((m) => m[0]).sort();
+
+  for (const argv of [['list', '--json'], ['list'], ['clean', '--max-total', '0', '--dry-run']]) {
+    it(`${argv.join(' ')} writes it in pieces, waiting for the reader between them, not as one string`, async () => {
+      const { out, writes, waits } = await run(argv);
+      if (argv.includes('--json')) {
+        const sessions = (JSON.parse(out) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions;
+        expect(sessions).toHaveLength(1);
+        expect(sessions[0]!.blobs.map((b) => path.basename(b.path)).sort()).toEqual(names);
+      } else {
+        expect(listedNames(out)).toEqual(names); // each blob on one row
+      }
+      expect(out.length).toBeGreaterThan(4 * 64 * 1024);
+      // Each piece holds at most 64 K characters and the one row that crossed it.
+      expect(Math.max(...writes.map((w) => w.length))).toBeLessThan(64 * 1024 + 1024);
+      expect(waits).toBeGreaterThanOrEqual(Math.floor(out.length / (64 * 1024)));
+    });
+  }
 });
