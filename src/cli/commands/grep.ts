@@ -1,6 +1,6 @@
 // `spillway grep PATTERN`: search every blob (ripgrep when found, else Node).
 import { UsageError, type CliCommand } from '../io';
-import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS } from '../format';
+import { human, newCatalog, parseFlags, PIECE_CHARS, reportProblems, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
@@ -29,7 +29,17 @@ export const grepCommand: CliCommand = async (argv, io) => {
   const engine = values.engine ?? 'auto';
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
   const catalog = newCatalog(values, io);
-  const matches: GrepMatch[] = [];
+  // --json: matches go out as they are found, a piece at a time (laid out as JSON.stringify of the whole would), not held to the end.
+  let written = 0;
+  let piece = '';
+  /** Whether a piece was written (the search then waits for a slower reader). */
+  const jsonMatch = (match: GrepMatch): boolean => {
+    piece += `${written++ === 0 ? '{\n  "matches": [' : ','}\n    ${JSON.stringify(match, null, 2).replace(/\n/g, '\n    ')}`;
+    if (piece.length < PIECE_CHARS) return false;
+    io.stdout(piece);
+    piece = '';
+    return true;
+  };
   let summary;
   try {
     // ripgrep starts on the folders the index names while the catalog scans.
@@ -45,7 +55,7 @@ export const grepCommand: CliCommand = async (argv, io) => {
         rgPath: values.rg,
       },
       (match) => {
-        if (values.json) return void matches.push(match);
+        if (values.json) return jsonMatch(match) ? io.caughtUp?.() : undefined;
         io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
         return io.caughtUp?.(); // the search waits for a slower reader
       },
@@ -61,8 +71,10 @@ export const grepCommand: CliCommand = async (argv, io) => {
   for (const e of summary.errors) io.stderr(human`spillway grep: ${e.path}: ${e.message}
 `);
   const capped = summary.cappedBlobs ?? [];
-  if (values.json) json(io, { matches, truncated: summary.truncated, cappedBlobs: capped, engine: summary.engine });
-  else {
+  if (values.json) {
+    const rest = JSON.stringify({ truncated: summary.truncated, cappedBlobs: capped, engine: summary.engine }, null, 2).slice(1); // without its '{'
+    io.stdout(`${piece}${written > 0 ? '\n  ],' : '{\n  "matches": [],'}${rest}\n`);
+  } else {
     for (const blob of capped) io.stderr(human`spillway grep: ${blob}: more than ${perBlob} matches, the first ${perBlob} shown (--max-per-blob)
 `);
     if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)

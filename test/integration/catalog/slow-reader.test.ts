@@ -99,6 +99,13 @@ describe('a slow reader', () => {
       expect(lines).toHaveLength(SESSIONS * LINES);
       expect(new Set(lines).size).toBe(SESSIONS * LINES);
     });
+
+    it(`grep --json --engine ${engine}: the same, each match written as it is found`, async () => {
+      const out = await runAgainstSlowReader(['grep', 'ERROR', '--json', '--max', String(SESSIONS * LINES), '--engine', engine]);
+      const { matches, truncated } = JSON.parse(out) as { matches: Array<{ path: string; line: number }>; truncated: boolean };
+      expect(truncated).toBe(false);
+      expect(new Set(matches.map((m) => `${m.path}:${m.line}`)).size).toBe(SESSIONS * LINES);
+    });
   }
 });
 
