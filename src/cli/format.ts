@@ -127,22 +127,37 @@ export function tableLines(cells: string[][]): string[] {
 }
 
 /** Output is written in pieces of about this many characters (at most one part more). */
-export const PIECE_CHARS = 64 * 1024;
+const PIECE_CHARS = 64 * 1024;
 
 /**
- * Writes `parts` in pieces of about PIECE_CHARS, waiting for a slower reader between pieces: 100,000
- * rows go out as they are joined, never as one string of tens of MB queued for the reader.
+ * Parts of a long output joined into pieces of about PIECE_CHARS: 100,000 rows go out as they
+ * are made, never as one string of tens of MB held or queued for the reader.
  */
-export async function writeInPieces(io: CliIO, parts: Iterable<string>): Promise<void> {
-  let out = '';
-  for (const part of parts) {
-    out += part;
-    if (out.length < PIECE_CHARS) continue;
-    io.stdout(out);
-    out = '';
-    await io.caughtUp?.();
+export class Pieces {
+  private out = '';
+
+  constructor(private readonly io: CliIO) {}
+
+  /** Whether this part completed a piece, which was written (the caller then waits for a slower reader). */
+  add(part: string): boolean {
+    this.out += part;
+    if (this.out.length < PIECE_CHARS) return false;
+    this.flush();
+    return true;
   }
-  if (out) io.stdout(out);
+
+  /** Writes what is held. */
+  flush(): void {
+    if (this.out) this.io.stdout(this.out);
+    this.out = '';
+  }
+}
+
+/** Writes `parts` in pieces, waiting for a slower reader between them. */
+export async function writeInPieces(io: CliIO, parts: Iterable<string>): Promise<void> {
+  const pieces = new Pieces(io);
+  for (const part of parts) if (pieces.add(part)) await io.caughtUp?.();
+  pieces.flush();
 }
 
 export function json(io: CliIO, value: unknown): void {

@@ -1,6 +1,6 @@
 // `spillway grep PATTERN`: search every blob (ripgrep when found, else Node).
 import { UsageError, type CliCommand } from '../io';
-import { human, newCatalog, parseFlags, PIECE_CHARS, reportProblems, ROOT_FLAGS } from '../format';
+import { human, newCatalog, parseFlags, Pieces, reportProblems, ROOT_FLAGS } from '../format';
 import type { GrepMatch } from '../../catalog/types';
 
 export const GREP_USAGE =
@@ -30,16 +30,9 @@ export const grepCommand: CliCommand = async (argv, io) => {
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
   const catalog = newCatalog(values, io);
   // --json: matches go out as they are found, a piece at a time (laid out as JSON.stringify of the whole would), not held to the end.
+  const pieces = new Pieces(io);
   let written = 0;
-  let piece = '';
-  /** Whether a piece was written (the search then waits for a slower reader). */
-  const jsonMatch = (match: GrepMatch): boolean => {
-    piece += `${written++ === 0 ? '{\n  "matches": [' : ','}\n    ${JSON.stringify(match, null, 2).replace(/\n/g, '\n    ')}`;
-    if (piece.length < PIECE_CHARS) return false;
-    io.stdout(piece);
-    piece = '';
-    return true;
-  };
+  const jsonMatch = (match: GrepMatch): boolean => pieces.add(`${written++ === 0 ? '{\n  "matches": [' : ','}\n    ${JSON.stringify(match, null, 2).replace(/\n/g, '\n    ')}`);
   let summary;
   try {
     // ripgrep starts on the folders the index names while the catalog scans.
@@ -73,7 +66,8 @@ export const grepCommand: CliCommand = async (argv, io) => {
   const capped = summary.cappedBlobs ?? [];
   if (values.json) {
     const rest = JSON.stringify({ truncated: summary.truncated, cappedBlobs: capped, engine: summary.engine }, null, 2).slice(1); // without its '{'
-    io.stdout(`${piece}${written > 0 ? '\n  ],' : '{\n  "matches": [],'}${rest}\n`);
+    pieces.add(`${written > 0 ? '\n  ],' : '{\n  "matches": [],'}${rest}\n`);
+    pieces.flush();
   } else {
     for (const blob of capped) io.stderr(human`spillway grep: ${blob}: more than ${perBlob} matches, the first ${perBlob} shown (--max-per-blob)
 `);
