@@ -130,8 +130,8 @@ export function tableLines(cells: string[][]): string[] {
 const PIECE_CHARS = 64 * 1024;
 
 /**
- * Parts of a long output joined into pieces of about PIECE_CHARS: 100,000 rows go out as they
- * are made, never as one string of tens of MB held or queued for the reader.
+ * Parts of a long output joined into pieces of about PIECE_CHARS, each written once full: 100,000
+ * rows are never joined into one string of tens of MB, held or queued for the reader.
  */
 export class Pieces {
   private out = '';
