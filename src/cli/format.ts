@@ -129,12 +129,16 @@ export function tableLines(cells: string[][]): string[] {
 /** Output is written in pieces of about this many characters (at most one part more). */
 const PIECE_CHARS = 64 * 1024;
 
+/** How long a part may wait to be joined by others (Pieces.flushSoon). */
+const FLUSH_MS = 20;
+
 /**
  * Parts of a long output joined into pieces of about PIECE_CHARS, each written once full: 100,000
  * rows are never joined into one string of tens of MB, held or queued for the reader.
  */
 export class Pieces {
   private out = '';
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly io: CliIO) {}
 
@@ -148,8 +152,18 @@ export class Pieces {
 
   /** Writes what is held. */
   flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.out) this.io.stdout(this.out);
     this.out = '';
+  }
+
+  /**
+   * Writes what is held within FLUSH_MS: parts that come one at a time (ripgrep reports each blob's
+   * matches apart) go out many to a write, not one write each, and none waits long.
+   */
+  flushSoon(): void {
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 }
 

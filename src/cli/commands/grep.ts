@@ -29,7 +29,7 @@ export const grepCommand: CliCommand = async (argv, io) => {
   const engine = values.engine ?? 'auto';
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
   const catalog = newCatalog(values, io);
-  // --json: matches go out as they are found, a piece at a time (laid out as JSON.stringify of the whole would), not held to the end.
+  // Matches go out as they are found, a piece at a time, not held to the end (--json: laid out as JSON.stringify of the whole would).
   const pieces = new Pieces(io);
   let written = 0;
   const jsonMatch = (match: GrepMatch): boolean => pieces.add(`${written++ === 0 ? '{\n  "matches": [' : ','}\n    ${JSON.stringify(match, null, 2).replace(/\n/g, '\n    ')}`);
@@ -49,7 +49,8 @@ export const grepCommand: CliCommand = async (argv, io) => {
       },
       (match) => {
         if (values.json) return jsonMatch(match) ? io.caughtUp?.() : undefined;
-        io.stdout(human`${match.path}:${match.line}:${match.text}\n`);
+        // Many matches to a write: 10,000 matches were 10,000 write calls.
+        if (!pieces.add(human`${match.path}:${match.line}:${match.text}\n`)) pieces.flushSoon();
         return io.caughtUp?.(); // the search waits for a slower reader
       },
       // Blob sizes are not needed to search: a grown blob is read as it is now.
@@ -59,6 +60,9 @@ export const grepCommand: CliCommand = async (argv, io) => {
     const message = (err as Error).message;
     if (/pattern|regular expression|ripgrep/.test(message)) throw new UsageError(message);
     throw err;
+  } finally {
+    // The matches found before the search ended (or failed), ahead of any message on standard error.
+    if (!values.json) pieces.flush();
   }
   reportProblems(catalog, io);
   for (const e of summary.errors) io.stderr(human`spillway grep: ${e.path}: ${e.message}

@@ -154,4 +154,13 @@ describe('one session of thousands of blobs', () => {
       expect(waits).toBeGreaterThanOrEqual(Math.floor(out.length / (64 * 1024)));
     });
   }
+
+  for (const engine of ['rg', 'node']) {
+    it(`grep --engine ${engine} writes many matches at a time, though they come one blob at a time`, async () => {
+      const { out, writes } = await run(['grep', 'output of', '--max', String(BLOBS), '--engine', engine]);
+      expect([...out.matchAll(/:1:output of (toolu_\d{5}\.txt)$/gm)].map((m) => m[1]).sort()).toEqual(names);
+      // One write per match was 3,000 writes (a system call each, outside tests).
+      expect(writes.length).toBeLessThan(BLOBS / 10);
+    });
+  }
 });
