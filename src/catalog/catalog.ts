@@ -34,7 +34,7 @@ import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
-import { cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
+import { BlobSizes, cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
@@ -248,9 +248,8 @@ export class Catalog {
   async scanSessions(
     options: ScanOptions = {},
     progress: SettleProgress = { settled: new SettledSessions(), checked: () => undefined },
-    /** The index as already opened (grep read its trailer first); it is closed with the listing. */
-    old: IndexReader | undefined = this.indexFile ? IndexReader.open(this.indexFile) : undefined,
   ): Promise<SessionListing> {
+    const old = this.indexFile ? IndexReader.open(this.indexFile) : undefined;
     let writer: IndexWriter | undefined;
     try {
       writer = this.indexFile ? await IndexWriter.open(this.indexFile) : undefined;
@@ -351,7 +350,7 @@ export class Catalog {
       bytes: listed.reduce((n, s) => n + s.bytes, 0),
       skipped: listed.reduce((n, s) => n + s.skipped, 0),
       forEach: (visit) => visitInTurn(listed, (s) => visit(read(s))),
-      grepTargets: () => grepTargetsOf(settled.blobs, (file) => settled.blobs.get(file), settled.blobFolders, this.reads),
+      grepTargets: () => grepTargetsOf(settled.blobs, settled.blobFolders, this.reads),
       turns: async (session) => {
         const claim = byKey.get(session.key)?.claim;
         if (!claim) return undefined;
@@ -601,15 +600,15 @@ export class Catalog {
           let checked!: () => void;
           const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
           // Read at once, synchronously: queued behind the scan's folder reads in the thread pool, ripgrep started most of a second late.
-          const old = this.indexFile ? IndexReader.open(this.indexFile) : undefined;
-          // Before the scan starts: its walk takes the trailer's listings and folders from the reader.
-          const early = withRipgrep ? old?.blobFolders() ?? [] : [];
-          scanning = this.scanSessions(scanOptions, { settled, checked }, old);
+          const early = withRipgrep && this.indexFile ? IndexReader.blobFoldersIn(this.indexFile) : [];
+          // The scan (its first step, opening the index, takes 150 ms at 100,000 blobs) starts once ripgrep
+          // has: that is started from promise callbacks, which all run before this one.
+          scanning = new Promise((next) => setImmediate(next)).then(() => this.scanSessions(scanOptions, { settled, checked }));
           return {
             early: Promise.resolve(early),
             // A settled session's blobs and blob folders are final (regular sessions settle before
             // fallbacks, and the first to name a blob keeps it): its matches are printed at once.
-            provisional: unchangedChecked.then(() => (file: string) => settled.blobs.has(file) && settled.blobFolders.has(path.dirname(file))),
+            provisional: unchangedChecked.then(() => (file: string) => settled.blobs.get(file) !== undefined && settled.blobFolders.has(path.dirname(file))),
             targets: scanning.then((l) => l.grepTargets()),
             reads: this.reads,
           };
@@ -625,11 +624,9 @@ export class Catalog {
 
   /** Every blob as grep targets: whole folders where a layout has them, the rest by name; only known blobs are accepted. */
   private grepTargets(): GrepTargets {
-    const blobMap = this.blobMap;
-    function* sizes(): Iterable<[string, number]> {
-      for (const blob of blobMap.values()) yield [blob.path, blob.bytes];
-    }
-    return grepTargetsOf(sizes(), (file) => blobMap.get(file)?.bytes, this.blobFolders(), this.reads);
+    const sizes = new BlobSizes();
+    for (const blob of this.blobMap.values()) sizes.addPath(blob.path, blob.bytes);
+    return grepTargetsOf(sizes, this.blobFolders(), this.reads);
   }
 
   /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */
@@ -953,26 +950,33 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
 }
 
 /**
- * Blobs (path, size) as grep targets: those in blob folders through their
- * folder, the rest by name. `sizeOf` gives a blob's size, and undefined for
- * a file that is no blob (its matches are dropped).
+ * Blobs as grep targets: those in blob folders through their folder, the rest by name. Only blobs'
+ * matches are accepted (a blob folder may have gained another file).
  */
-function grepTargetsOf(blobs: Iterable<[string, number]>, sizeOf: (file: string) => number | undefined, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
+function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
   const folders = new Map<string, BlobFolder>();
   for (const folder of blobFolders) folders.set(folder, { path: folder, files: 0, bytes: 0 });
   const loose: string[] = [];
-  const inFolders: string[] = [];
-  for (const [file, bytes] of blobs) {
-    // The folder is the path up to its last separator (path.dirname costs a scan of every path at 100,000 blobs).
-    const folder = folders.get(file.slice(0, file.lastIndexOf(path.sep)));
-    if (!folder) loose.push(file);
-    else {
-      inFolders.push(file);
-      folder.files++;
-      folder.bytes += bytes;
+  const inFolders: Array<[string, ReadonlyMap<string, number>]> = [];
+  for (const [dir, names] of blobs.byFolder()) {
+    const folder = folders.get(dir);
+    if (!folder) {
+      for (const name of names.keys()) loose.push(path.join(dir, name));
+      continue;
     }
+    inFolders.push([dir, names]);
+    folder.files += names.size;
+    for (const bytes of names.values()) folder.bytes += bytes;
   }
-  return { paths: loose, folders: [...folders.values()], folderFiles: inFolders, accept: (file) => sizeOf(file) !== undefined, sizeOf, reads };
+  const sizeOf = (file: string): number | undefined => blobs.get(file);
+  return {
+    paths: loose,
+    folders: [...folders.values()],
+    folderFiles: () => inFolders.flatMap(([dir, names]) => [...names.keys()].map((name) => path.join(dir, name))),
+    accept: (file) => sizeOf(file) !== undefined,
+    sizeOf,
+    reads,
+  };
 }
 
 /** Whether `idOrKey` may name the session: its key, or its id or the start of it (see sessionsNamed). */

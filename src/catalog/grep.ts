@@ -30,8 +30,8 @@ export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreC
 export interface GrepTargets {
   paths: string[];
   folders?: BlobFolder[];
-  /** The blobs in those folders, searched by name by the Node engine. */
-  folderFiles?: string[];
+  /** The blobs in those folders, searched by name by the Node engine (made only for it). */
+  folderFiles?: () => string[];
   accept?: (file: string) => boolean;
   /** The size the caller knows for a file, for progress (else each file is stat'ed). */
   sizeOf?: (file: string) => number | undefined;
@@ -192,7 +192,7 @@ export async function grepWhileLoading(
   const known = await targets;
   const folders = known.folders ?? [];
   // The Node engine reads files by name: the folders' blobs join the list.
-  resolved.paths = rg || !known.folderFiles ? known.paths : [...known.paths, ...known.folderFiles];
+  resolved.paths = rg || !known.folderFiles ? known.paths : [...known.paths, ...known.folderFiles()];
   const { sizeOf } = known;
   run.sizes = sizeOf ? resolved.paths.map((p) => sizeOf(p) ?? 0) : await Promise.all(resolved.paths.map((p) => fsp.lstat(p).then((s) => s.size, () => 0)));
   progress.filesTotal = resolved.paths.length + (rg ? sum(folders, (f) => f.files) : 0);

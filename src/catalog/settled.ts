@@ -1,6 +1,7 @@
 // Sessions settled one at a time by a streaming scan (Catalog.scanSessions):
 // only what sorts, counts and deduplicates them stays in memory; each
 // session's description stays in the index, read back when it is listed.
+import * as path from 'node:path';
 import type { GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
@@ -38,11 +39,45 @@ export interface Settled {
   dropped?: number[];
 }
 
+/**
+ * Blobs' sizes by folder, then name. Keyed by whole paths, 100,000 blobs cost 100,000 paths joined and
+ * hashed (each a string of 100 characters or so); here a folder's string is hashed once for all its blobs.
+ */
+export class BlobSizes {
+  private readonly folders = new Map<string, Map<string, number>>();
+  size = 0;
+
+  /** Adds a blob, unless it is here already (then false). */
+  add(folder: string, name: string, bytes: number): boolean {
+    let names = this.folders.get(folder);
+    if (!names) this.folders.set(folder, (names = new Map()));
+    if (names.has(name)) return false;
+    names.set(name, bytes);
+    this.size++;
+    return true;
+  }
+
+  /** add() for a blob known by its path. */
+  addPath(file: string, bytes: number): boolean {
+    return this.add(path.dirname(file), path.basename(file), bytes);
+  }
+
+  /** A blob's size; undefined for a file that is none. */
+  get(file: string): number | undefined {
+    return this.folders.get(path.dirname(file))?.get(path.basename(file));
+  }
+
+  /** Each folder holding blobs, with their names and sizes. */
+  byFolder(): IterableIterator<[string, ReadonlyMap<string, number>]> {
+    return this.folders.entries();
+  }
+}
+
 /** The settled sessions, with the blobs they list (one session per blob: the first to settle it). */
 export class SettledSessions {
   readonly all: Settled[] = [];
-  /** Every listed blob's path -> its size. */
-  readonly blobs = new Map<string, number>();
+  /** Every listed blob's size. */
+  readonly blobs = new BlobSizes();
   /** Folders whose every regular file (but manifests) is a blob, of listed sessions. */
   readonly blobFolders = new Set<string>();
 
@@ -52,12 +87,14 @@ export class SettledSessions {
     const described = entry.described;
     if (!described) return;
     let newest = -Infinity;
+    const folderOf = entry.blobFolderOf;
     described.blobs.forEach((blob, i) => {
-      if (this.blobs.has(blob.path)) {
+      const folder = folderOf?.[i];
+      // Stored in a folder, a blob's path is its folder and name joined.
+      if (!(folder !== undefined ? this.blobs.add(folder, blob.name, blob.bytes) : this.blobs.addPath(blob.path, blob.bytes))) {
         (settled.dropped ??= []).push(i);
         return;
       }
-      this.blobs.set(blob.path, blob.bytes);
       settled.blobs++;
       settled.bytes += blob.bytes;
       newest = Math.max(newest, blob.mtimeMs);

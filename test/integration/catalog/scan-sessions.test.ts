@@ -65,7 +65,7 @@ async function expectSameAsScan(): Promise<{ stats: ReturnType<Catalog['scanStat
   expect(shown(streamed)).toEqual(shown(sessions));
   const blobs = sessions.flatMap((s) => s.blobs);
   expect(listing).toMatchObject({ sessions: sessions.length, blobs: blobs.length, bytes: blobs.reduce((n, b) => n + b.bytes, 0), skipped: inMemory.skipped() });
-  const searched = [...targets.paths, ...(targets.folderFiles ?? [])].sort();
+  const searched = [...targets.paths, ...(targets.folderFiles?.() ?? [])].sort();
   expect(searched).toEqual(blobs.map((b) => b.path).sort());
   for (const b of blobs) expect(targets.accept!(b.path)).toBe(true);
   expect(targets.accept!(path.join(fx.home, 'not-a-blob.txt'))).toBe(false);

@@ -94,13 +94,13 @@ describe('index file', () => {
     const reader = IndexReader.open(file)!;
     expect(reader.size).toBe(3);
     expect(reader.claims).toEqual(entries.map((e) => e.claim));
-    expect(reader.blobFolders()).toEqual(['/a/tool-results']);
+    expect(IndexReader.blobFoldersIn(file)).toEqual(['/a/tool-results']);
     const taken = reader.takeHeader();
+    expect(taken.blobFolders).toEqual(header.blobFolders);
     expect(taken.walkedAt).toBe(42);
     expect([...taken.listings]).toEqual([...header.listings]);
     // Handed over once: the reader holds it no longer.
     expect(reader.takeHeader().listings.size).toBe(0);
-    expect(reader.blobFolders()).toEqual([]);
     // Out of order, one at a time (blobs come back with their catalog fields in place).
     for (const i of [2, 0, 1]) {
       const got = reader.entry(i)!;
@@ -146,6 +146,20 @@ describe('index file', () => {
     expect(IndexReader.open(file)).toBeUndefined();
   });
 
+  it('gives the blob folders alone, whatever their names hold', async () => {
+    const odd = ['/a/x,"walkedAt":1,"listings":[]}', '/b/back\\slash\\', '/c/quote"d/"', '/d/new\nline', '/é/日本'];
+    await saveIndex(file, [entry(0, 2)], { ...header, blobFolders: [...odd, 'relative'] });
+    expect(IndexReader.blobFoldersIn(file)).toEqual(odd);
+    const reader = IndexReader.open(file)!;
+    expect(reader.takeHeader().blobFolders).toEqual([...odd, 'relative']);
+    reader.close();
+    expect(IndexReader.blobFoldersIn(path.join(dir, 'missing.jsonl'))).toEqual([]);
+    // More than one read's worth (64 KB).
+    const many = Array.from({ length: 5000 }, (_, i) => `/home/someone/.claude/projects/-p/${i}/tool-results`);
+    await saveIndex(file, [entry(0, 2)], { ...header, blobFolders: many });
+    expect(IndexReader.blobFoldersIn(file)).toEqual(many);
+  });
+
   it('trusts nothing when the trailer does not describe the lines exactly', async () => {
     await saveIndex(file, [entry(0, 2), entry(1, 3)], header);
     const good = await fsp.readFile(file, 'utf8');
@@ -166,6 +180,10 @@ describe('index file', () => {
       await fsp.writeFile(file, text);
       expect(IndexReader.open(file), what).toBeUndefined();
       expect((await loadIndex(file, claimKey)).entries.size, what).toBe(0);
+    }
+    for (const what of ['another version', 'a torn trailer', 'no final newline', 'empty'] as const) {
+      await fsp.writeFile(file, bad[what]);
+      expect(IndexReader.blobFoldersIn(file), what).toEqual([]);
     }
     // Lines that are not what the trailer says, under a trailer that fits the file's size: those lines are
     // unreadable (described again), and loading the whole index gives nothing.
