@@ -961,7 +961,7 @@ function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: R
   for (const [dir, names] of blobs.byFolder()) {
     const folder = folders.get(dir);
     if (!folder) {
-      for (const name of names.keys()) loose.push(path.join(dir, name));
+      for (const name of names.keys()) loose.push(BlobSizes.pathOf(dir, name));
       continue;
     }
     inFolders.push([dir, names]);
@@ -972,7 +972,7 @@ function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: R
   return {
     paths: loose,
     folders: [...folders.values()],
-    folderFiles: () => inFolders.flatMap(([dir, names]) => [...names.keys()].map((name) => path.join(dir, name))),
+    folderFiles: () => inFolders.flatMap(([dir, names]) => [...names.keys()].map((name) => BlobSizes.pathOf(dir, name))),
     accept: (file) => sizeOf(file) !== undefined,
     sizeOf,
     reads,
