@@ -1,14 +1,18 @@
 // `spillway grep` as a user runs it (process start to exit, every match
 // printed) beside `rg -n -F` over the same folders, in the same run:
 // 1,000 blobs x 1 MB, 100,000 small blobs, and one-line blobs of 10 / 100 /
-// 400 MB (grep time must grow linearly with line length).
+// 400 MB (grep time must grow linearly with line length). Beside them, the
+// least a Node process can do (bench/read-floor.mjs).
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
 // `node bench/catalog-grep-cli.mjs 1m|100k|lines` runs one part.
 import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CORPUS, claudeCorpus } from './catalog-common.mjs';
 import { CLI, measure, row } from './catalog-process-common.mjs';
+
+const FLOOR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'read-floor.mjs');
 
 const part = process.argv[2];
 const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
@@ -21,6 +25,9 @@ function compare(title, root, runs, engines = ['rg', 'node']) {
   console.log(`\n${title} (${runs} runs, medians; index warm)`);
   const rg = measure('rg', ['-n', '-F', NEEDLE, path.join(root, 'projects')], { runs });
   console.log(row('rg -n -F over the folders', rg));
+  // The floor of any Node engine: read every file and count the literal, nothing more.
+  const floor = measure(process.execPath, [FLOOR, path.join(root, 'projects'), NEEDLE], { runs });
+  console.log(row('bare Node read + indexOf (the floor)', floor) + `  ${(floor.ms / rg.ms).toFixed(2)}x rg`);
   for (const engine of engines) {
     const m = measure(process.execPath, grep(engine), { env, runs });
     console.log(row(`spillway grep --engine ${engine}`, m) + `  ${(m.ms / rg.ms).toFixed(2)}x rg`);
