@@ -9,7 +9,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLinesFromTheEnd } from '../../../src/catalog/blob-check';
+import { BlobCheck, checkLinesFromTheEnd } from '../../../src/catalog/blob-check';
 import { Catalog } from '../../../src/catalog/catalog';
 import { IndexReader } from '../../../src/catalog/index-file';
 import type { SessionInfo } from '../../../src/catalog/types';
@@ -126,6 +126,14 @@ describe('checking blobs ahead in a worker thread', () => {
     expect([...judge(spans.ino, link)].every((v) => v === 0)).toBe(true);
     await fsp.rm(link);
     reader.close();
+  });
+
+  it('starts no worker for an index of one line, which it could not share', async () => {
+    const spans = { file: await indexFile(), dev: 0, ino: 0 };
+    expect(BlobCheck.start({ ...spans, offsets: [0], lengths: [100] }, workerFile, 0)).toBeUndefined();
+    const two = BlobCheck.start({ ...spans, offsets: [0, 50], lengths: [50, 50] }, workerFile, 0);
+    expect(two).toBeDefined();
+    await two!.stop();
   });
 });
 
