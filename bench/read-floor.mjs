@@ -18,7 +18,8 @@ for (const entry of readdirSync(root, { withFileTypes: true, recursive: true }))
     const got = readSync(fd, buffer, keep, buffer.length - keep, pos);
     if (got === 0) break;
     const end = keep + got;
-    for (let at = buffer.indexOf(needle, 0); at !== -1 && at + needle.length <= end; at = buffer.indexOf(needle, at + 1)) hits++;
+    const read = buffer.subarray(0, end);
+    for (let at = read.indexOf(needle); at !== -1; at = read.indexOf(needle, at + 1)) hits++;
     pos += got;
     keep = Math.min(needle.length - 1, end);
     buffer.copyWithin(0, end - keep, end);

@@ -45,7 +45,12 @@ export interface Settled {
  */
 export class BlobSizes {
   private readonly folders = new Map<string, Map<string, number>>();
-  size = 0;
+  private count = 0;
+
+  /** Blobs held. */
+  get size(): number {
+    return this.count;
+  }
 
   /** Adds a blob, unless it is here already (then false). */
   add(folder: string, name: string, bytes: number): boolean {
@@ -53,7 +58,7 @@ export class BlobSizes {
     if (!names) this.folders.set(folder, (names = new Map()));
     if (names.has(name)) return false;
     names.set(name, bytes);
-    this.size++;
+    this.count++;
     return true;
   }
 
