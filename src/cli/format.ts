@@ -150,6 +150,11 @@ export class Pieces {
     return true;
   }
 
+  /** Adds each part, waiting for a slower reader after each piece written. */
+  async addAll(parts: Iterable<string>): Promise<void> {
+    for (const part of parts) if (this.add(part)) await this.io.caughtUp?.();
+  }
+
   /** Writes what is held. */
   flush(): void {
     clearTimeout(this.timer);
@@ -170,7 +175,7 @@ export class Pieces {
 /** Writes `parts` in pieces, waiting for a slower reader between them. */
 export async function writeInPieces(io: CliIO, parts: Iterable<string>): Promise<void> {
   const pieces = new Pieces(io);
-  for (const part of parts) if (pieces.add(part)) await io.caughtUp?.();
+  await pieces.addAll(parts);
   pieces.flush();
 }
 

@@ -13,8 +13,10 @@ import type { CliIO } from '../../../src/cli/io';
 const SESSIONS = 40;
 const LINES = 2000; // matching lines per blob: 80,000 in all, megabytes of output
 const BIG_BYTES = 8 << 20;
+const LISTED = 400; // sessions whose listing is several pieces of output (64 K characters each)
 let home: string;
 let big: string;
+let many: string;
 
 beforeAll(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'spillway-slow-reader-'));
@@ -28,6 +30,12 @@ beforeAll(async () => {
   // A large blob for show (a second blob of the first session), with no line grep looks for.
   big = path.join(home, 'projects', '-p', '00000000-0000-4000-8000-000000000000', 'tool-results', 'toolu_big.txt');
   await fsp.writeFile(big, Buffer.alloc(BIG_BYTES, 'yyyyyyy\n'));
+  many = path.join(home, 'many');
+  for (let s = 0; s < LISTED; s++) {
+    const results = path.join(many, 'projects', '-p', `${String(s).padStart(8, '0')}-0000-4000-8000-000000000001`, 'tool-results');
+    await fsp.mkdir(results, { recursive: true });
+    await fsp.writeFile(path.join(results, `toolu_${s}.txt`), `output ${s}\n`);
+  }
 });
 afterAll(() => fsp.rm(home, { recursive: true, force: true }));
 
@@ -57,10 +65,10 @@ function slowReader(): { io: CliIO; written: () => string; writes: () => number;
 const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Runs a command against a reader that never catches up by itself: it must stop writing, then finish once released. */
-async function runAgainstSlowReader(argv: string[]): Promise<string> {
+async function runAgainstSlowReader(argv: string[], root = home): Promise<string> {
   const reader = slowReader();
   let done = false;
-  const run = main([...argv, '--no-default-roots', '--root', home], reader.io).finally(() => (done = true));
+  const run = main([...argv, '--no-default-roots', '--root', root], reader.io).finally(() => (done = true));
   for (let i = 0; i < 500 && reader.writes() < 1; i++) await tick(10);
   await tick(200);
   const before = reader.writes();
@@ -77,14 +85,25 @@ async function runAgainstSlowReader(argv: string[]): Promise<string> {
 }
 
 describe('a slow reader', () => {
-  it('list --json: no further session is written until the reader catches up', async () => {
-    const out = await runAgainstSlowReader(['list', '--json']);
-    expect((JSON.parse(out) as { sessions: unknown[] }).sessions).toHaveLength(SESSIONS);
+  it('list --json: nothing more is written until the reader catches up', async () => {
+    const out = await runAgainstSlowReader(['list', '--json'], many);
+    expect((JSON.parse(out) as { sessions: unknown[] }).sessions).toHaveLength(LISTED);
   });
 
   it('list: the same for the table', async () => {
-    expect(await runAgainstSlowReader(['list'])).toContain(`${SESSIONS} session(s), ${SESSIONS + 1} blob(s)`);
+    expect(await runAgainstSlowReader(['list'], many)).toContain(`${LISTED} session(s), ${LISTED} blob(s)`);
   });
+
+  for (const argv of [['list', '--json'], ['list']]) {
+    it(`${argv.join(' ')} writes many sessions at a time, not one write each`, async () => {
+      const writes: string[] = [];
+      const io: CliIO = { ...slowReader().io, stdout: (text) => void writes.push(String(text)), caughtUp: () => undefined };
+      expect(await main([...argv, '--no-default-roots', '--root', many], io)).toBe(0);
+      expect([...writes.join('').matchAll(/toolu_\d+\.txt/g)]).toHaveLength(LISTED);
+      // A write per 64 K characters (and the last), where there was one per session.
+      expect(writes.length).toBeLessThanOrEqual(Math.ceil(writes.join('').length / (64 * 1024)) + 1);
+    });
+  }
 
   it('show: the blob is read no further until the reader catches up', async () => {
     const out = await runAgainstSlowReader(['show', big]);
