@@ -298,7 +298,7 @@ export class IndexReader extends IndexLines {
     private readonly file: string,
     fd: number,
     trailer: Trailer,
-    private header: IndexHeader | undefined,
+    private header: WalkHeader | undefined,
   ) {
     super(fd);
     let offset = 0;
@@ -333,7 +333,7 @@ export class IndexReader extends IndexLines {
       const found = readTrailer(fd);
       if (!found) throw new Error('not an index');
       const { trailer } = found;
-      const reader = new IndexReader(file, fd, trailer, { blobFolders: trailer.blobFolders, ...listingsOf(trailer) });
+      const reader = new IndexReader(file, fd, trailer, listingsOf(trailer));
       fd = undefined;
       return reader;
     } catch {
@@ -344,11 +344,12 @@ export class IndexReader extends IndexLines {
   }
 
   /**
-   * The last walk's listings and blob folders, handed over once (then empty here): a scan needs them only
-   * for its walk, and 50,000 sessions' worth is some 30 MB the reader would otherwise hold until closed.
+   * The last walk's listings, handed over once (then empty here): a scan needs them only for its walk, and
+   * 50,000 sessions' worth is some 30 MB the reader would otherwise hold until closed. (The blob folders are
+   * for grep, which reads them alone: blobFoldersIn.)
    */
-  takeHeader(): IndexHeader {
-    const header = this.header ?? { blobFolders: [], listings: new Map(), walkedAt: 0 };
+  takeHeader(): WalkHeader {
+    const header = this.header ?? { listings: new Map(), walkedAt: 0 };
     this.header = undefined;
     return header;
   }
@@ -408,7 +409,7 @@ export class IndexReader extends IndexLines {
   }
 }
 
-function listingsOf(trailer: Trailer): Pick<IndexHeader, 'listings' | 'walkedAt'> {
+function listingsOf(trailer: Trailer): WalkHeader {
   const listings = new Map<string, StoredListing>();
   if (typeof trailer.walkedAt !== 'number' || !Array.isArray(trailer.listings)) return { listings, walkedAt: 0 };
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -478,6 +479,9 @@ export interface IndexHeader {
   listings: ReadonlyMap<string, StoredListing>;
   walkedAt: number;
 }
+
+/** What a reader hands a scan for its walk (see takeHeader). */
+export type WalkHeader = Pick<IndexHeader, 'listings' | 'walkedAt'>;
 
 /** Writing the index failed (a full disk, a lost folder): the caller can still do without it. */
 export class IndexWriteError extends Error {}

@@ -96,7 +96,6 @@ describe('index file', () => {
     expect(reader.claims).toEqual(entries.map((e) => e.claim));
     expect(IndexReader.blobFoldersIn(file)).toEqual(['/a/tool-results']);
     const taken = reader.takeHeader();
-    expect(taken.blobFolders).toEqual(header.blobFolders);
     expect(taken.walkedAt).toBe(42);
     expect([...taken.listings]).toEqual([...header.listings]);
     // Handed over once: the reader holds it no longer.
@@ -150,8 +149,9 @@ describe('index file', () => {
     const odd = ['/a/x,"walkedAt":1,"listings":[]}', '/b/back\\slash\\', '/c/quote"d/"', '/d/new\nline', '/é/日本'];
     await saveIndex(file, [entry(0, 2)], { ...header, blobFolders: [...odd, 'relative'] });
     expect(IndexReader.blobFoldersIn(file)).toEqual(odd);
+    // The trailer holding them is still read whole.
     const reader = IndexReader.open(file)!;
-    expect(reader.takeHeader().blobFolders).toEqual([...odd, 'relative']);
+    expect(reader.size).toBe(1);
     reader.close();
     expect(IndexReader.blobFoldersIn(path.join(dir, 'missing.jsonl'))).toEqual([]);
     // More than one read's worth (64 KB).
