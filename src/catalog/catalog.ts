@@ -44,6 +44,7 @@ import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
 import { describeClaim, isInside, rootOf } from './describe';
+import { childPath } from './child-path';
 import { pauser } from './pause';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
@@ -961,7 +962,7 @@ function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: R
   for (const [dir, names] of blobs.byFolder()) {
     const folder = folders.get(dir);
     if (!folder) {
-      for (const name of names.keys()) loose.push(BlobSizes.pathOf(dir, name));
+      for (const name of names.keys()) loose.push(childPath(dir, name));
       continue;
     }
     inFolders.push([dir, names]);
@@ -972,7 +973,7 @@ function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: R
   return {
     paths: loose,
     folders: [...folders.values()],
-    folderFiles: () => inFolders.flatMap(([dir, names]) => [...names.keys()].map((name) => BlobSizes.pathOf(dir, name))),
+    folderFiles: () => inFolders.flatMap(([dir, names]) => [...names.keys()].map((name) => childPath(dir, name))),
     accept: (file) => sizeOf(file) !== undefined,
     sizeOf,
     reads,

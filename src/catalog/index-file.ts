@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
+import { childPath } from './child-path';
 import { pauser } from './pause';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
@@ -638,8 +639,9 @@ function encodeBlobs(blobs: readonly StoredBlob[]): StoredBlobs {
     const folder = path.dirname(blob.path);
     let index = folderIndex.get(folder);
     if (index === undefined) folderIndex.set(folder, (index = folders.push(folder) - 1));
-    // A name that is not the path's last part (never seen, but then the path is kept whole).
-    const row: unknown[] = [path.join(folder, blob.name) === blob.path ? index : blob.path];
+    // Stored by folder only when decodeBlobs joins it back to the same path; otherwise (a name that is not the
+    // path's last part, never seen) the path is kept whole. Not path.join, which normalizes, at a cost per blob.
+    const row: unknown[] = [childPath(folder, blob.name) === blob.path ? index : blob.path];
     for (const field of BLOB_FIELDS) row.push(blob[field] ?? null);
     return row;
   });
@@ -662,7 +664,7 @@ function decodeBlobs(stored: StoredBlobs): { blobs: StoredBlob[]; folderOf: Arra
     ];
     const folder = typeof where === 'number' ? folders[where] : undefined;
     if ((folder === undefined && typeof where !== 'string') || typeof name !== 'string' || typeof bytes !== 'number' || typeof mtimeMs !== 'number') return undefined;
-    const blobPath = folder === undefined ? (where as string) : `${folder}${path.sep}${name}`;
+    const blobPath = folder === undefined ? (where as string) : childPath(folder, name);
     // key and sessionKey are the catalog's (set when installed): present from the start, every blob has one shape.
     const blob: StoredBlob & Pick<BlobInfo, 'key' | 'sessionKey'> = {
       key: blobPath,

@@ -76,11 +76,6 @@ export class BlobSizes {
   byFolder(): IterableIterator<[string, ReadonlyMap<string, number>]> {
     return this.folders.entries();
   }
-
-  /** A blob's path from its folder and name (joined as they are: path.join's normalizing made 100,000 paths cost 70 MB more at their peak). */
-  static pathOf(folder: string, name: string): string {
-    return folder.endsWith(path.sep) ? folder + name : `${folder}${path.sep}${name}`;
-  }
 }
 
 /** The settled sessions, with the blobs they list (one session per blob: the first to settle it). */

@@ -4,6 +4,7 @@ import { readdirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { DirListing, SessionClaim, Source } from './source';
 import { stampOf } from './index-file';
+import { childPath } from './child-path';
 import { pauser } from './pause';
 
 /** Folders that never hold spills and can be huge. */
@@ -90,7 +91,7 @@ export async function walk(start: string, depth: number, sources: readonly Sourc
         if (d < depth) {
           for (const entry of listing.entries) {
             if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
-            const child = path.join(listing.path, entry.name);
+            const child = childPath(listing.path, entry.name);
             if (!owned.has(child) && !skip(child)) children.push(child);
           }
         }

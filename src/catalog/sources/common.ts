@@ -4,6 +4,7 @@ import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
 import { refusedKind } from '../../spill/regular-file';
+import { childPath } from '../child-path';
 import { readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import type { Described, Source } from '../source';
@@ -42,7 +43,7 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
   const facts: FileFacts[] = [];
   for (const e of entries) {
     if (!e.isFile() && !e.isSymbolicLink()) continue;
-    const file = path.join(dir, e.name);
+    const file = childPath(dir, e.name);
     if (e.isSymbolicLink()) {
       facts.push({ path: file, name: e.name, symlink: true });
       continue;
