@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CLI = path.join(here, '..', 'dist', 'cli.js');
 export const WALK = path.join(here, 'walk-common.mjs');
+/** The walk, and every transcript line parsed: the least a cold listing does (parse-floor.mjs). */
+export const PARSE_FLOOR = path.join(here, 'parse-floor.mjs');
 
 /**
  * One run: wall ms (spawn to exit) and peak RSS in MB. Stdout goes to /dev/null, or with `piped` to a pipe
