@@ -241,12 +241,25 @@ export const pi: Source = {
       const index = entryId !== undefined ? state.callById.get(entryId) : undefined;
       return index === undefined ? undefined : index + 1;
     };
+    // Call ids by their sanitized form (the first call of each), made once: looking each blob up by
+    // sanitizing every call id again made one session of 8,000 blobs take 4.5 s, 16,000 take 14 s.
+    let bySanitized: Map<string, string> | undefined;
+    const callNamed = (sanitized: string): string | undefined => {
+      if (!bySanitized) {
+        bySanitized = new Map();
+        for (const callId of state.toolCalls.keys()) {
+          const key = sanitizeCallId(callId);
+          if (!bySanitized.has(key)) bySanitized.set(key, callId);
+        }
+      }
+      return bySanitized.get(sanitized);
+    };
     const blobs: Described['blobs'] = [];
     for (const blob of folder.blobs) {
       if (blob.attribution === 'none') {
         const indexed = state.index.get(blob.name);
         const sanitized = blob.name.replace(/\.txt$/, '').replace(/@[^@]*$/, '');
-        const callId = indexed?.toolCallId ?? [...state.toolCalls.keys()].find((k) => sanitizeCallId(k) === sanitized);
+        const callId = indexed?.toolCallId ?? callNamed(sanitized);
         if (callId) {
           const call = state.toolCalls.get(callId);
           Object.assign(blob, {
