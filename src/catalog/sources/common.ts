@@ -76,14 +76,16 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
  * sessions, and adapters' folders other layouts own). Files the manifest
  * does not name are listed unattributed.
  */
-export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean }> {
+export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; files: FolderFiles }> {
   const manifest = await readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
   const records = new Map<string, ManifestRecord>();
   manifestIndex(folder, manifest.records, records);
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
+  const files: FolderFiles = { path: folder, regular: 0 };
   for (const file of await listFiles(folder)) {
     if (isInternalName(file.name)) continue;
+    if (!file.symlink) files.regular++;
     if (file.symlink || !file.stat) {
       skipped++;
       continue;
@@ -103,7 +105,21 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
       attribution: record ? 'manifest' : 'none',
     });
   }
-  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0 };
+  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, files };
+}
+
+/** A folder's regular files (symlinks and Spillway's own files left out), counted as it was described. */
+export interface FolderFiles {
+  path: string;
+  regular: number;
+}
+
+/**
+ * The folder as a blob folder (grep hands it to ripgrep whole, not file by file) when every regular file in it
+ * is one of the session's `blobs` (a hard-linked file, or one a source leaves out, keeps it file by file).
+ */
+export function wholeFolder(files: FolderFiles, blobs: readonly unknown[]): string[] | undefined {
+  return blobs.length > 0 && blobs.length === files.regular ? [files.path] : undefined;
 }
 
 /** A blob attributed by nothing but its own stat. */
@@ -129,10 +145,12 @@ export async function describeNamedFiles(
   dir: string,
   pattern: RegExp,
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>,
-): Promise<{ blobs: Described['blobs']; skipped: number }> {
+): Promise<{ blobs: Described['blobs']; skipped: number; files: FolderFiles }> {
   const blobs: Described['blobs'] = [];
   let skipped = 0;
+  const files: FolderFiles = { path: dir, regular: 0 };
   for (const file of await listFiles(dir)) {
+    if (!file.symlink && !isInternalName(file.name)) files.regular++;
     const match = pattern.exec(file.name);
     if (!match) continue;
     if (file.symlink || !file.stat) {
@@ -141,7 +159,7 @@ export async function describeNamedFiles(
     }
     blobs.push(plainBlob({ ...file, stat: file.stat }, facts(match)));
   }
-  return { blobs, skipped };
+  return { blobs, skipped, files };
 }
 
 /** Whether a folder listing holds a regular file whose name matches. */
@@ -172,6 +190,7 @@ export function tmpFolderSource(spec: {
     async describe(claim) {
       const { blobs, skipped } = await describeNamedFiles(claim.dir, spec.files, spec.facts);
       if (blobs.length === 0) return undefined;
+      // No blob folders: a folder of TMPDIR may hold anything by the time grep runs, so ripgrep gets the files by name.
       return {
         session: { source: spec.name, id: spec.sessionId, title: spec.title, dir: claim.dir, skipped, notes: [] },
         blobs,

@@ -1,7 +1,7 @@
 // dsh (seed 001): `<root>/session-<first 12 hex of sha256(sessionId)>/<random hex>-<safeName>`.
 import * as path from 'node:path';
 import type { Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 
 const SESSION_DIR = /^session-[0-9a-f]{12}$/;
 const BLOB_NAME = /^([0-9a-f]{6,})-(.+)$/;
@@ -27,6 +27,7 @@ export const dsh: Source = {
       session: { source: 'dsh', id: path.basename(claim.dir).replace(/^session-/, ''), dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(folder.files, blobs),
     };
   },
 };

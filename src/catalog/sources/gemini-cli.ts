@@ -1,7 +1,7 @@
 // Gemini CLI: `~/.gemini/tmp/<project>/tool-outputs/session-<id>/<tool>_<callId>.txt`.
 import * as path from 'node:path';
 import type { Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 
 /** `<tool>_<callId>.txt`: tool names use snake_case, so the call id is after the last '_'. */
 export function parseGeminiName(name: string): { tool?: string; callId?: string } {
@@ -40,6 +40,7 @@ export const geminiCli: Source = {
       },
       blobs: folder.blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(folder.files, folder.blobs),
     };
   },
 };

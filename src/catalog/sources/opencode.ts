@@ -2,7 +2,7 @@
 // `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk).
 import * as path from 'node:path';
 import type { Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 
 export const opencode: Source = {
   name: 'opencode',
@@ -23,6 +23,7 @@ export const opencode: Source = {
       session: { source: 'opencode', id: 'tool-output', title: 'opencode tool output', dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(folder.files, blobs),
     };
   },
 };

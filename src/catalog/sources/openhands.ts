@@ -4,7 +4,7 @@
 // `~/.openhands/conversations` (one folder per conversation) as its store.
 import * as path from 'node:path';
 import type { Source } from '../source';
-import { describeNamedFiles, holdsNamed } from './common';
+import { describeNamedFiles, holdsNamed, wholeFolder } from './common';
 
 const OBSERVATION_FILE = /^(.+)_output_([0-9a-f]{8})\.txt$/;
 const SHELL_TOOL = /terminal|bash|shell|cmd|command/i;
@@ -18,7 +18,7 @@ export const openhands: Source = {
     return [{ source: 'openhands', dir: dir.path, owns: [] }];
   },
   async describe(claim) {
-    const { blobs, skipped } = await describeNamedFiles(claim.dir, OBSERVATION_FILE, (m) => ({
+    const { blobs, skipped, files } = await describeNamedFiles(claim.dir, OBSERVATION_FILE, (m) => ({
       tool: m[1],
       kind: SHELL_TOOL.test(m[1]!) ? 'shell-output' : 'tool-result',
       attribution: 'name',
@@ -28,6 +28,7 @@ export const openhands: Source = {
       session: { source: 'openhands', id: path.basename(path.dirname(claim.dir)), dir: claim.dir, skipped, notes: [] },
       blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(files, blobs),
     };
   },
 };

@@ -1,7 +1,7 @@
 // orgrt tool-spill (seed 003): `<base>/tool-results/<roleId>/<file>`, one session per role.
 import * as path from 'node:path';
 import type { Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 
 export const orgrt: Source = {
   name: 'orgrt',
@@ -26,6 +26,7 @@ export const orgrt: Source = {
       session: { source: 'orgrt', id: path.basename(claim.dir), title: `role ${path.basename(claim.dir)}`, dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs: folder.blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(folder.files, folder.blobs),
     };
   },
 };

@@ -13,7 +13,7 @@ import { compactArgs } from '../args';
 import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
@@ -317,6 +317,8 @@ export const pi: Source = {
       blobs,
       dependsOn: [transcript, path.join(blobsDir, MANIFEST_NAME), ...[...state.fullOutputs.keys()].filter(isPiOutputPath)],
       calls: state.calls,
+      // The bash logs in TMPDIR stay file by file: that folder holds anything.
+      blobFolders: wholeFolder(folder.files, folder.blobs),
     };
   },
 };

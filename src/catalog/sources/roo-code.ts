@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { EnvDirs } from '../roots';
 import type { Source } from '../source';
-import { describeNamedFiles } from './common';
+import { describeNamedFiles, wholeFolder } from './common';
 
 const EXTENSION_ID = 'rooveterinaryinc.roo-cline';
 /** VS Code builds whose user data may hold the extension's globalStorage. */
@@ -30,12 +30,13 @@ export const rooCode: Source = {
     return [{ source: 'roo-code', dir: path.join(dir.path, OUTPUT_DIR), owns: [] }];
   },
   async describe(claim) {
-    const { blobs, skipped } = await describeNamedFiles(claim.dir, COMMAND_FILE, () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }));
+    const { blobs, skipped, files } = await describeNamedFiles(claim.dir, COMMAND_FILE, () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }));
     if (blobs.length === 0) return undefined;
     return {
       session: { source: 'roo-code', id: path.basename(path.dirname(claim.dir)), dir: claim.dir, skipped, notes: [] },
       blobs,
       dependsOn: [],
+      blobFolders: wholeFolder(files, blobs),
     };
   },
 };

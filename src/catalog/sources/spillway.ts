@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { spillwayDefaultRoot } from '../roots';
 import type { Source } from '../source';
-import { describeManifestFolder } from './common';
+import { describeManifestFolder, wholeFolder } from './common';
 
 export const spillway: Source = {
   name: 'spillway',
@@ -26,7 +26,7 @@ export const spillway: Source = {
       },
       blobs: folder.blobs,
       dependsOn: [path.join(claim.dir, MANIFEST_NAME)],
-      blobFolders: [claim.dir],
+      blobFolders: wholeFolder(folder.files, folder.blobs),
     };
   },
 };
