@@ -1,11 +1,22 @@
-// Gemini CLI: `~/.gemini/tmp/<project>/tool-outputs/session-<id>/<tool>_<callId>.txt`.
+// Gemini CLI: `~/.gemini/tmp/<project>/tool-outputs/session-<id>/<tool>_<callId>.txt`,
+// or `<callId>.txt` when the call id starts with the tool's name (both lowercased).
 import * as path from 'node:path';
 import type { Source } from '../source';
 import { describeManifestFolder, wholeFolder } from './common';
 
-/** `<tool>_<callId>.txt`: tool names use snake_case, so the call id is after the last '_'. */
+/** A call id Gemini CLI generated: `<tool>-<ms since epoch>-<random hex>`. */
+const GENERATED_CALL_ID = /^(.+?)-(\d{10,})-[0-9a-f]+$/;
+
+/**
+ * `<tool>_<callId>.txt`: tool names use snake_case, so the call id is after the last '_'; a generated
+ * call id (which starts with the tool's name) is the whole name.
+ */
 export function parseGeminiName(name: string): { tool?: string; callId?: string } {
   const stem = name.replace(/\.txt$/, '');
+  // A call id that starts with the tool's name is the file's whole name; Gemini CLI makes one as
+  // `<tool>-<Date.now()>-<random hex>` when the model gave none (`run_shell_command-1767225609960-26e8`).
+  const generated = GENERATED_CALL_ID.exec(stem);
+  if (generated) return { tool: generated[1], callId: stem };
   const cut = stem.lastIndexOf('_');
   if (cut <= 0) return {};
   return { tool: stem.slice(0, cut), callId: stem.slice(cut + 1) };
