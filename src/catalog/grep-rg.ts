@@ -7,12 +7,13 @@
 // symlink) and handed to rg as an inherited descriptor it reads through
 // /proc/self/fd/<n>; the paths it prints are mapped back.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
 import { MANIFEST_NAME } from '../spill/manifest';
 import { clipLine, type BlobFolder, type GrepRun } from './grep';
 import { LineReader } from './line-reader';
+import { pauser } from './pause';
 
 /** Bytes of file and folder arguments given to one rg process (well under the smallest ARG_MAX, macOS's 1 MB). */
 const RG_ARGS_BYTES = 256 * 1024;
@@ -121,45 +122,48 @@ interface OpenedBatch {
  * Open each target the way reads reach it (a folder below its root, a file
  * checked where it lies: regular, one link, never a symlink, never a FIFO rg
  * would block on). One that cannot be opened is an error, not searched.
+ * Synchronously, yielding every few ms: a promise and a FileHandle per file
+ * made 40,000 blobs given by name take 6 s where rg alone took 0.5 s.
  */
 async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (file: string) => boolean): Promise<OpenedBatch> {
-  const closers: Array<() => Promise<void>> = [];
+  const closers: Array<() => void> = [];
   const held: string[] = [];
   const args: string[] = [];
   const fds: number[] = [];
   const byFd = new Map<string, string>();
-  const opened = await Promise.all(
-    batch.map(async (target) => {
-      try {
-        if (target.folder) {
-          const dir = run.reads.holdFolder(target.path);
-          return { target, fd: dir.fd, close: async () => dir.close() };
-        }
-        const handle = await run.reads.open(target.path);
-        return { target, fd: handle.fd, close: () => handle.close() };
-      } catch (err) {
-        if (keepError(target.path)) run.summary.errors.push({ path: target.path, message: (err as Error).message });
-        return undefined;
+  const pause = pauser();
+  for (const target of batch) {
+    const turn = pause();
+    if (turn) await turn;
+    let fd: number | undefined;
+    try {
+      if (target.folder) {
+        const dir = run.reads.holdFolder(target.path);
+        fd = dir.fd;
+        closers.push(() => dir.close());
+      } else {
+        const file = run.reads.openSync(target.path);
+        fd = file.fd;
+        closers.push(() => closeSync(file.fd));
       }
-    }),
-  );
-  for (const o of opened) {
-    if (!o) continue;
-    held.push(o.target.path);
-    closers.push(o.close);
-    if (FOLDERS_HELD_OPEN && o.fd !== undefined) {
+    } catch (err) {
+      if (keepError(target.path)) run.summary.errors.push({ path: target.path, message: (err as Error).message });
+      continue;
+    }
+    held.push(target.path);
+    if (FOLDERS_HELD_OPEN && fd !== undefined) {
       const arg = `/proc/self/fd/${FIRST_FD + fds.length}`;
-      fds.push(o.fd);
+      fds.push(fd);
       args.push(arg);
-      byFd.set(arg, o.target.path);
-    } else args.push(o.target.path);
+      byFd.set(arg, target.path);
+    } else args.push(target.path);
   }
   const named = (printed: string): string => {
     const m = /^(\/proc\/self\/fd\/\d+)(\/.*)?$/.exec(printed);
     const target = m ? byFd.get(m[1]!) : undefined;
     return target === undefined ? printed : target + (m![2] ?? '');
   };
-  return { held, args, fds, named, close: async () => void (await Promise.all(closers.map((c) => c()))) };
+  return { held, args, fds, named, close: async () => closers.forEach((close) => close()) };
 }
 
 function batches(targets: readonly Target[]): Target[][] {

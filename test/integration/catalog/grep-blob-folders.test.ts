@@ -38,7 +38,7 @@ async function targets(): Promise<GrepTargets> {
 describe('blob folders', () => {
   it('are every layout folder that holds nothing but its blobs; TMPDIR folders and pi bash logs stay file by file', async () => {
     const t = await targets();
-    const folders = t.folders.map((f) => f.path);
+    const folders = (t.folders ?? []).map((f) => f.path);
     for (const folder of [fx.pi.blobsDir, fx.gemini.dir, fx.opencode.dir, fx.dsh.dir, fx.orgrt.dir, fx.spillway.dir, ...fx.lowerPriority!.roo.map((r) => r.dir), ...fx.lowerPriority!.openhands.map((o) => o.dir)]) {
       expect(folders, folder).toContain(folder);
     }
@@ -46,14 +46,14 @@ describe('blob folders', () => {
     expect(folders).not.toContain(fx.lowerPriority!.cline.dir);
     for (const blob of [...fx.lowerPriority!.goose.blobs, ...fx.lowerPriority!.cline.blobs, fx.pi.bashLog]) expect(t.paths, blob).toContain(blob);
     // A folder's file count is its blobs'.
-    expect(t.folders.find((f) => f.path === fx.gemini.dir)).toMatchObject({ files: 1 });
+    expect((t.folders ?? []).find((f) => f.path === fx.gemini.dir)).toMatchObject({ files: 1 });
   });
 
   it('leaves a folder file by file once it holds a file that is not one of its blobs (a hard link, a name the source leaves out)', async () => {
     await fsp.link(fx.gemini.blob, path.join(fx.pi.blobsDir, 'linked.txt')); // a second name: never a blob
     await fsp.writeFile(path.join(fx.opencode.dir, 'not-a-tool-output.json'), '{}'); // opencode lists tool_* only
     const t = await targets();
-    const folders = t.folders.map((f) => f.path);
+    const folders = (t.folders ?? []).map((f) => f.path);
     expect(folders).not.toContain(fx.pi.blobsDir);
     expect(folders).not.toContain(fx.opencode.dir);
     expect(folders).not.toContain(fx.gemini.dir); // the blob's other name makes it no blob either
