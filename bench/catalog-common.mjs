@@ -49,6 +49,73 @@ export async function claudeCorpus(name, sessions, perSession, blobBytes = 2048)
   return root;
 }
 
+/** Blob bodies of `blobBytes`; every tenth (by `i`) ends in a line holding NEEDLE. */
+function blobBody(blobBytes) {
+  const body = ('x'.repeat(79) + '\n').repeat(Math.ceil(blobBytes / 80)).slice(0, blobBytes);
+  const withNeedle = body.slice(0, Math.max(0, blobBytes - 40)) + 'ERROR: NEEDLE connection reset by peer\n';
+  return (i) => (i % 10 === 0 ? withNeedle : body);
+}
+
+/**
+ * pi's layout: `sessions` sessions in `sessions/--<cwd>--/`, each a transcript
+ * `<time>_<id>.jsonl` and `<id>-blobs/` of `perSession` blobs named after
+ * their tool calls' ids ('|' made '_'), which only the transcript's toolCall
+ * blocks name (no index entry). Every tenth blob holds NEEDLE. Written once, reused.
+ */
+export async function piCorpus(name, sessions, perSession, blobBytes = 2048) {
+  const root = path.join(CORPUS, name);
+  const marker = path.join(root, '.complete');
+  if (existsSync(marker)) return root;
+  await fsp.rm(root, { recursive: true, force: true });
+  const body = blobBody(blobBytes);
+  for (let s = 0; s < sessions; s++) {
+    const id = `${String(s).padStart(8, '0')}-0000-7000-8000-000000000000`;
+    const folder = path.join(root, 'sessions', `--home-dev-project-${s % 25}--`);
+    const blobs = path.join(folder, `${id}-blobs`);
+    await fsp.mkdir(blobs, { recursive: true });
+    const at = (b) => new Date(Date.UTC(2026, 0, 1, 0, 0, s * 60 + b)).toISOString();
+    const lines = [{ type: 'session', version: 3, id, timestamp: at(0), cwd: `/home/dev/project-${s % 25}` }];
+    const writes = [];
+    for (let b = 0; b < perSession; b++) {
+      const callId = `toolu_${String(s).padStart(6, '0')}${String(b).padStart(6, '0')}|fc_${b}`;
+      if (writes.length >= 1000) await Promise.all(writes.splice(0));
+      writes.push(fsp.writeFile(path.join(blobs, `${callId.replace('|', '_')}.txt`), body(s * perSession + b)));
+      const message = { role: 'assistant', content: [{ type: 'toolCall', id: callId, name: 'bash', arguments: { command: `make target-${b}` } }], usage: { input: 10, output: 20, cacheRead: 1000 * b, cacheWrite: 100 } };
+      lines.push({ type: 'message', id: `a${b}`, parentId: b === 0 ? null : `r${b - 1}`, timestamp: at(b), message });
+      lines.push({ type: 'message', id: `r${b}`, parentId: `a${b}`, timestamp: at(b), message: { role: 'toolResult', toolCallId: callId, toolName: 'bash', content: [{ type: 'text', text: 'spilled' }] } });
+    }
+    await Promise.all(writes.splice(0));
+    await fsp.writeFile(path.join(folder, `${at(0).replace(/[:.]/g, '-')}_${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  }
+  await fsp.writeFile(marker, '');
+  return root;
+}
+
+/**
+ * goose's layout: `files` MCP responses in one `goose_mcp_responses/` folder,
+ * named by time only (a folder grep searches file by file: goose writes it
+ * in TMPDIR, which may hold anything). Every tenth holds NEEDLE. Written once, reused.
+ */
+export async function gooseCorpus(name, files, blobBytes = 2048) {
+  const root = path.join(CORPUS, name);
+  const marker = path.join(root, '.complete');
+  if (existsSync(marker)) return root;
+  await fsp.rm(root, { recursive: true, force: true });
+  const folder = path.join(root, 'goose_mcp_responses');
+  await fsp.mkdir(folder, { recursive: true });
+  const body = blobBody(blobBytes);
+  const writes = [];
+  for (let i = 0; i < files; i++) {
+    // mcp_response_<YYYYMMDD_HHMMSS.ffffff>.txt, one second apart.
+    const stamp = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(/[-:]/g, '').replace('T', '_').replace(/\.(\d{3})Z$/, '.$1000');
+    if (writes.length >= 1000) await Promise.all(writes.splice(0));
+    writes.push(fsp.writeFile(path.join(folder, `mcp_response_${stamp}.txt`), body(i)));
+  }
+  await Promise.all(writes);
+  await fsp.writeFile(marker, '');
+  return root;
+}
+
 export { bareWalk } from './walk-common.mjs';
 
 export function percentile(sorted, p) {

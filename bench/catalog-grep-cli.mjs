@@ -4,12 +4,14 @@
 // 400 MB (grep time must grow linearly with line length). Beside them, the
 // least a Node process can do (bench/read-floor.mjs).
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
-// `node bench/catalog-grep-cli.mjs 1m|100k|lines` runs one part.
+// Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
+// TMPDIR, so file by file), 40,000 blobs each.
+// `node bench/catalog-grep-cli.mjs 1m|100k|lines|pi|goose` runs one part.
 import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORPUS, claudeCorpus } from './catalog-common.mjs';
+import { CORPUS, claudeCorpus, gooseCorpus, piCorpus } from './catalog-common.mjs';
 import { CLI, measure, row } from './catalog-process-common.mjs';
 
 const FLOOR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'read-floor.mjs');
@@ -19,14 +21,14 @@ const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
 const env = { ...process.env, XDG_CACHE_HOME: cache };
 const NEEDLE = 'NEEDLE';
 
-function compare(title, root, runs, engines = ['rg', 'node']) {
+function compare(title, root, runs, searched = path.join(root, 'projects'), engines = ['rg', 'node']) {
   const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine, '--no-default-roots', '--root', root];
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
   console.log(`\n${title} (${runs} runs, medians; index warm)`);
-  const rg = measure('rg', ['-n', '-F', NEEDLE, path.join(root, 'projects')], { runs });
+  const rg = measure('rg', ['-n', '-F', NEEDLE, searched], { runs });
   console.log(row('rg -n -F over the folders', rg));
   // The floor of any Node engine: read every file and count the literal, nothing more.
-  const floor = measure(process.execPath, [FLOOR, path.join(root, 'projects'), NEEDLE], { runs });
+  const floor = measure(process.execPath, [FLOOR, searched, NEEDLE], { runs });
   console.log(row('bare Node read + indexOf (the floor)', floor) + `  ${(floor.ms / rg.ms).toFixed(2)}x rg`);
   for (const engine of engines) {
     const m = measure(process.execPath, grep(engine), { env, runs });
@@ -36,6 +38,9 @@ function compare(title, root, runs, engines = ['rg', 'node']) {
 
 if (!part || part === '1m') compare('1,000 blobs x 1 MB in 50 sessions', await claudeCorpus('grep-1000x1m', 50, 20, 1 << 20), 5);
 if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3);
+
+if (!part || part === 'pi') compare('40,000 pi blobs x 2 KB in 2,000 sessions', await piCorpus('pi-40k', 2000, 20), 3, path.join(CORPUS, 'pi-40k', 'sessions'));
+if (!part || part === 'goose') compare('40,000 goose responses x 2 KB in one folder', await gooseCorpus('goose-40k', 40000), 3, path.join(CORPUS, 'goose-40k', 'goose_mcp_responses'));
 
 if (!part || part === 'lines') {
   for (const mb of [10, 100, 400]) {

@@ -4,17 +4,19 @@
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, and that walk with
 // every transcript line JSON.parse'd (parse-floor.mjs: the least a cold listing does), in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k).
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k).
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claudeCorpus } from './catalog-common.mjs';
+import { claudeCorpus, piCorpus } from './catalog-common.mjs';
 import { CLI, PARSE_FLOOR, WALK, measure, row } from './catalog-process-common.mjs';
 
-// [name, corpus, sessions, blobs per session, blob bytes, runs]: the scale
-// series, then other shapes (10 sessions of 10,000 blobs; 25,000 and 50,000
-// sessions of 2; one session of 100,000), where memory follows the largest
-// session or the number of sessions rather than the number of blobs.
+// [name, corpus, sessions, blobs per session, blob bytes, runs, layout]: the
+// scale series, then other shapes (10 sessions of 10,000 blobs; 25,000 and
+// 50,000 sessions of 2; one session of 100,000), where memory follows the
+// largest session or the number of sessions rather than the number of blobs;
+// then pi's layout, whose blobs only the transcript names (one session of
+// 16,000 such blobs took 20 s before its lookup by call id was a map).
 const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 5],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
@@ -23,15 +25,17 @@ const sizes = [
   ['many', 'shape-many', 25000, 2, 512, 3],
   ['many100k', 'shape-many100k', 50000, 2, 512, 3],
   ['one100k', 'shape-one100k', 1, 100000, 256, 3],
+  ['pi40k', 'pi-40k', 2000, 20, 2048, 3, 'pi'],
+  ['pi-one16k', 'pi-one16k', 1, 16000, 2048, 3, 'pi'],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
-for (const [name, corpus, sessions, perSession, blobBytes, runs] of sizes) {
-  const root = await claudeCorpus(corpus, sessions, perSession, blobBytes);
+for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claude'] of sizes) {
+  const root = await (layout === 'pi' ? piCorpus : claudeCorpus)(corpus, sessions, perSession, blobBytes);
   const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
   const env = { ...process.env, XDG_CACHE_HOME: cache };
   const args = [CLI, 'list', '--json', '--no-default-roots', '--root', root];
   const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
-  console.log(`\n${name}: ${sessions} Claude Code sessions x ${perSession} blobs, one transcript each (${runs} runs, medians)`);
+  console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one transcript each (${runs} runs, medians)`);
   const walk = measure(process.execPath, [WALK, root], { runs });
   const find = measure('find', [root, '-printf', '%p %s %T@\n'], { runs });
   const floor = measure(process.execPath, [PARSE_FLOOR, root], { runs });
