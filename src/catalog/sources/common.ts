@@ -77,16 +77,16 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
  * does not name are listed unattributed.
  */
 export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; files: FolderFiles }> {
-  const listed = await listFiles(folder);
-  // No file of that name listed: no manifest to try opening (pi's blob folders, Gemini's, opencode's: a
-  // promise that fails on a missing file left 40,000 pi blobs' first scan idle for 0.4 s of its 2).
-  const manifest = listed.some((f) => f.name === MANIFEST_NAME) ? await readManifest(folder).catch(() => ({ records: [], skipped: 1 })) : { records: [], skipped: 0 };
+  // Nothing of that name: no manifest to try opening (pi's blob folders, Gemini's, opencode's rarely hold one; a
+  // promise failing on the missing file left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else
+  // there (a FIFO, a symlink) is tried, refused and counted as skipped.
+  const manifest = lstatQuiet(path.join(folder, MANIFEST_NAME)) ? await readManifest(folder).catch(() => ({ records: [], skipped: 1 })) : { records: [], skipped: 0 };
   const records = new Map<string, ManifestRecord>();
   manifestIndex(folder, manifest.records, records);
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
   const files: FolderFiles = { path: folder, regular: 0 };
-  for (const file of listed) {
+  for (const file of await listFiles(folder)) {
     if (isInternalName(file.name)) continue;
     if (!file.symlink) files.regular++;
     if (file.symlink || !file.stat) {
