@@ -10,7 +10,7 @@ import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, typ
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
-import { listFiles, manifestIndex, wholeFolder, type FileFacts } from './common';
+import { listFiles, manifestIndex, type FileFacts } from './common';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
@@ -254,8 +254,8 @@ export const claudeCode: Source = {
       if (name !== 'tool-results' && name !== 'subagents') folders.push(owned);
     }
     const records = new Map<string, ManifestRecord>();
-    /** Each folder whose files are blobs, as listed, with how many of them became blobs. */
-    const listings: Array<{ folder: string; listed: FileFacts[]; blobs: number }> = [];
+    const files: FileFacts[] = [];
+    const blobFolders: string[] = [];
     for (const folder of folders) {
       const listed = await listFiles(folder);
       // No file of that name listed: no manifest to try opening (most tool-results folders).
@@ -266,83 +266,81 @@ export const claudeCode: Source = {
       const isToolResults = folder.endsWith(`${path.sep}tool-results`);
       // Other folders count only when a manifest makes them Spillway's.
       if (!isToolResults && manifest.records.length === 0) continue;
-      listings.push({ folder, listed, blobs: 0 });
+      for (const file of listed) files.push(file); // not push(...listed): a huge folder would overflow the call's arguments
+      if (listed.length > 0) blobFolders.push(folder);
     }
 
     const blobs: Described['blobs'] = [];
-    for (const listing of listings) {
-      for (const file of listing.listed) {
-        if (isInternalName(file.name)) continue;
-        if (file.symlink || !file.stat) {
-          skipped++;
-          continue;
-        }
-        listing.blobs++;
-        const inToolResults = path.basename(listing.folder) === 'tool-results';
-        const kind = inToolResults ? classify(file.name) : 'tool-result';
-        let toolUseId: string | undefined;
-        for (const state of states) {
-          toolUseId ??= state.fileToToolUse.get(file.name);
-        }
-        if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
-          toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
-        }
-        const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
-        const record = records.get(file.path);
-        let attribution: Attribution = 'none';
-        let tool: string | undefined;
-        let args: string | undefined;
-        let createdAt = new Date(file.stat.mtimeMs).toISOString();
-        let turn: number | undefined;
-        let digestChars: number | undefined;
-        if (use) {
-          attribution = 'transcript';
-          tool = use.name;
-          args = use.args;
-          if (use.timestamp) createdAt = use.timestamp;
-          const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
-          if (!use.sidechain && use.messageId !== undefined) {
-            const index = owner.callById.get(use.messageId);
-            if (index !== undefined) turn = index + 1;
-          }
-          digestChars = owner.digestChars.get(toolUseId!);
-        } else if (record) {
-          attribution = 'manifest';
-          tool = record.tool;
-          toolUseId = record.toolCallId || toolUseId;
-          args = compactArgs(record.args);
-          if (record.createdAt) createdAt = record.createdAt;
-          turn = record.turn;
-          const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
-          if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
-            const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
-            const index = owner.callById.get(recordUse.messageId);
-            if (index !== undefined) turn = index + 1;
-            digestChars = owner.digestChars.get(record.toolCallId);
-          }
-        } else if (kind === 'hook') {
-          attribution = 'name';
-          tool = 'hook';
-        } else if (kind === 'mcp') {
-          attribution = 'name';
-          tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
-        }
-        blobs.push({
-          path: file.path,
-          name: file.name,
-          kind,
-          tool,
-          toolCallId: toolUseId,
-          args,
-          bytes: file.stat.size,
-          createdAt,
-          mtimeMs: file.stat.mtimeMs,
-          turn,
-          attribution,
-          digestChars,
-          ...(record ? { madeBy: 'spillway' as const } : {}),
-        });
+    for (const file of files) {
+      if (isInternalName(file.name)) continue;
+      if (file.symlink || !file.stat) {
+        skipped++;
+        continue;
       }
+      const inToolResults = path.basename(path.dirname(file.path)) === 'tool-results';
+      const kind = inToolResults ? classify(file.name) : 'tool-result';
+      let toolUseId: string | undefined;
+      for (const state of states) {
+        toolUseId ??= state.fileToToolUse.get(file.name);
+      }
+      if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
+        toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
+      }
+      const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
+      const record = records.get(file.path);
+      let attribution: Attribution = 'none';
+      let tool: string | undefined;
+      let args: string | undefined;
+      let createdAt = new Date(file.stat.mtimeMs).toISOString();
+      let turn: number | undefined;
+      let digestChars: number | undefined;
+      if (use) {
+        attribution = 'transcript';
+        tool = use.name;
+        args = use.args;
+        if (use.timestamp) createdAt = use.timestamp;
+        const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
+        if (!use.sidechain && use.messageId !== undefined) {
+          const index = owner.callById.get(use.messageId);
+          if (index !== undefined) turn = index + 1;
+        }
+        digestChars = owner.digestChars.get(toolUseId!);
+      } else if (record) {
+        attribution = 'manifest';
+        tool = record.tool;
+        toolUseId = record.toolCallId || toolUseId;
+        args = compactArgs(record.args);
+        if (record.createdAt) createdAt = record.createdAt;
+        turn = record.turn;
+        const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
+        if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
+          const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
+          const index = owner.callById.get(recordUse.messageId);
+          if (index !== undefined) turn = index + 1;
+          digestChars = owner.digestChars.get(record.toolCallId);
+        }
+      } else if (kind === 'hook') {
+        attribution = 'name';
+        tool = 'hook';
+      } else if (kind === 'mcp') {
+        attribution = 'name';
+        tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
+      }
+      blobs.push({
+        path: file.path,
+        name: file.name,
+        kind,
+        tool,
+        toolCallId: toolUseId,
+        args,
+        bytes: file.stat.size,
+        createdAt,
+        mtimeMs: file.stat.mtimeMs,
+        turn,
+        attribution,
+        digestChars,
+        ...(record ? { madeBy: 'spillway' as const } : {}),
+      });
     }
     if (blobs.length === 0) return undefined;
     const state = main?.state;
@@ -360,7 +358,7 @@ export const claudeCode: Source = {
       blobs,
       dependsOn,
       calls: state?.calls ?? [],
-      blobFolders: listings.flatMap(({ folder, listed, blobs: fromIt }) => wholeFolder(folder, listed, fromIt) ?? []),
+      blobFolders,
     };
   },
 };

@@ -76,7 +76,7 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
  * sessions, and adapters' folders other layouts own). Files the manifest
  * does not name are listed unattributed.
  */
-export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; listed: FileFacts[] }> {
+export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; files: FolderFiles }> {
   // Nothing of that name: no manifest to try opening (pi's blob folders, Gemini's, opencode's rarely hold one; a
   // promise failing on the missing file left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else
   // there (a FIFO, a symlink) is tried, refused and counted as skipped.
@@ -85,9 +85,10 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
   manifestIndex(folder, manifest.records, records);
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
-  const listed = await listFiles(folder);
-  for (const file of listed) {
+  const files: FolderFiles = { path: folder, regular: 0 };
+  for (const file of await listFiles(folder)) {
     if (isInternalName(file.name)) continue;
+    if (!file.symlink) files.regular++;
     if (file.symlink || !file.stat) {
       skipped++;
       continue;
@@ -107,18 +108,21 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
       attribution: record ? 'manifest' : 'none',
     });
   }
-  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, listed };
+  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, files };
+}
+
+/** A folder's regular files (symlinks and Spillway's own files left out), counted as it was described. */
+export interface FolderFiles {
+  path: string;
+  regular: number;
 }
 
 /**
- * `[folder]` as a blob folder (grep hands it to ripgrep whole, not file by file) when each regular file its
- * listing holds (symlinks and Spillway's own files aside) is one of the session's blobs, `blobs` of which
- * come from it; else none (a hard-linked file, or one the source leaves out, keeps it file by file).
+ * The folder as a blob folder (grep hands it to ripgrep whole, not file by file) when every regular file in it
+ * is one of the session's `blobs` (a hard-linked file, or one a source leaves out, keeps it file by file).
  */
-export function wholeFolder(folder: string, listed: readonly FileFacts[], blobs: number): string[] | undefined {
-  let regular = 0;
-  for (const file of listed) if (!file.symlink && !isInternalName(file.name)) regular++;
-  return blobs > 0 && blobs === regular ? [folder] : undefined;
+export function wholeFolder(files: FolderFiles, blobs: readonly unknown[]): string[] | undefined {
+  return blobs.length > 0 && blobs.length === files.regular ? [files.path] : undefined;
 }
 
 /** A blob attributed by nothing but its own stat. */
@@ -144,11 +148,12 @@ export async function describeNamedFiles(
   dir: string,
   pattern: RegExp,
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>,
-): Promise<{ blobs: Described['blobs']; skipped: number; listed: FileFacts[] }> {
+): Promise<{ blobs: Described['blobs']; skipped: number; files: FolderFiles }> {
   const blobs: Described['blobs'] = [];
   let skipped = 0;
-  const listed = await listFiles(dir);
-  for (const file of listed) {
+  const files: FolderFiles = { path: dir, regular: 0 };
+  for (const file of await listFiles(dir)) {
+    if (!file.symlink && !isInternalName(file.name)) files.regular++;
     const match = pattern.exec(file.name);
     if (!match) continue;
     if (file.symlink || !file.stat) {
@@ -157,7 +162,7 @@ export async function describeNamedFiles(
     }
     blobs.push(plainBlob({ ...file, stat: file.stat }, facts(match)));
   }
-  return { blobs, skipped, listed };
+  return { blobs, skipped, files };
 }
 
 /** Whether a folder listing holds a regular file whose name matches. */
