@@ -15,7 +15,7 @@ import { childPath } from './child-path';
 import { pauser } from './pause';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 7;
+export const INDEX_VERSION = 8;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed

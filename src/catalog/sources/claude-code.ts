@@ -4,13 +4,13 @@
 // adapter puts beside `tool-results/`.
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
-import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/manifest';
+import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
-import { listFiles, manifestIndex, type FileFacts } from './common';
+import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts } from './common';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
@@ -254,93 +254,94 @@ export const claudeCode: Source = {
       if (name !== 'tool-results' && name !== 'subagents') folders.push(owned);
     }
     const records = new Map<string, ManifestRecord>();
-    const files: FileFacts[] = [];
-    const blobFolders: string[] = [];
+    /** Each folder whose files are blobs, as listed, with how many of them became blobs. */
+    const listings: Array<{ folder: string; listed: FileFacts[]; blobs: number }> = [];
     for (const folder of folders) {
       const listed = await listFiles(folder);
-      // No file of that name listed: no manifest to try opening (most tool-results folders).
-      const manifest = listed.some((f) => f.name === MANIFEST_NAME) ? await readManifest(folder).catch(() => ({ records: [], skipped: 1 })) : { records: [], skipped: 0 };
+      const manifest = await folderManifest(folder);
       skipped += manifest.skipped;
       if (manifest.records.length > 0) dependsOn.push(path.join(folder, MANIFEST_NAME));
       manifestIndex(folder, manifest.records, records);
       const isToolResults = folder.endsWith(`${path.sep}tool-results`);
       // Other folders count only when a manifest makes them Spillway's.
       if (!isToolResults && manifest.records.length === 0) continue;
-      for (const file of listed) files.push(file); // not push(...listed): a huge folder would overflow the call's arguments
-      if (listed.length > 0) blobFolders.push(folder);
+      listings.push({ folder, listed, blobs: 0 });
     }
 
     const blobs: Described['blobs'] = [];
-    for (const file of files) {
-      if (isInternalName(file.name)) continue;
-      if (file.symlink || !file.stat) {
-        skipped++;
-        continue;
-      }
-      const inToolResults = path.basename(path.dirname(file.path)) === 'tool-results';
-      const kind = inToolResults ? classify(file.name) : 'tool-result';
-      let toolUseId: string | undefined;
-      for (const state of states) {
-        toolUseId ??= state.fileToToolUse.get(file.name);
-      }
-      if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
-        toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
-      }
-      const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
-      const record = records.get(file.path);
-      let attribution: Attribution = 'none';
-      let tool: string | undefined;
-      let args: string | undefined;
-      let createdAt = new Date(file.stat.mtimeMs).toISOString();
-      let turn: number | undefined;
-      let digestChars: number | undefined;
-      if (use) {
-        attribution = 'transcript';
-        tool = use.name;
-        args = use.args;
-        if (use.timestamp) createdAt = use.timestamp;
-        const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
-        if (!use.sidechain && use.messageId !== undefined) {
-          const index = owner.callById.get(use.messageId);
-          if (index !== undefined) turn = index + 1;
+    for (const listing of listings) {
+      for (const file of listing.listed) {
+        if (isInternalName(file.name)) continue;
+        if (file.symlink || !file.stat) {
+          skipped++;
+          continue;
         }
-        digestChars = owner.digestChars.get(toolUseId!);
-      } else if (record) {
-        attribution = 'manifest';
-        tool = record.tool;
-        toolUseId = record.toolCallId || toolUseId;
-        args = compactArgs(record.args);
-        if (record.createdAt) createdAt = record.createdAt;
-        turn = record.turn;
-        const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
-        if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
-          const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
-          const index = owner.callById.get(recordUse.messageId);
-          if (index !== undefined) turn = index + 1;
-          digestChars = owner.digestChars.get(record.toolCallId);
+        listing.blobs++;
+        const inToolResults = path.basename(listing.folder) === 'tool-results';
+        const kind = inToolResults ? classify(file.name) : 'tool-result';
+        let toolUseId: string | undefined;
+        for (const state of states) {
+          toolUseId ??= state.fileToToolUse.get(file.name);
         }
-      } else if (kind === 'hook') {
-        attribution = 'name';
-        tool = 'hook';
-      } else if (kind === 'mcp') {
-        attribution = 'name';
-        tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
+        if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
+          toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
+        }
+        const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
+        const record = records.get(file.path);
+        let attribution: Attribution = 'none';
+        let tool: string | undefined;
+        let args: string | undefined;
+        let createdAt = new Date(file.stat.mtimeMs).toISOString();
+        let turn: number | undefined;
+        let digestChars: number | undefined;
+        if (use) {
+          attribution = 'transcript';
+          tool = use.name;
+          args = use.args;
+          if (use.timestamp) createdAt = use.timestamp;
+          const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
+          if (!use.sidechain && use.messageId !== undefined) {
+            const index = owner.callById.get(use.messageId);
+            if (index !== undefined) turn = index + 1;
+          }
+          digestChars = owner.digestChars.get(toolUseId!);
+        } else if (record) {
+          attribution = 'manifest';
+          tool = record.tool;
+          toolUseId = record.toolCallId || toolUseId;
+          args = compactArgs(record.args);
+          if (record.createdAt) createdAt = record.createdAt;
+          turn = record.turn;
+          const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
+          if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
+            const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
+            const index = owner.callById.get(recordUse.messageId);
+            if (index !== undefined) turn = index + 1;
+            digestChars = owner.digestChars.get(record.toolCallId);
+          }
+        } else if (kind === 'hook') {
+          attribution = 'name';
+          tool = 'hook';
+        } else if (kind === 'mcp') {
+          attribution = 'name';
+          tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
+        }
+        blobs.push({
+          path: file.path,
+          name: file.name,
+          kind,
+          tool,
+          toolCallId: toolUseId,
+          args,
+          bytes: file.stat.size,
+          createdAt,
+          mtimeMs: file.stat.mtimeMs,
+          turn,
+          attribution,
+          digestChars,
+          ...(record ? { madeBy: 'spillway' as const } : {}),
+        });
       }
-      blobs.push({
-        path: file.path,
-        name: file.name,
-        kind,
-        tool,
-        toolCallId: toolUseId,
-        args,
-        bytes: file.stat.size,
-        createdAt,
-        mtimeMs: file.stat.mtimeMs,
-        turn,
-        attribution,
-        digestChars,
-        ...(record ? { madeBy: 'spillway' as const } : {}),
-      });
     }
     if (blobs.length === 0) return undefined;
     const state = main?.state;
@@ -358,7 +359,7 @@ export const claudeCode: Source = {
       blobs,
       dependsOn,
       calls: state?.calls ?? [],
-      blobFolders,
+      blobFolders: listings.flatMap(({ folder, listed, blobs: fromIt }) => wholeFolder(folder, listed, fromIt) ?? []),
     };
   },
 };

@@ -72,23 +72,30 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
 }
 
 /**
+ * The Spillway manifest in `folder`: its records, and 1 skipped when something of its name could not be read
+ * as one. Nothing of that name (most blob folders): nothing is opened (a promise failing on the missing file
+ * left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else there (a FIFO, a symlink) is tried,
+ * refused and counted.
+ */
+export async function folderManifest(folder: string): Promise<{ records: ManifestRecord[]; skipped: number }> {
+  if (!lstatQuiet(path.join(folder, MANIFEST_NAME))) return { records: [], skipped: 0 };
+  return readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
+}
+
+/**
  * Describe a folder whose blobs a Spillway manifest names (the engine's own
  * sessions, and adapters' folders other layouts own). Files the manifest
  * does not name are listed unattributed.
  */
-export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; files: FolderFiles }> {
-  // Nothing of that name: no manifest to try opening (pi's blob folders, Gemini's, opencode's rarely hold one; a
-  // promise failing on the missing file left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else
-  // there (a FIFO, a symlink) is tried, refused and counted as skipped.
-  const manifest = lstatQuiet(path.join(folder, MANIFEST_NAME)) ? await readManifest(folder).catch(() => ({ records: [], skipped: 1 })) : { records: [], skipped: 0 };
+export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; listed: FileFacts[] }> {
+  const manifest = await folderManifest(folder);
   const records = new Map<string, ManifestRecord>();
   manifestIndex(folder, manifest.records, records);
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
-  const files: FolderFiles = { path: folder, regular: 0 };
-  for (const file of await listFiles(folder)) {
+  const listed = await listFiles(folder);
+  for (const file of listed) {
     if (isInternalName(file.name)) continue;
-    if (!file.symlink) files.regular++;
     if (file.symlink || !file.stat) {
       skipped++;
       continue;
@@ -108,21 +115,18 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
       attribution: record ? 'manifest' : 'none',
     });
   }
-  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, files };
-}
-
-/** A folder's regular files (symlinks and Spillway's own files left out), counted as it was described. */
-export interface FolderFiles {
-  path: string;
-  regular: number;
+  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, listed };
 }
 
 /**
- * The folder as a blob folder (grep hands it to ripgrep whole, not file by file) when every regular file in it
- * is one of the session's `blobs` (a hard-linked file, or one a source leaves out, keeps it file by file).
+ * `[folder]` as a blob folder (grep hands it to ripgrep whole, not file by file) when each regular file its
+ * listing holds (symlinks and Spillway's own files aside) is one of the session's blobs, `blobs` of which
+ * come from it; else none (a hard-linked file, or one the source leaves out, keeps it file by file).
  */
-export function wholeFolder(files: FolderFiles, blobs: readonly unknown[]): string[] | undefined {
-  return blobs.length > 0 && blobs.length === files.regular ? [files.path] : undefined;
+export function wholeFolder(folder: string, listed: readonly FileFacts[], blobs: number): string[] | undefined {
+  let regular = 0;
+  for (const file of listed) if (!file.symlink && !isInternalName(file.name)) regular++;
+  return blobs > 0 && blobs === regular ? [folder] : undefined;
 }
 
 /** A blob attributed by nothing but its own stat. */
@@ -148,12 +152,11 @@ export async function describeNamedFiles(
   dir: string,
   pattern: RegExp,
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>,
-): Promise<{ blobs: Described['blobs']; skipped: number; files: FolderFiles }> {
+): Promise<{ blobs: Described['blobs']; skipped: number; listed: FileFacts[] }> {
   const blobs: Described['blobs'] = [];
   let skipped = 0;
-  const files: FolderFiles = { path: dir, regular: 0 };
-  for (const file of await listFiles(dir)) {
-    if (!file.symlink && !isInternalName(file.name)) files.regular++;
+  const listed = await listFiles(dir);
+  for (const file of listed) {
     const match = pattern.exec(file.name);
     if (!match) continue;
     if (file.symlink || !file.stat) {
@@ -162,7 +165,7 @@ export async function describeNamedFiles(
     }
     blobs.push(plainBlob({ ...file, stat: file.stat }, facts(match)));
   }
-  return { blobs, skipped, files };
+  return { blobs, skipped, listed };
 }
 
 /** Whether a folder listing holds a regular file whose name matches. */

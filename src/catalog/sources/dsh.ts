@@ -27,7 +27,7 @@ export const dsh: Source = {
       session: { source: 'dsh', id: path.basename(claim.dir).replace(/^session-/, ''), dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(folder.files, blobs),
+      blobFolders: wholeFolder(claim.dir, folder.listed, blobs.length),
     };
   },
 };

@@ -51,7 +51,7 @@ export const geminiCli: Source = {
       },
       blobs: folder.blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(folder.files, folder.blobs),
+      blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },
 };

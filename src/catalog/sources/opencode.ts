@@ -23,7 +23,7 @@ export const opencode: Source = {
       session: { source: 'opencode', id: 'tool-output', title: 'opencode tool output', dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(folder.files, blobs),
+      blobFolders: wholeFolder(claim.dir, folder.listed, blobs.length),
     };
   },
 };

@@ -18,7 +18,7 @@ export const openhands: Source = {
     return [{ source: 'openhands', dir: dir.path, owns: [] }];
   },
   async describe(claim) {
-    const { blobs, skipped, files } = await describeNamedFiles(claim.dir, OBSERVATION_FILE, (m) => ({
+    const { blobs, skipped, listed } = await describeNamedFiles(claim.dir, OBSERVATION_FILE, (m) => ({
       tool: m[1],
       kind: SHELL_TOOL.test(m[1]!) ? 'shell-output' : 'tool-result',
       attribution: 'name',
@@ -28,7 +28,7 @@ export const openhands: Source = {
       session: { source: 'openhands', id: path.basename(path.dirname(claim.dir)), dir: claim.dir, skipped, notes: [] },
       blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(files, blobs),
+      blobFolders: wholeFolder(claim.dir, listed, blobs.length),
     };
   },
 };

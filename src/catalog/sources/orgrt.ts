@@ -26,7 +26,7 @@ export const orgrt: Source = {
       session: { source: 'orgrt', id: path.basename(claim.dir), title: `role ${path.basename(claim.dir)}`, dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs: folder.blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(folder.files, folder.blobs),
+      blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },
 };

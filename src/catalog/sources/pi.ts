@@ -318,7 +318,7 @@ export const pi: Source = {
       dependsOn: [transcript, path.join(blobsDir, MANIFEST_NAME), ...[...state.fullOutputs.keys()].filter(isPiOutputPath)],
       calls: state.calls,
       // The bash logs in TMPDIR stay file by file: that folder holds anything.
-      blobFolders: wholeFolder(folder.files, folder.blobs),
+      blobFolders: wholeFolder(blobsDir, folder.listed, folder.blobs.length),
     };
   },
 };

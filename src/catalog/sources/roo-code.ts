@@ -30,13 +30,13 @@ export const rooCode: Source = {
     return [{ source: 'roo-code', dir: path.join(dir.path, OUTPUT_DIR), owns: [] }];
   },
   async describe(claim) {
-    const { blobs, skipped, files } = await describeNamedFiles(claim.dir, COMMAND_FILE, () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }));
+    const { blobs, skipped, listed } = await describeNamedFiles(claim.dir, COMMAND_FILE, () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }));
     if (blobs.length === 0) return undefined;
     return {
       session: { source: 'roo-code', id: path.basename(path.dirname(claim.dir)), dir: claim.dir, skipped, notes: [] },
       blobs,
       dependsOn: [],
-      blobFolders: wholeFolder(files, blobs),
+      blobFolders: wholeFolder(claim.dir, listed, blobs.length),
     };
   },
 };

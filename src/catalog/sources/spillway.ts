@@ -26,7 +26,7 @@ export const spillway: Source = {
       },
       blobs: folder.blobs,
       dependsOn: [path.join(claim.dir, MANIFEST_NAME)],
-      blobFolders: wholeFolder(folder.files, folder.blobs),
+      blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },
 };

@@ -39,7 +39,7 @@ describe('blob folders', () => {
   it('are every layout folder that holds nothing but its blobs; TMPDIR folders and pi bash logs stay file by file', async () => {
     const t = await targets();
     const folders = (t.folders ?? []).map((f) => f.path);
-    for (const folder of [fx.pi.blobsDir, fx.gemini.dir, fx.opencode.dir, fx.dsh.dir, fx.orgrt.dir, fx.spillway.dir, ...fx.lowerPriority!.roo.map((r) => r.dir), ...fx.lowerPriority!.openhands.map((o) => o.dir)]) {
+    for (const folder of [path.dirname(fx.claude.blobs.grep), fx.pi.blobsDir, fx.gemini.dir, fx.opencode.dir, fx.dsh.dir, fx.orgrt.dir, fx.spillway.dir, ...fx.lowerPriority!.roo.map((r) => r.dir), ...fx.lowerPriority!.openhands.map((o) => o.dir)]) {
       expect(folders, folder).toContain(folder);
     }
     expect(folders).not.toContain(fx.lowerPriority!.goose.dir);
@@ -52,14 +52,17 @@ describe('blob folders', () => {
   it('leaves a folder file by file once it holds a file that is not one of its blobs (a hard link, a name the source leaves out)', async () => {
     await fsp.link(fx.gemini.blob, path.join(fx.pi.blobsDir, 'linked.txt')); // a second name: never a blob
     await fsp.writeFile(path.join(fx.opencode.dir, 'not-a-tool-output.json'), '{}'); // opencode lists tool_* only
+    await fsp.link(fx.dsh.blob, path.join(path.dirname(fx.claude.blobs.grep), 'toolu_01Linked.txt')); // Claude Code's tool-results too
     const t = await targets();
     const folders = (t.folders ?? []).map((f) => f.path);
     expect(folders).not.toContain(fx.pi.blobsDir);
     expect(folders).not.toContain(fx.opencode.dir);
     expect(folders).not.toContain(fx.gemini.dir); // the blob's other name makes it no blob either
+    expect(folders).not.toContain(path.dirname(fx.claude.blobs.grep));
+    expect(t.paths).toContain(fx.claude.blobs.grep);
     expect(t.paths).toContain(fx.pi.condenseBlob);
     expect(t.paths).toContain(fx.opencode.blob);
     expect(t.paths).not.toContain(path.join(fx.opencode.dir, 'not-a-tool-output.json'));
-    expect(folders).toContain(fx.dsh.dir);
+    expect(folders).toContain(fx.orgrt.dir);
   });
 });

@@ -5,6 +5,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
 import { describeManifestFolder } from '../../../src/catalog/sources/common';
 import { MANIFEST_NAME, readManifest, readManifestFrom } from '../../../src/spill/manifest';
 
@@ -26,6 +27,24 @@ describe('readManifest on special files', () => {
     const described = await describeManifestFolder(dir);
     expect(described.blobs.map((b) => b.name)).toEqual(['a.txt']);
     expect(described.skipped).toBe(1);
+  });
+
+  it("counts it as skipped in Claude Code's tool-results/ too (one rule for every layout)", async () => {
+    const sessionId = '0b9a8c7d-2222-4333-8444-555566667777';
+    const results = path.join(dir, 'claude', 'projects', '-work', sessionId, 'tool-results');
+    await fsp.mkdir(results, { recursive: true });
+    execFileSync('mkfifo', [path.join(results, MANIFEST_NAME)]);
+    await fsp.writeFile(path.join(results, 'toolu_01PlainAAAAAAAAAAAAAAAAAAA.txt'), 'x');
+    await fsp.writeFile(path.join(dir, 'claude', 'projects', '-work', `${sessionId}.jsonl`), JSON.stringify({ type: 'user', sessionId, message: { content: 'hi' } }) + '\n');
+    const catalog = new Catalog({ env: { HOME: path.join(dir, 'home'), CLAUDE_CONFIG_DIR: path.join(dir, 'claude'), TMPDIR: path.join(dir, 'tmp') }, sources: ['claude-code'] });
+    try {
+      await catalog.scan();
+      const [session] = catalog.sessions();
+      expect(session?.blobs.map((b) => b.name)).toEqual(['toolu_01PlainAAAAAAAAAAAAAAAAAAA.txt']);
+      expect(session?.skipped).toBe(1);
+    } finally {
+      await catalog.dispose();
+    }
   });
 
   it('does not follow a symlink in place of the manifest', async () => {
