@@ -5,7 +5,7 @@
 // least a Node process can do (bench/read-floor.mjs).
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
 // Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
-// TMPDIR, so file by file), 40,000 blobs each.
+// TMPDIR, so handed to rg with a glob of goose's names), 40,000 blobs each.
 // `node bench/catalog-grep-cli.mjs 1m|100k|lines|pi|goose` runs one part.
 import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
 import * as os from 'node:os';

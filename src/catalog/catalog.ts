@@ -39,7 +39,7 @@ import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
-import { grep, grepWhileLoading, type BlobFolder, type GrepTargets } from './grep';
+import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type GrepTargets } from './grep';
 import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
@@ -325,7 +325,7 @@ export class Catalog {
       // as settled (an index written before the trailer recorded updates has none to copy).
       for (const s of settled.all) if (s.line.old) s.line = { old: false, at: writer.addLine(s.claim, old!.line(s.line.at), Date.parse(s.updatedAt) || 0) };
       try {
-        await writer.commit({ blobFolders: [...settled.blobFolders], ...this.walked });
+        await writer.commit({ blobFolders: wholeFolders(settled.blobFolders), ...this.walked });
       } catch (err) {
         if (err instanceof IndexWriteError) throw err;
         this.indexNotWritten(err); // not renamed into place, still read here
@@ -630,10 +630,10 @@ export class Catalog {
     return grepTargetsOf(sizes, this.blobFolders(), this.reads);
   }
 
-  /** Folders whose every regular file (but manifests) is a blob, as the sources described them. */
-  private blobFolders(): Set<string> {
-    const folders = new Set<string>();
-    for (const record of this.records.values()) for (const folder of record.indexed.described?.blobFolders ?? []) folders.add(folder);
+  /** Folders whose every regular file (but manifests; of those named so, given a glob) is a blob, as the sources described them. */
+  private blobFolders(): BlobFolderNames {
+    const folders: BlobFolderNames = new Map();
+    for (const { indexed } of this.records.values()) for (const folder of indexed.described?.blobFolders ?? []) folders.set(folder, indexed.described!.blobNames);
     return folders;
   }
 
@@ -806,7 +806,7 @@ export class Catalog {
     if (!this.indexFile) return;
     try {
       const entries = [...[...this.records.values()].map((r) => r.indexed), ...this.emptyClaims.values()];
-      await saveIndex(this.indexFile, entries, { blobFolders: [...this.blobFolders()], ...this.walked });
+      await saveIndex(this.indexFile, entries, { blobFolders: wholeFolders(this.blobFolders()), ...this.walked });
     } catch (err) {
       this.indexNotWritten(err);
     }
@@ -951,12 +951,22 @@ function resolveRoots(sources: Source[], options: CatalogOptions): KnownRoot[] {
 }
 
 /**
+ * The blob folders an index's trailer names, for ripgrep to start on before a scan: those read whole. (A
+ * folder read only for its blobs' names, in TMPDIR, waits for the scan, which gives its glob.)
+ */
+function wholeFolders(blobFolders: BlobFolderNames): string[] {
+  const whole: string[] = [];
+  for (const [folder, names] of blobFolders) if (names === undefined) whole.push(folder);
+  return whole;
+}
+
+/**
  * Blobs as grep targets: those in blob folders through their folder, the rest by name. Only blobs'
  * matches are accepted (a blob folder may have gained another file).
  */
-function grepTargetsOf(blobs: BlobSizes, blobFolders: Iterable<string>, reads: RootedReads): GrepTargets {
+function grepTargetsOf(blobs: BlobSizes, blobFolders: BlobFolderNames, reads: RootedReads): GrepTargets {
   const folders = new Map<string, BlobFolder>();
-  for (const folder of blobFolders) folders.set(folder, { path: folder, files: 0, bytes: 0 });
+  for (const [folder, names] of blobFolders) folders.set(folder, { path: folder, ...(names !== undefined ? { names } : {}), files: 0, bytes: 0 });
   const loose: string[] = [];
   const inFolders: Array<[string, ReadonlyMap<string, number>]> = [];
   for (const [dir, names] of blobs.byFolder()) {

@@ -40,7 +40,7 @@ const FIRST_FD = 3;
 const MAX_OUTPUT_LINE = 1 << 20;
 
 export interface RipgrepTargets {
-  /** Folders searched whole (one level, Spillway's manifests left out). */
+  /** Folders searched whole, or for the files their glob names (one level, Spillway's manifests left out). */
   folders: BlobFolder[];
   /** Keeps a match only in a file the caller knows. */
   accept?: (file: string) => boolean;
@@ -75,17 +75,19 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   // One more than the cap: the extra match says the blob was cut (it is not printed).
   if (options.maxPerBlob > 0) base.push('--max-count', String(options.maxPerBlob + 1));
   base.push('--glob', `!${MANIFEST_NAME}`, '--glob', `!.${MANIFEST_NAME}.*`, '--max-depth', '1');
-  base.push('-e', options.pattern, '--');
+  // Folders read only for their blobs' names last, side by side: a glob applies to a whole rg (see batches).
+  const folders = [...targets.folders].sort((a, b) => (a.names ?? '').localeCompare(b.names ?? ''));
   const all: Target[] = [
-    ...targets.folders.map((f) => ({ path: f.path, folder: true, files: f.files, bytes: f.bytes })),
     ...options.paths.map((p, i) => ({ path: p, folder: false, files: 1, bytes: sizes[i] ?? 0 })),
+    ...folders.map((f) => ({ path: f.path, folder: true, names: f.names, files: f.files, bytes: f.bytes })),
   ];
   const searched: string[] = [];
   for (const batch of batches(all)) {
     if (signal?.aborted || summary.truncated) return searched;
     const opened = await openBatch(batch, run, targets.keepError ?? (() => true));
+    const names = batch[0]!.names;
     try {
-      if (opened.args.length > 0) await searchBatch(rg, [...base, ...opened.args], run, targets, opened);
+      if (opened.args.length > 0) await searchBatch(rg, [...base, ...(names !== undefined ? ['--glob', names] : []), '-e', options.pattern, '--', ...opened.args], run, targets, opened);
     } finally {
       await opened.close();
     }
@@ -99,10 +101,11 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   return searched;
 }
 
-/** A folder searched whole or a file searched by name, with what it adds to the progress. */
+/** A folder searched whole (or for the files its glob names) or a file searched by name, with what it adds to the progress. */
 interface Target {
   path: string;
   folder: boolean;
+  names?: string;
   files: number;
   bytes: number;
 }
@@ -166,6 +169,7 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
   return { held, args, fds, named, close: async () => closers.forEach((close) => close()) };
 }
 
+/** Targets in rg-sized batches, each of one glob (`names`): a glob applies to all of an rg's folders. */
 function batches(targets: readonly Target[]): Target[][] {
   const out: Target[][] = [];
   let batch: Target[] = [];
@@ -173,7 +177,7 @@ function batches(targets: readonly Target[]): Target[][] {
   for (const target of targets) {
     // What rg is given: a target held open is named /proc/self/fd/<n> (24 bytes at most), else its path.
     const arg = FOLDERS_HELD_OPEN ? 24 : target.path.length + 1;
-    if ((bytes + arg > RG_ARGS_BYTES || batch.length >= RG_ARGS_COUNT) && batch.length > 0) {
+    if ((bytes + arg > RG_ARGS_BYTES || batch.length >= RG_ARGS_COUNT || target.names !== batch[0]?.names) && batch.length > 0) {
       out.push(batch);
       batch = [];
       bytes = 0;

@@ -42,9 +42,14 @@ export interface GrepTargets {
 /** A folder of blobs, with what it holds as far as the caller knows (for progress). */
 export interface BlobFolder {
   path: string;
+  /** A glob the blobs' names match: only files so named are read (a folder shared with other programs). */
+  names?: string;
   files: number;
   bytes: number;
 }
+
+/** Blob folders, each with the glob its blobs' names match (undefined: every file but the manifests). */
+export type BlobFolderNames = Map<string, string | undefined>;
 
 /** Clip a line the same way for both engines. */
 export function clipLine(text: string, max: number): string {

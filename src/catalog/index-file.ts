@@ -612,7 +612,7 @@ function lastUpdate(entry: IndexedClaim): number {
 /** One session's line: the claim is in the trailer, the blobs in rows. */
 function encodeEntry(entry: IndexedClaim): string {
   const d = entry.described;
-  const described = d && { session: d.session, blobs: encodeBlobs(d.blobs), dependsOn: d.dependsOn, blobFolders: d.blobFolders };
+  const described = d && { session: d.session, blobs: encodeBlobs(d.blobs), dependsOn: d.dependsOn, blobFolders: d.blobFolders, blobNames: d.blobNames };
   return JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt }) + '\n';
 }
 
@@ -731,5 +731,6 @@ function toIndexedClaim(value: unknown, claim: SessionClaim): IndexedClaim | und
   if (!decoded) return undefined;
   // Field by field: spreading an object JSON.parse made takes V8's slow path (see sessionInfo in catalog.ts).
   const { session, dependsOn, blobFolders } = v.described;
-  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session, blobs: decoded.blobs, dependsOn, blobFolders }, blobFolderOf: decoded.folderOf };
+  const blobNames = typeof v.described.blobNames === 'string' ? v.described.blobNames : undefined;
+  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session, blobs: decoded.blobs, dependsOn, blobFolders, blobNames }, blobFolderOf: decoded.folderOf };
 }

@@ -2,7 +2,7 @@
 // only what sorts, counts and deduplicates them stays in memory; each
 // session's description stays in the index, read back when it is listed.
 import * as path from 'node:path';
-import type { GrepTargets } from './grep';
+import type { BlobFolderNames, GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
 import type { SessionInfo, TurnSeries } from './types';
@@ -83,8 +83,8 @@ export class SettledSessions {
   readonly all: Settled[] = [];
   /** Every listed blob's size. */
   readonly blobs = new BlobSizes();
-  /** Folders whose every regular file (but manifests) is a blob, of listed sessions. */
-  readonly blobFolders = new Set<string>();
+  /** Folders whose every regular file (but manifests; of those named so, when a glob is given) is a blob, of listed sessions. */
+  readonly blobFolders: BlobFolderNames = new Map();
 
   add(entry: IndexedClaim, key: string, line: Settled['line']): void {
     const settled: Settled = { key, claim: entry.claim, line, updatedAt: '', blobs: 0, bytes: 0, skipped: 0 };
@@ -107,7 +107,7 @@ export class SettledSessions {
     if (settled.blobs === 0) return;
     settled.updatedAt = new Date(newest).toISOString();
     settled.skipped = described.session.skipped;
-    for (const folder of described.blobFolders ?? []) this.blobFolders.add(folder);
+    for (const folder of described.blobFolders ?? []) this.blobFolders.set(folder, described.blobNames);
   }
 
   /** Sessions that list a blob, most recently updated first (the order of Catalog.sessions()). */

@@ -64,6 +64,11 @@ export interface Described {
    * this session's blobs: grep hands them to ripgrep whole instead of file by file.
    */
   blobFolders?: string[];
+  /**
+   * With blobFolders: a glob (ripgrep's) the names of those blobs match, for folders other programs
+   * share (TMPDIR's): every regular file so named is a blob, and ripgrep reads only those.
+   */
+  blobNames?: string;
 }
 
 export interface Source {

@@ -8,6 +8,7 @@ export const cline = tmpFolderSource({
   name: 'cline',
   folder: 'cline',
   files: /^large-output-.+\.log$/,
+  glob: 'large-output-*.log',
   sessionId: CLINE_SESSION_ID,
   title: 'Cline large command outputs',
   facts: () => ({ tool: 'command', kind: 'shell-output', attribution: 'name' }),

@@ -120,13 +120,19 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
 
 /**
  * `[folder]` as a blob folder (grep hands it to ripgrep whole, not file by file) when each regular file its
- * listing holds (symlinks and Spillway's own files aside) is one of the session's blobs, `blobs` of which
- * come from it; else none (a hard-linked file, or one the source leaves out, keeps it file by file).
+ * listing holds (symlinks and Spillway's own files aside; only those `named` matches, when given) is one of
+ * the session's blobs, `blobs` of which come from it; else none (a hard-linked file, or one the source
+ * leaves out, keeps it file by file).
  */
-export function wholeFolder(folder: string, listed: readonly FileFacts[], blobs: number): string[] | undefined {
+export function wholeFolder(folder: string, listed: readonly FileFacts[], blobs: number, named?: RegExp): string[] | undefined {
   let regular = 0;
-  for (const file of listed) if (!file.symlink && !isInternalName(file.name)) regular++;
+  for (const file of listed) if (!file.symlink && !isInternalName(file.name) && (!named || named.test(file.name))) regular++;
   return blobs > 0 && blobs === regular ? [folder] : undefined;
+}
+
+/** The names a glob whose only wildcard is `*` matches (as ripgrep reads it, for a file's name). */
+export function globNames(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
 }
 
 /** A blob attributed by nothing but its own stat. */
@@ -182,6 +188,8 @@ export function tmpFolderSource(spec: {
   name: SourceName;
   folder: string;
   files: RegExp;
+  /** A glob (`*` its only wildcard) every name `files` matches also matches: what ripgrep reads in the folder. */
+  glob: string;
   sessionId: string;
   title: string;
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>;
@@ -194,13 +202,16 @@ export function tmpFolderSource(spec: {
       return [{ source: spec.name, dir: dir.path, owns: [] }];
     },
     async describe(claim) {
-      const { blobs, skipped } = await describeNamedFiles(claim.dir, spec.files, spec.facts);
+      const { blobs, skipped, listed } = await describeNamedFiles(claim.dir, spec.files, spec.facts);
       if (blobs.length === 0) return undefined;
-      // No blob folders: a folder of TMPDIR may hold anything by the time grep runs, so ripgrep gets the files by name.
+      // A folder of TMPDIR may hold anything: ripgrep reads it whole only for the files named like this
+      // agent's (the glob), and only while each of those is a blob (a hard link so named keeps it file by file).
+      const blobFolders = wholeFolder(claim.dir, listed, blobs.length, globNames(spec.glob));
       return {
         session: { source: spec.name, id: spec.sessionId, title: spec.title, dir: claim.dir, skipped, notes: [] },
         blobs,
         dependsOn: [],
+        ...(blobFolders && { blobFolders, blobNames: spec.glob }),
       };
     },
   };

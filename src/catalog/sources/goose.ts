@@ -18,6 +18,7 @@ export const goose = tmpFolderSource({
   name: 'goose',
   folder: 'goose_mcp_responses',
   files: GOOSE_FILE,
+  glob: 'mcp_response_*.txt',
   sessionId: GOOSE_SESSION_ID,
   title: 'goose MCP responses',
   facts: (m) => {
