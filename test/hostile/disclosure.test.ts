@@ -1,6 +1,7 @@
 // Files outside the roots reached through what the agents' folders name or
 // link to: nothing of them is listed, printed or deleted. And one hostile
 // transcript line costs one counted line, not the session.
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +87,24 @@ describe('hard links', () => {
     expect(show.stdout.toString('utf8')).not.toContain(SECRET);
     await run(['clean', '--older-than', '0s', '--yes'], { env: c.env });
     expect((await fsp.lstat(linked)).nlink).toBe(2); // refused: its other name lies outside
+  });
+});
+
+describe("goose's folder in TMPDIR, read by ripgrep for goose's names", () => {
+  it("never reaches through a symlink or a FIFO named like goose's, nor another program's file", async () => {
+    const c = await caseDirs(base(), 'goose-tmp-folder');
+    const folder = path.join(c.tmp, 'goose_mcp_responses');
+    const own = await write(path.join(folder, 'mcp_response_20260101_000000.txt'), 'own response: needle-7f3a\n');
+    await fsp.symlink(path.join(sentinel(), 'secret.txt'), path.join(folder, 'mcp_response_20260101_000001.txt'));
+    execFileSync('mkfifo', [path.join(folder, 'mcp_response_20260101_000002.txt')]); // nobody writes to it: a read would block
+    await write(path.join(folder, 'notes.txt'), `${SECRET} another program's\n`);
+    for (const pattern of [SECRET, 'needle-7f3a']) {
+      const r = await run(['grep', pattern, '--engine', 'rg'], { env: c.env });
+      expect(r.timedOut).toBe(false);
+      const out = r.stdout.toString('utf8');
+      expect(out).not.toContain(SECRET);
+      if (pattern !== SECRET) expect(out).toContain(own);
+    }
   });
 });
 
