@@ -10,7 +10,7 @@ import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, typ
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
-import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts } from './common';
+import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts, type FileStat } from './common';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
@@ -195,6 +195,75 @@ function readReplacement(state: ClaudeState, line: Record<string, unknown>): voi
   visit(line, 0);
 }
 
+/**
+ * One file of a session's blob folders as a blob: attributed by the transcripts' tool calls (the file
+ * names one, or its name is the call's id), else by its Spillway manifest record, else by its name.
+ */
+function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, states: readonly ClaudeState[], record: ManifestRecord | undefined): Described['blobs'][number] {
+  const kind = inToolResults ? classify(file.name) : 'tool-result';
+  let toolUseId: string | undefined;
+  for (const state of states) {
+    toolUseId ??= state.fileToToolUse.get(file.name);
+  }
+  if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
+    toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
+  }
+  const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
+  let attribution: Attribution = 'none';
+  let tool: string | undefined;
+  let args: string | undefined;
+  let createdAt = new Date(stat.mtimeMs).toISOString();
+  let turn: number | undefined;
+  let digestChars: number | undefined;
+  if (use) {
+    attribution = 'transcript';
+    tool = use.name;
+    args = use.args;
+    if (use.timestamp) createdAt = use.timestamp;
+    const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
+    if (!use.sidechain && use.messageId !== undefined) {
+      const index = owner.callById.get(use.messageId);
+      if (index !== undefined) turn = index + 1;
+    }
+    digestChars = owner.digestChars.get(toolUseId!);
+  } else if (record) {
+    attribution = 'manifest';
+    tool = record.tool;
+    toolUseId = record.toolCallId || toolUseId;
+    args = compactArgs(record.args);
+    if (record.createdAt) createdAt = record.createdAt;
+    turn = record.turn;
+    const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
+    if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
+      const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
+      const index = owner.callById.get(recordUse.messageId);
+      if (index !== undefined) turn = index + 1;
+      digestChars = owner.digestChars.get(record.toolCallId);
+    }
+  } else if (kind === 'hook') {
+    attribution = 'name';
+    tool = 'hook';
+  } else if (kind === 'mcp') {
+    attribution = 'name';
+    tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
+  }
+  return {
+    path: file.path,
+    name: file.name,
+    kind,
+    tool,
+    toolCallId: toolUseId,
+    args,
+    bytes: stat.size,
+    createdAt,
+    mtimeMs: stat.mtimeMs,
+    turn,
+    attribution,
+    digestChars,
+    ...(record ? { madeBy: 'spillway' as const } : {}),
+  };
+}
+
 /** `<tool_use_id>.txt` names have chars outside [A-Za-z0-9_.-] %-escaped. */
 function unescapeName(stem: string): string {
   try {
@@ -270,6 +339,7 @@ export const claudeCode: Source = {
 
     const blobs: Described['blobs'] = [];
     for (const listing of listings) {
+      const inToolResults = path.basename(listing.folder) === 'tool-results';
       for (const file of listing.listed) {
         if (isInternalName(file.name)) continue;
         if (file.symlink || !file.stat) {
@@ -277,70 +347,7 @@ export const claudeCode: Source = {
           continue;
         }
         listing.blobs++;
-        const inToolResults = path.basename(listing.folder) === 'tool-results';
-        const kind = inToolResults ? classify(file.name) : 'tool-result';
-        let toolUseId: string | undefined;
-        for (const state of states) {
-          toolUseId ??= state.fileToToolUse.get(file.name);
-        }
-        if (!toolUseId && inToolResults && (kind === 'tool-result' || kind === 'tool-result-json')) {
-          toolUseId = unescapeName(file.name.replace(/\.(txt|json)$/, ''));
-        }
-        const use = toolUseId ? states.map((s) => s.toolUses.get(toolUseId!)).find(Boolean) : undefined;
-        const record = records.get(file.path);
-        let attribution: Attribution = 'none';
-        let tool: string | undefined;
-        let args: string | undefined;
-        let createdAt = new Date(file.stat.mtimeMs).toISOString();
-        let turn: number | undefined;
-        let digestChars: number | undefined;
-        if (use) {
-          attribution = 'transcript';
-          tool = use.name;
-          args = use.args;
-          if (use.timestamp) createdAt = use.timestamp;
-          const owner = states.find((s) => s.toolUses.get(toolUseId!) === use)!;
-          if (!use.sidechain && use.messageId !== undefined) {
-            const index = owner.callById.get(use.messageId);
-            if (index !== undefined) turn = index + 1;
-          }
-          digestChars = owner.digestChars.get(toolUseId!);
-        } else if (record) {
-          attribution = 'manifest';
-          tool = record.tool;
-          toolUseId = record.toolCallId || toolUseId;
-          args = compactArgs(record.args);
-          if (record.createdAt) createdAt = record.createdAt;
-          turn = record.turn;
-          const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;
-          if (recordUse && !recordUse.sidechain && recordUse.messageId !== undefined) {
-            const owner = states.find((s) => s.toolUses.get(record.toolCallId) === recordUse)!;
-            const index = owner.callById.get(recordUse.messageId);
-            if (index !== undefined) turn = index + 1;
-            digestChars = owner.digestChars.get(record.toolCallId);
-          }
-        } else if (kind === 'hook') {
-          attribution = 'name';
-          tool = 'hook';
-        } else if (kind === 'mcp') {
-          attribution = 'name';
-          tool = file.name.replace(/-\d{10,}.*$/, '').replace(/^mcp-/, 'mcp:');
-        }
-        blobs.push({
-          path: file.path,
-          name: file.name,
-          kind,
-          tool,
-          toolCallId: toolUseId,
-          args,
-          bytes: file.stat.size,
-          createdAt,
-          mtimeMs: file.stat.mtimeMs,
-          turn,
-          attribution,
-          digestChars,
-          ...(record ? { madeBy: 'spillway' as const } : {}),
-        });
+        blobs.push(describeBlob(file, file.stat, inToolResults, states, records.get(file.path)));
       }
     }
     if (blobs.length === 0) return undefined;
