@@ -6,6 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
+import { isBelow } from '../spill/inside';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, type SpillPolicyOptions } from '../spill/policy';
 import { normalizeToolName } from '../spill/salience';
@@ -162,7 +163,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
     if (isReadLikeTool(event.tool_name) || isProtected(event.tool_name, options.protectedTools)) return undefined;
     // Claude Code writes these under the session's tool-results/; anything
     // else is not a file this hook should read or point the model at.
-    if (!isInside(persisted.filePath, sessionDir)) {
+    if (!isBelow(sessionDir, persisted.filePath)) {
       options.logger?.warn(`persisted output ${persisted.filePath} is outside the session folder; left unchanged`);
       return undefined;
     }
@@ -186,11 +187,6 @@ function isImageResponse(response: unknown): boolean {
 function isProtected(toolName: string, protectedTools: string[] | undefined): boolean {
   const name = normalizeToolName(toolName);
   return (protectedTools ?? []).some((t) => normalizeToolName(t) === name);
-}
-
-function isInside(file: string, dir: string): boolean {
-  const rel = path.relative(dir, path.resolve(file));
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 interface PersistedOutput {

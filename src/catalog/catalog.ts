@@ -43,7 +43,8 @@ import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type Gre
 import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
-import { describeClaim, isInside, rootOf } from './describe';
+import { describeClaim, rootOf } from './describe';
+import { isInside } from '../spill/inside';
 import { childPath } from './child-path';
 import { pauser } from './pause';
 

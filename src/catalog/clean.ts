@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
+import { isInside } from '../spill/inside';
 import { pauser } from './pause';
 import { RootedReads } from './rooted-read';
 import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from './types';
@@ -22,7 +23,7 @@ function rootHolding(target: string, roots: readonly CleanRoot[], orSelf = false
   let best: { path: string; files?: RegExp } | undefined;
   for (const r of roots) {
     const root = typeof r === 'string' ? { path: path.resolve(r) } : { path: path.resolve(r.path), ...(r.files ? { files: r.files } : {}) };
-    if ((orSelf || root.path !== target) && inside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+    if ((orSelf || root.path !== target) && isInside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
   }
   return best;
 }
@@ -98,11 +99,6 @@ async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => s
 function openFolderBelow(root: string, folder: string): Promise<AnchoredDir> {
   const rel = path.relative(root, folder);
   return openBelow(root, rel === '' ? [] : rel.split(path.sep));
-}
-
-function inside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 function item(blob: CleanableBlob): CleanItem {

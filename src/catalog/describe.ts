@@ -7,6 +7,7 @@ import { refusal } from './clean';
 import { stampOf, type IndexedClaim } from './index-file';
 import type { Described, SessionClaim, Source } from './source';
 import type { TranscriptCache } from './transcripts';
+import { holds } from '../spill/inside';
 import type { CatalogLogger, KnownRoot } from './types';
 
 export interface DescribeEnv {
@@ -48,16 +49,15 @@ export function claimFolders(claim: SessionClaim): string[] {
   return [claim.dir, ...claim.owns, ...(claim.fallback ? [path.dirname(claim.dir)] : [])];
 }
 
-/** The deepest root containing the path. */
+/**
+ * The deepest root containing the path (roots are resolved paths). The path is resolved once and each
+ * root compared by prefix: path.relative for each of some twenty roots was a tenth of describing a session.
+ */
 export function rootOf(roots: readonly KnownRoot[], target: string): KnownRoot | undefined {
+  const resolved = path.resolve(target);
   let best: KnownRoot | undefined;
   for (const root of roots) {
-    if (isInside(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+    if (holds(root.path, resolved) && (!best || root.path.length > best.path.length)) best = root;
   }
   return best;
-}
-
-export function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

@@ -5,6 +5,7 @@
 // filled up meanwhile.
 import { closeSync, lstatSync, readdirSync, readSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
+import { isBelow } from '../spill/inside';
 import { MANIFEST_NAME } from '../spill/manifest';
 import { openRegularFileSync } from '../spill/regular-file';
 import { pauser } from './pause';
@@ -51,8 +52,8 @@ export async function removeEmptiedBlobFolders(deleted: readonly string[], roots
 function safeBelowRoot(dir: string, roots: readonly string[], realRoots: Map<string, string | undefined>): boolean {
   for (const r of roots) {
     const root = path.resolve(r);
+    if (!isBelow(root, dir)) continue;
     const rel = path.relative(root, dir);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
     if (!realRoots.has(root)) realRoots.set(root, realpathQuiet(root));
     const realRoot = realRoots.get(root);
     try {

@@ -14,6 +14,7 @@ import { closeSync, type promises as fsp, readlinkSync, realpathSync } from 'nod
 import * as path from 'node:path';
 import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
 import { openRegularFile, openRegularFileSync, type OpenedFile } from '../spill/regular-file';
+import { holds } from '../spill/inside';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
 export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
@@ -95,7 +96,7 @@ export class RootedReads implements ReadAnchor {
   }
 
   private rootOf(resolved: string): string | undefined {
-    return this.roots.find((r) => resolved === r || resolved.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+    return this.roots.find((r) => holds(r, resolved));
   }
 
   /** Resolved once per root (synchronously: it is cached, and folders are held synchronously). */

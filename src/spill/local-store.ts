@@ -14,6 +14,7 @@ import { promises as fsp, constants as C } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AnchoredDir, openBelow, withDir } from './anchored-dir';
+import { isBelow, isInside } from './inside';
 import { isStaleTemp, LOCK_PREFIX, processAlive, STALE_AFTER_MS, tempName } from './internal-files';
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
 import { refusedKind } from './regular-file';
@@ -191,7 +192,7 @@ export class LocalSpillStore implements SpillStore {
       for (const r of await this.recordsWithSha(dir, sha256)) {
         const rel = r.aliasOf ?? r.file;
         const file = path.resolve(dir.path, rel);
-        if (!this.isInside(file, root)) continue;
+        if (!isBelow(root, file)) continue;
         const st = await fsp.lstat(dir.relative(rel)).catch(() => undefined);
         if (!st?.isFile() || st.nlink > 1 || st.size !== r.bytes) continue;
         return { locator: file as SpillLocator, bytes: r.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines: r.lines };
@@ -290,8 +291,8 @@ export class LocalSpillStore implements SpillStore {
   /** Segments from the root down to the session folder, or a SpillError. */
   private segmentsFor(owner: SpillOwner): string[] {
     const dir = path.resolve(this.layout.dirFor(owner));
+    if (!isInside(this.root, dir)) throw new SpillError('EOUTSIDE', `layout folder ${dir} is outside the root ${this.root}`);
     const rel = path.relative(this.root, dir);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) throw new SpillError('EOUTSIDE', `layout folder ${dir} is outside the root ${this.root}`);
     return rel === '' ? [] : rel.split(path.sep);
   }
 
@@ -360,13 +361,8 @@ export class LocalSpillStore implements SpillStore {
     }
   }
 
-  private isInside(file: string, base: string): boolean {
-    const rel = path.relative(base, file);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  }
-
   private assertInside(file: string, base: string): void {
-    if (!this.isInside(file, base)) throw new SpillError('EOUTSIDE', `path escapes the spill root: ${file}`);
+    if (!isBelow(base, file)) throw new SpillError('EOUTSIDE', `path escapes the spill root: ${file}`);
   }
 }
 

@@ -1,0 +1,23 @@
+// Whether a path lies in a folder: both resolved, then compared by prefix.
+// One place for it (the engine's store, the hook, the catalog's describing,
+// reads and clean all ask), and cheap: the catalog looks up a root for every
+// session, and path.relative against each of some twenty roots was a tenth
+// of describing one.
+import * as path from 'node:path';
+
+/** Whether the resolved path `target` is the resolved path `root` or lies below it. */
+export function holds(root: string, target: string): boolean {
+  return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/** Whether `target` is `root` or lies below it (either may be relative or not normalized). */
+export function isInside(root: string, target: string): boolean {
+  return holds(path.resolve(root), path.resolve(target));
+}
+
+/** Whether `target` lies below `root`, not `root` itself. */
+export function isBelow(root: string, target: string): boolean {
+  const resolved = path.resolve(target);
+  const base = path.resolve(root);
+  return resolved !== base && holds(base, resolved);
+}

@@ -1,0 +1,29 @@
+// isInside / isBelow: one containment check for the store, the hook and the
+// catalog. Resolved paths compared by prefix: a sibling sharing the prefix,
+// `..` steps and trailing slashes are told apart, and a name that merely starts
+// with '..' is inside.
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { holds, isBelow, isInside } from '../../../src/spill/inside';
+
+describe('isInside and isBelow', () => {
+  it('tell a folder, its contents, its siblings and its parent apart', () => {
+    expect(isInside('/r/a', '/r/a')).toBe(true);
+    expect(isBelow('/r/a', '/r/a')).toBe(false);
+    expect(isInside('/r/a', '/r/a/b/c')).toBe(true);
+    expect(isBelow('/r/a', '/r/a/b')).toBe(true);
+    expect(isInside('/r/a', '/r/ab')).toBe(false); // a sibling sharing the prefix
+    expect(isInside('/r/a', '/r')).toBe(false);
+    expect(isInside('/r/a', '/r/a/../b')).toBe(false);
+    expect(isInside('/r/a/', '/r/a/x')).toBe(true);
+    expect(isInside('/r/a', '/r/a/..x')).toBe(true); // a name, not a step up
+    expect(isInside('/', '/etc')).toBe(true);
+    expect(isInside('r', path.resolve('r', 'x'))).toBe(true); // relative paths resolve against the cwd
+  });
+
+  it('holds compares resolved paths as they are', () => {
+    expect(holds('/r/a', '/r/a/b')).toBe(true);
+    expect(holds('/r/a', '/r/abc')).toBe(false);
+    expect(holds('/', '/x')).toBe(true);
+  });
+});
