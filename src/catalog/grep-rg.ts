@@ -14,6 +14,7 @@ import { MANIFEST_NAME } from '../spill/manifest';
 import { clipLine, type BlobFolder, type GrepRun } from './grep';
 import { LineReader } from './line-reader';
 import { pauser } from './pause';
+import { cmp } from './settled';
 
 /** Bytes of file and folder arguments given to one rg process (well under the smallest ARG_MAX, macOS's 1 MB). */
 const RG_ARGS_BYTES = 256 * 1024;
@@ -76,7 +77,7 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
   if (options.maxPerBlob > 0) base.push('--max-count', String(options.maxPerBlob + 1));
   base.push('--glob', `!${MANIFEST_NAME}`, '--glob', `!.${MANIFEST_NAME}.*`, '--max-depth', '1');
   // Folders read only for their blobs' names last, side by side: a glob applies to a whole rg (see batches).
-  const folders = [...targets.folders].sort((a, b) => (a.names ?? '').localeCompare(b.names ?? ''));
+  const folders = [...targets.folders].sort((a, b) => cmp(a.names ?? '', b.names ?? ''));
   const all: Target[] = [
     ...options.paths.map((p, i) => ({ path: p, folder: false, files: 1, bytes: sizes[i] ?? 0 })),
     ...folders.map((f) => ({ path: f.path, folder: true, names: f.names, files: f.files, bytes: f.bytes })),
