@@ -1,4 +1,4 @@
-// `spillway clean` as a user runs it (process start to exit, index warm)
+// `spillway clean` as a user types it (process start to exit, index warm)
 // beside `find -delete` of the same files, each on a fresh copy of the same
 // Claude Code corpus, in the same run: the plan alone (--dry-run, beside
 // `find -printf` listing the files) and the deletion of every blob
@@ -11,15 +11,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claudeCorpus } from './catalog-common.mjs';
-import { CLI, measure, row } from './catalog-process-common.mjs';
+import { CLI, measure, row, userEnv } from './catalog-process-common.mjs';
 
 const [name, corpus, sessions] = process.argv[2] === '100k' ? ['100k', 'scale-100k', 5000] : ['10k', 'scale-10k', 500];
 const source = await claudeCorpus(corpus, sessions, 20);
 const work = mkdtempSync(path.join(os.tmpdir(), 'bench-clean-'));
 const copy = path.join(work, 'root');
-const cache = path.join(work, 'cache');
-const env = { ...process.env, XDG_CACHE_HOME: cache };
-const spillway = (...args) => [CLI, ...args, '--no-default-roots', '--root', copy];
+// As a user types it: the copy is Claude Code's folder, among the default roots (userEnv).
+const user = userEnv(copy);
+const { env, cache } = user;
+const spillway = (...args) => [CLI, ...args];
 const run = (cmd, args) => {
   const r = spawnSync(cmd, args, { env, stdio: 'ignore' });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}`);
@@ -45,3 +46,4 @@ console.log(row('find -delete (the blobs)', del));
 console.log(row('spillway clean --max-total 0 --yes', clean));
 console.log(`ratio to find -delete: ${(clean.ms / del.ms).toFixed(2)}x; the plan alone ${(plan.ms / del.ms).toFixed(2)}x`);
 rmSync(work, { recursive: true, force: true });
+user.dispose();

@@ -1,5 +1,6 @@
-// `spillway grep` as a user runs it (process start to exit, every match
-// printed) beside `rg -n -F` over the same folders, in the same run:
+// `spillway grep` as a user types it (process start to exit, every match
+// printed, the corpus the agent's folder among the default roots) beside
+// `rg -n -F` over the same folders, in the same run:
 // 1,000 blobs x 1 MB, 100,000 small blobs, and one-line blobs of 10 / 100 /
 // 400 MB (grep time must grow linearly with line length). Beside them, the
 // least a Node process can do (bench/read-floor.mjs).
@@ -7,22 +8,21 @@
 // Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
 // TMPDIR, so handed to rg with a glob of goose's names), 40,000 blobs each.
 // `node bench/catalog-grep-cli.mjs 1m|100k|lines|pi|goose` runs one part.
-import { existsSync, mkdtempSync, promises as fsp, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORPUS, claudeCorpus, gooseCorpus, piCorpus } from './catalog-common.mjs';
-import { CLI, measure, row } from './catalog-process-common.mjs';
+import { CLI, measure, row, userEnv } from './catalog-process-common.mjs';
 
 const FLOOR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'read-floor.mjs');
 
 const part = process.argv[2];
-const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
-const env = { ...process.env, XDG_CACHE_HOME: cache };
 const NEEDLE = 'NEEDLE';
 
-function compare(title, root, runs, searched = path.join(root, 'projects'), engines = ['rg', 'node']) {
-  const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine, '--no-default-roots', '--root', root];
+/** `spillway grep` as a user types it, the corpus the agent's folder among the default roots (userEnv). */
+function compare(title, root, runs, searched = path.join(root, 'projects'), engines = ['rg', 'node'], layout = 'claude') {
+  const { env, dispose } = userEnv(root, layout);
+  const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine];
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
   console.log(`\n${title} (${runs} runs, medians; index warm)`);
   const rg = measure('rg', ['-n', '-F', NEEDLE, searched], { runs });
@@ -34,13 +34,14 @@ function compare(title, root, runs, searched = path.join(root, 'projects'), engi
     const m = measure(process.execPath, grep(engine), { env, runs });
     console.log(row(`spillway grep --engine ${engine}`, m) + `  ${(m.ms / rg.ms).toFixed(2)}x rg`);
   }
+  dispose();
 }
 
 if (!part || part === '1m') compare('1,000 blobs x 1 MB in 50 sessions', await claudeCorpus('grep-1000x1m', 50, 20, 1 << 20), 5);
 if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3);
 
-if (!part || part === 'pi') compare('40,000 pi blobs x 2 KB in 2,000 sessions', await piCorpus('pi-40k', 2000, 20), 3, path.join(CORPUS, 'pi-40k', 'sessions'));
-if (!part || part === 'goose') compare('40,000 goose responses x 2 KB in one folder', await gooseCorpus('goose-40k', 40000), 3, path.join(CORPUS, 'goose-40k', 'goose_mcp_responses'));
+if (!part || part === 'pi') compare('40,000 pi blobs x 2 KB in 2,000 sessions', await piCorpus('pi-40k', 2000, 20), 3, path.join(CORPUS, 'pi-40k', 'sessions'), undefined, 'pi');
+if (!part || part === 'goose') compare('40,000 goose responses x 2 KB in one folder', await gooseCorpus('goose-40k', 40000), 3, path.join(CORPUS, 'goose-40k', 'goose_mcp_responses'), undefined, 'goose');
 
 if (!part || part === 'lines') {
   for (const mb of [10, 100, 400]) {
@@ -56,4 +57,3 @@ if (!part || part === 'lines') {
     compare(`one blob, one line of ${mb} MB`, root, 3);
   }
 }
-rmSync(cache, { recursive: true, force: true });

@@ -1,15 +1,15 @@
-// `spillway list --json` as a user runs it (process start to exit) on Claude
+// `spillway list --json` as a user types it (process start to exit, the
+// corpus the agent's folder among the default roots: userEnv) on Claude
 // Code corpora of 10k / 50k / 100k blobs, cold (no index) and warm (index
 // present, nothing changed; then with its output piped, as to `jq`), beside a
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, and that walk with
 // every transcript line JSON.parse'd (parse-floor.mjs: the least a cold listing does), in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k).
-import { mkdtempSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeCorpus, piCorpus } from './catalog-common.mjs';
-import { CLI, PARSE_FLOOR, WALK, measure, row } from './catalog-process-common.mjs';
+import { CLI, PARSE_FLOOR, WALK, measure, row, userEnv } from './catalog-process-common.mjs';
 
 // [name, corpus, sessions, blobs per session, blob bytes, runs, layout]: the
 // scale series, then other shapes (10 sessions of 10,000 blobs; 25,000 and
@@ -31,9 +31,9 @@ const sizes = [
 
 for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claude'] of sizes) {
   const root = await (layout === 'pi' ? piCorpus : claudeCorpus)(corpus, sessions, perSession, blobBytes);
-  const cache = mkdtempSync(path.join(os.tmpdir(), 'bench-cache-'));
-  const env = { ...process.env, XDG_CACHE_HOME: cache };
-  const args = [CLI, 'list', '--json', '--no-default-roots', '--root', root];
+  // What a user types: the agent's folders are the corpus, found as default roots beside the others.
+  const { env, cache, dispose } = userEnv(root, layout);
+  const args = [CLI, 'list', '--json'];
   const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
   console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one transcript each (${runs} runs, medians)`);
   const walk = measure(process.execPath, [WALK, root], { runs });
@@ -52,5 +52,5 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claud
   console.log(row('spillway list --json, warm (index, no change)', warm));
   console.log(row('the same, stdout a pipe read as it comes', piped));
   console.log(`ratio to the walk: cold ${(cold.ms / walk.ms).toFixed(2)}x (goal <= 2x; the floor of a Node process that parses the transcripts: ${(floor.ms / walk.ms).toFixed(2)}x), warm ${(warm.ms / walk.ms).toFixed(2)}x (goal <= 1x)`);
-  rmSync(cache, { recursive: true, force: true });
+  dispose();
 }

@@ -1,7 +1,7 @@
 // Whole-process timing for the catalog benchmarks: a command from start to
 // exit under /usr/bin/time (wall time and peak RSS), median of several runs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,26 @@ export const CLI = path.join(here, '..', 'dist', 'cli.js');
 export const WALK = path.join(here, 'walk-common.mjs');
 /** The walk, and every transcript line parsed: the least a cold listing does (parse-floor.mjs). */
 export const PARSE_FLOOR = path.join(here, 'parse-floor.mjs');
+
+/**
+ * The environment of a user whose agent keeps its folders in `corpus`, every other default root in place
+ * (an empty HOME and TMPDIR): the command timed is then what a user types, `spillway list --json` with no
+ * --root, its some twenty default roots looked up as on any machine. `layout`: claude (CLAUDE_CONFIG_DIR:
+ * <corpus>/projects), pi (PI_CODING_AGENT_DIR: <corpus>/sessions) or goose (TMPDIR: <corpus>).
+ * `cache` is its XDG_CACHE_HOME (the index); `dispose` removes the home.
+ */
+export function userEnv(corpus, layout = 'claude') {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'bench-home-'));
+  const tmp = path.join(home, 'tmp');
+  mkdirSync(tmp);
+  const env = { PATH: process.env.PATH, LANG: process.env.LANG ?? 'C.UTF-8', HOME: home, TMPDIR: tmp };
+  for (const [name, dir] of [['XDG_CACHE_HOME', '.cache'], ['XDG_CONFIG_HOME', '.config'], ['XDG_DATA_HOME', '.local/share'], ['XDG_STATE_HOME', '.local/state']]) env[name] = path.join(home, dir);
+  if (layout === 'claude') env.CLAUDE_CONFIG_DIR = corpus;
+  else if (layout === 'pi') env.PI_CODING_AGENT_DIR = corpus;
+  else if (layout === 'goose') env.TMPDIR = corpus;
+  else throw new Error(`unknown layout ${layout}`);
+  return { env, cache: env.XDG_CACHE_HOME, dispose: () => rmSync(home, { recursive: true, force: true }) };
+}
 
 /**
  * One run: wall ms (spawn to exit) and peak RSS in MB. Stdout goes to /dev/null, or with `piped` to a pipe
