@@ -253,6 +253,30 @@ export class Workbench {
   }
 
   /** A row by a unique part of its accessible label (session id, blob file name). */
+  /**
+   * Choose `label` from `row`'s context menu. A click that lands while the menu
+   * is still settling is now and then lost: the menu stays open and nothing
+   * runs (a run of the whole tier then failed at every later step, the open
+   * menu covering the tree). So the item is clicked again while the menu is
+   * still there; once an action runs, the menu closes.
+   */
+  async contextMenu(row: Locator, label: string): Promise<void> {
+    await row.hover();
+    await row.click({ button: 'right' });
+    const item = this.page.locator('.context-view .action-label', { hasText: label });
+    for (let attempt = 1; ; attempt++) {
+      await item.click();
+      try {
+        await item.waitFor({ state: 'hidden', timeout: 3_000 });
+        return;
+      } catch (err) {
+        if (attempt < 3) continue;
+        await this.page.keyboard.press('Escape'); // the tests after this one get the tree back
+        throw err;
+      }
+    }
+  }
+
   rowByAria(part: string): Locator {
     return this.pane('Spills').locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
   }

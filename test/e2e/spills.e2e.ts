@@ -314,10 +314,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it("deletes a session's blobs: files and tree node go", async () => {
     await wb.openSpillway();
     const files = victim.blobs.map((b) => b.path);
-    const row = wb.rowByAria(`session ${victim.id}`);
-    await row.hover();
-    await row.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: "Delete Session's Blobs" }).click();
+    await wb.contextMenu(wb.rowByAria(`session ${victim.id}`), "Delete Session's Blobs");
     const dialog = wb.dialog();
     await dialog.waitFor({ state: 'visible' });
     const text = (await dialog.textContent()) ?? '';
@@ -540,9 +537,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     const datedRow = wb.rowByAria(`session ${dated.id}`);
     if ((await datedRow.getAttribute('aria-expanded')) !== 'true') await datedRow.click();
     const keep = dated.blobs[0]!;
-    const row = wb.rowByAria(`file ${keep.name}`);
-    await row.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Pin Blob (Keep from Automatic Cleanup)' }).click();
+    await wb.contextMenu(wb.rowByAria(`file ${keep.name}`), 'Pin Blob (Keep from Automatic Cleanup)');
     await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`file ${keep.name}`))?.description.startsWith('pinned · '), 'the pinned row');
     const policyFile = cleanupPolicyPath(fixtureEnv);
     expect((await readCleanupPolicy(fixtureEnv))?.pinned).toEqual([keep.path]);
