@@ -317,29 +317,27 @@ export const claudeCode: Source = {
 
     // Blob folders: tool-results/ and any sibling folder holding a Spillway manifest.
     // The claim lists the session folder's sub-folders as the walk found them (a new one changes the claim).
-    const folders = [path.join(dir, 'tool-results')];
+    const folders = [path.join(dir, 'tool-results')]; // first: the loop below knows it by its place
     for (const owned of claim.owns) {
       const name = path.basename(owned);
       if (name !== 'tool-results' && name !== 'subagents') folders.push(owned);
     }
     const records = new Map<string, ManifestRecord>();
     /** Each folder whose files are blobs, as listed, with how many of them became blobs. */
-    const listings: Array<{ folder: string; listed: FileFacts[]; blobs: number }> = [];
-    for (const folder of folders) {
-      const listed = await listFiles(folder);
+    const listings: Array<{ folder: string; toolResults: boolean; listed: FileFacts[]; blobs: number }> = [];
+    for (const [i, folder] of folders.entries()) {
       const manifest = await folderManifest(folder);
       skipped += manifest.skipped;
       if (manifest.records.length > 0) dependsOn.push(path.join(folder, MANIFEST_NAME));
       manifestIndex(folder, manifest.records, records);
-      const isToolResults = folder.endsWith(`${path.sep}tool-results`);
-      // Other folders count only when a manifest makes them Spillway's.
-      if (!isToolResults && manifest.records.length === 0) continue;
-      listings.push({ folder, listed, blobs: 0 });
+      const toolResults = i === 0;
+      // Other folders count only when a manifest makes them Spillway's (and are listed only then).
+      if (!toolResults && manifest.records.length === 0) continue;
+      listings.push({ folder, toolResults, listed: await listFiles(folder), blobs: 0 });
     }
 
     const blobs: Described['blobs'] = [];
     for (const listing of listings) {
-      const inToolResults = path.basename(listing.folder) === 'tool-results';
       for (const file of listing.listed) {
         if (isInternalName(file.name)) continue;
         if (file.symlink || !file.stat) {
@@ -347,7 +345,7 @@ export const claudeCode: Source = {
           continue;
         }
         listing.blobs++;
-        blobs.push(describeBlob(file, file.stat, inToolResults, states, records.get(file.path)));
+        blobs.push(describeBlob(file, file.stat, listing.toolResults, states, records.get(file.path)));
       }
     }
     if (blobs.length === 0) return undefined;

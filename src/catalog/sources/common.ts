@@ -194,6 +194,7 @@ export function tmpFolderSource(spec: {
   title: string;
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>;
 }): Source {
+  const named = globNames(spec.glob);
   return {
     name: spec.name,
     defaultRoots: (dirs) => [{ path: path.join(dirs.tmp, spec.folder), depth: 0, files: spec.files }],
@@ -206,7 +207,7 @@ export function tmpFolderSource(spec: {
       if (blobs.length === 0) return undefined;
       // A folder of TMPDIR may hold anything: ripgrep reads it whole only for the files named like this
       // agent's (the glob), and only while each of those is a blob (a hard link so named keeps it file by file).
-      const blobFolders = wholeFolder(claim.dir, listed, blobs.length, globNames(spec.glob));
+      const blobFolders = wholeFolder(claim.dir, listed, blobs.length, named);
       return {
         session: { source: spec.name, id: spec.sessionId, title: spec.title, dir: claim.dir, skipped, notes: [] },
         blobs,
