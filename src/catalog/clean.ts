@@ -10,16 +10,16 @@ import * as path from 'node:path';
 import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
-import { holds } from '../spill/inside';
+import { deepestRoot } from '../spill/inside';
 import { pauser } from './pause';
 import { RootedReads } from './rooted-read';
 import { cmp } from './settled';
 import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from './types';
 
 /** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
-export type CleanRoot = string | { path: string; files?: RegExp };
+export type CleanRoot = string | HoldingRoot;
 
-/** A known root, its path resolved. */
+/** A known root as an object; holdingRoots gives each root so, its path resolved. */
 type HoldingRoot = { path: string; files?: RegExp };
 
 /** Roots resolved once per plan or clean: a plan checks every blob against some twenty roots (2 s of 5 at 100,000 blobs). */
@@ -29,12 +29,7 @@ function holdingRoots(roots: readonly CleanRoot[]): HoldingRoot[] {
 
 /** The deepest root holding `target` (the root itself only with `orSelf`). */
 function rootHolding(target: string, roots: readonly HoldingRoot[], orSelf = false): HoldingRoot | undefined {
-  const file = path.resolve(target);
-  let best: HoldingRoot | undefined;
-  for (const root of roots) {
-    if ((orSelf || root.path !== file) && holds(root.path, file) && (!best || root.path.length > best.path.length)) best = root;
-  }
-  return best;
+  return deepestRoot(roots, path.resolve(target), orSelf);
 }
 
 /** Why `target` may not be deleted, or undefined when it may. */

@@ -7,7 +7,7 @@ import { refusal } from './clean';
 import { stampOf, type IndexedClaim } from './index-file';
 import type { Described, SessionClaim, Source } from './source';
 import type { TranscriptCache } from './transcripts';
-import { holds } from '../spill/inside';
+import { deepestRoot } from '../spill/inside';
 import type { CatalogLogger, KnownRoot } from './types';
 
 export interface DescribeEnv {
@@ -54,10 +54,5 @@ export function claimFolders(claim: SessionClaim): string[] {
  * root compared by prefix: path.relative for each of some twenty roots was a tenth of describing a session.
  */
 export function rootOf(roots: readonly KnownRoot[], target: string): KnownRoot | undefined {
-  const resolved = path.resolve(target);
-  let best: KnownRoot | undefined;
-  for (const root of roots) {
-    if (holds(root.path, resolved) && (!best || root.path.length > best.path.length)) best = root;
-  }
-  return best;
+  return deepestRoot(roots, path.resolve(target));
 }

@@ -10,6 +10,15 @@ export function holds(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 
+/** The deepest of `roots` (their paths resolved) holding the resolved path `target`; with `orSelf` false, not a root that is `target` itself. */
+export function deepestRoot<R extends { path: string }>(roots: readonly R[], target: string, orSelf = true): R | undefined {
+  let best: R | undefined;
+  for (const root of roots) {
+    if ((orSelf || root.path !== target) && holds(root.path, target) && (!best || root.path.length > best.path.length)) best = root;
+  }
+  return best;
+}
+
 /** Whether `target` is `root` or lies below it (either may be relative or not normalized). */
 export function isInside(root: string, target: string): boolean {
   return holds(path.resolve(root), path.resolve(target));

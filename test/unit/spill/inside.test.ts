@@ -4,7 +4,7 @@
 // with '..' is inside.
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holds, isBelow, isInside } from '../../../src/spill/inside';
+import { deepestRoot, holds, isBelow, isInside } from '../../../src/spill/inside';
 
 describe('isInside and isBelow', () => {
   it('tell a folder, its contents, its siblings and its parent apart', () => {
@@ -25,5 +25,13 @@ describe('isInside and isBelow', () => {
     expect(holds('/r/a', '/r/a/b')).toBe(true);
     expect(holds('/r/a', '/r/abc')).toBe(false);
     expect(holds('/', '/x')).toBe(true);
+  });
+
+  it('deepestRoot picks the innermost root holding a path, the root itself only when asked', () => {
+    const roots = [{ path: '/r' }, { path: '/r/a' }, { path: '/r/ab' }];
+    expect(deepestRoot(roots, '/r/a/x')?.path).toBe('/r/a');
+    expect(deepestRoot(roots, '/r/ab')?.path).toBe('/r/ab');
+    expect(deepestRoot(roots, '/r/ab', false)?.path).toBe('/r');
+    expect(deepestRoot(roots, '/s')).toBeUndefined();
   });
 });
