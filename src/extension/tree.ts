@@ -17,6 +17,7 @@ import {
   nodeId,
   sessionChildren,
   sessionFacts,
+  sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
@@ -51,7 +52,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
-    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionFacts([], s.updatedAt, now)).join('|');
+    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionFacts({ count: 0, bytes: 0 }, s.updatedAt, now)).join('|');
     if (ages !== this.shownAges) this.changed.fire();
     this.shownAges = ages;
   }
@@ -72,7 +73,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
-      return node.sessions.map((session) => ({ kind: 'session', session, blobs: sessionChildren(session, this.filter, this.sort) }));
+      return node.sessions;
     }
     if (node.kind === 'session') {
       const blobs = sessionChildren(node.session, this.filter, this.sort);
@@ -87,12 +88,12 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     switch (node.kind) {
       case 'agent': {
         const item = new vscode.TreeItem(sourceLabel(node.source), vscode.TreeItemCollapsibleState.Expanded);
-        item.description = agentDescription(node.sessions.map((x) => ({ blobs: sessionChildren(x, this.filter, this.sort) })));
+        item.description = agentDescription(node.sessions);
         item.iconPath = new vscode.ThemeIcon('hubot');
         return this.finish(item, node);
       }
       case 'session': {
-        const row = sessionRow(node.session, node.blobs, now);
+        const row = sessionRow(node, now);
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon('history');
@@ -124,7 +125,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     const catalog = this.service.current();
     if (!catalog || node.kind === 'agent') return undefined;
     if (node.kind === 'blob') {
-      return { kind: 'session', session: node.session, blobs: sessionChildren(node.session, this.filter, this.sort) };
+      return sessionNode(node.session, this.filter);
     }
     return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
   }

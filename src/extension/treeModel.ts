@@ -17,9 +17,18 @@ export interface TreeFilter {
   minBytes?: number;
 }
 
+/** How many of a session's blobs the filter shows, and their bytes: what its row says. */
+export interface Shown {
+  count: number;
+  bytes: number;
+}
+
+/** A session row carries what it shows, not its blobs: those are listed when it is expanded (100,000 blobs are not sorted to draw 5,000 rows). */
+export type SessionNode = { kind: 'session'; session: SessionInfo; shown: Shown };
+
 export type SpillNode =
-  | { kind: 'agent'; source: SourceName; sessions: SessionInfo[] }
-  | { kind: 'session'; session: SessionInfo; blobs: BlobInfo[] }
+  | { kind: 'agent'; source: SourceName; sessions: SessionNode[] }
+  | SessionNode
   | { kind: 'blob'; blob: BlobInfo; session: SessionInfo };
 
 const SOURCE_LABELS: Record<string, string> = {
@@ -112,17 +121,16 @@ export function blobRow(blob: BlobInfo, pinned = false): { label: string; descri
  * "3 h ago · 2 blobs · 127 KB": the age of the last change tells sessions with
  * the same title (a prompt repeated) apart.
  */
-export function sessionFacts(blobs: BlobInfo[], updatedAt?: string, now?: number): string {
-  const bytes = blobs.reduce((s, b) => s + b.bytes, 0);
-  const parts = [`${blobs.length} blob${blobs.length === 1 ? '' : 's'}`, formatBytes(bytes)];
+export function sessionFacts(shown: Shown, updatedAt?: string, now?: number): string {
+  const parts = [`${shown.count} blob${shown.count === 1 ? '' : 's'}`, formatBytes(shown.bytes)];
   const then = updatedAt ? Date.parse(updatedAt) : NaN;
   if (Number.isFinite(then) && now !== undefined) parts.unshift(formatAge(then, now));
   return parts.join(' · ');
 }
 
 /** A session row: facts first (label, so a 300 px side bar keeps them), then the title (description). */
-export function sessionRow(session: SessionInfo, blobs: BlobInfo[], now: number): { label: string; description: string } {
-  return { label: sessionFacts(blobs, session.updatedAt, now), description: sessionLabel(session) };
+export function sessionRow(node: SessionNode, now: number): { label: string; description: string } {
+  return { label: sessionFacts(node.shown, node.session.updatedAt, now), description: sessionLabel(node.session) };
 }
 
 /**
@@ -135,7 +143,7 @@ export function sessionTooltipParagraphs(session: SessionInfo, now: number): str
   const paragraphs = [
     sessionLabel(session),
     `${sourceLabel(session.source)} session ${shortId(session.id)}${when}`,
-    sessionFacts(session.blobs),
+    sessionFacts(shownOf(session, {})),
   ];
   if (session.cwd) paragraphs.push(`cwd: ${session.cwd}`);
   paragraphs.push(`id: ${session.id}`, session.dir);
@@ -143,9 +151,9 @@ export function sessionTooltipParagraphs(session: SessionInfo, now: number): str
   return paragraphs;
 }
 
-export function agentDescription(sessions: Array<{ blobs: BlobInfo[] }>): string {
-  const blobs = sessions.reduce((s, x) => s + x.blobs.length, 0);
-  const bytes = sessions.reduce((s, x) => s + x.blobs.reduce((t, b) => t + b.bytes, 0), 0);
+export function agentDescription(sessions: readonly SessionNode[]): string {
+  const blobs = sessions.reduce((s, x) => s + x.shown.count, 0);
+  const bytes = sessions.reduce((s, x) => s + x.shown.bytes, 0);
   return `${blobs} blob${blobs === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
 }
 
@@ -213,34 +221,60 @@ export function blobMatches(blob: BlobInfo, session: SessionInfo, f: TreeFilter)
   return true;
 }
 
-function byTimeDesc(a: { createdAt?: string; updatedAt?: string }, b: { createdAt?: string; updatedAt?: string }): number {
-  const ta = Date.parse(a.updatedAt ?? a.createdAt ?? '') || 0;
-  const tb = Date.parse(b.updatedAt ?? b.createdAt ?? '') || 0;
-  return tb - ta;
+/** Newest first by `updatedAt` (sessions) or `createdAt` (blobs), each time parsed once, not once per comparison. */
+function sortedByTime<T extends { createdAt?: string; updatedAt?: string }>(items: T[], first?: (a: T, b: T) => number): T[] {
+  const at = new Map(items.map((x) => [x, Date.parse(x.updatedAt ?? x.createdAt ?? '') || 0]));
+  return items.sort((a, b) => first?.(a, b) || at.get(b)! - at.get(a)!);
 }
+
+const bySize = (a: { bytes: number }, b: { bytes: number }): number => b.bytes - a.bytes;
 
 /** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish, except sessions with a transcript. */
 export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
   const bySource = new Map<SourceName, SessionInfo[]>();
+  const shown = new Map<SessionInfo, Shown>();
   for (const s of sessions) {
-    const blobs = s.blobs.filter((b) => blobMatches(b, s, filter));
+    const counted = shownOf(s, filter);
     // A session without blobs stays while its transcript does (its chart), unless a filter is on.
-    if (blobs.length === 0 && (isFilterActive(filter) || (s.blobs.length === 0 && !s.transcript))) continue;
+    if (counted.count === 0 && (isFilterActive(filter) || (s.blobs.length === 0 && !s.transcript))) continue;
+    shown.set(s, counted);
     const list = bySource.get(s.source) ?? [];
     list.push(s);
     bySource.set(s.source, list);
   }
-  const agents = [...bySource.entries()].map(([source, list]) => ({ kind: 'agent' as const, source, sessions: sortSessions(list, sort) }));
+  const agents = [...bySource.entries()].map(([source, list]) => ({
+    kind: 'agent' as const,
+    source,
+    sessions: sortSessions(list, sort).map((session): SessionNode => ({ kind: 'session', session, shown: shown.get(session)! })),
+  }));
   return agents.sort((a, b) => sourceLabel(a.source).localeCompare(sourceLabel(b.source)));
 }
 
 export function sortSessions(sessions: SessionInfo[], sort: SortOrder): SessionInfo[] {
-  return [...sessions].sort(sort === 'size' ? (a, b) => b.bytes - a.bytes || byTimeDesc(a, b) : byTimeDesc);
+  return sortedByTime([...sessions], sort === 'size' ? bySize : undefined);
 }
 
+/** What `filter` shows of a session, counted without listing its blobs. */
+export function shownOf(session: SessionInfo, filter: TreeFilter): Shown {
+  if (!isFilterActive(filter)) return { count: session.blobs.length, bytes: session.bytes };
+  let count = 0;
+  let bytes = 0;
+  for (const b of session.blobs) {
+    if (!blobMatches(b, session, filter)) continue;
+    count++;
+    bytes += b.bytes;
+  }
+  return { count, bytes };
+}
+
+/** A session's row, as its agent lists it and as its blobs' parent. */
+export function sessionNode(session: SessionInfo, filter: TreeFilter): SessionNode {
+  return { kind: 'session', session, shown: shownOf(session, filter) };
+}
+
+/** A session's blobs that `filter` shows, newest or biggest first: listed only when the session is expanded. */
 export function sessionChildren(session: SessionInfo, filter: TreeFilter, sort: SortOrder): BlobInfo[] {
-  const blobs = session.blobs.filter((b) => blobMatches(b, session, filter));
-  return blobs.sort(sort === 'size' ? (a, b) => b.bytes - a.bytes || byTimeDesc(a, b) : byTimeDesc);
+  return sortedByTime(session.blobs.filter((b) => blobMatches(b, session, filter)), sort === 'size' ? bySize : undefined);
 }
 
 // ---- tooltip ----------------------------------------------------------------

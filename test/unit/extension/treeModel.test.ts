@@ -3,6 +3,7 @@ import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/typ
 import { savedSentence, toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
+  agentDescription,
   blobFacts,
   blobIcon,
   blobLabel,
@@ -18,8 +19,10 @@ import {
   sessionChildren,
   sessionFacts,
   sessionLabel,
+  sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
+  shownOf,
 } from '../../../src/extension/treeModel';
 
 function blob(over: Partial<BlobInfo> & { path: string }): BlobInfo {
@@ -62,12 +65,12 @@ describe('tree model', () => {
   it('groups by agent, newest session first, and drops empty sessions', () => {
     const agents = buildTree([older, newer, pi, empty], {}, 'time');
     expect(agents.map((a) => a.source)).toEqual(['claude-code', 'pi']);
-    expect(agents[0]?.sessions.map((s) => s.key)).toEqual(['claude-code:/d/b', 'claude-code:/d/a']);
+    expect(agents[0]?.sessions.map((s) => s.session.key)).toEqual(['claude-code:/d/b', 'claude-code:/d/a']);
   });
 
   it('sorts by size when asked', () => {
     const agents = buildTree([older, newer], {}, 'size');
-    expect(agents[0]?.sessions[0]?.key).toBe('claude-code:/d/b');
+    expect(agents[0]?.sessions[0]?.session.key).toBe('claude-code:/d/b');
     expect(sessionChildren(older, {}, 'size').map((b) => b.tool)).toEqual(['Grep', 'Bash']);
     expect(sessionChildren(older, {}, 'time').map((b) => b.tool)).toEqual(['Bash', 'Grep']);
   });
@@ -75,7 +78,7 @@ describe('tree model', () => {
   it('labels sessions from the title, else the cwd, and describes them', () => {
     expect(sessionLabel(older)).toBe('fix the build');
     expect(sessionLabel(newer)).toBe('web');
-    expect(sessionFacts(older.blobs)).toBe('2 blobs · 127 KB');
+    expect(sessionFacts(shownOf(older, {}))).toBe('2 blobs · 127 KB');
   });
 
   it('tells sessions with the same title apart by age in the row and short id in the tooltip', () => {
@@ -83,10 +86,10 @@ describe('tree model', () => {
     const a = session({ key: 'claude-code:/d/x', id: '5f0c6a52-9d1e-4c1b-8a57-0b8f2f7c1d11', title: 'run the build', blobs: [bash], updatedAt: '2026-01-02T01:00:00Z' });
     const b = session({ key: 'claude-code:/d/y', id: '0b8f2f7c-1d11-4c1b-8a57-5f0c6a529d1e', title: 'run the build', blobs: [grep], updatedAt: '2026-01-02T02:55:00Z' });
     expect(sessionLabel(a)).toBe(sessionLabel(b));
-    expect(sessionFacts(a.blobs, a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
-    expect(sessionFacts(b.blobs, b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
+    expect(sessionFacts(shownOf(a, {}), a.updatedAt, now)).toBe('2 h ago · 1 blob · 39 KB');
+    expect(sessionFacts(shownOf(b, {}), b.updatedAt, now)).toBe('5 min ago · 1 blob · 88 KB');
     // No usable time: the age is left out rather than shown wrong.
-    expect(sessionFacts(a.blobs, 'not a date', now)).toBe('1 blob · 39 KB');
+    expect(sessionFacts(shownOf(a, {}), 'not a date', now)).toBe('1 blob · 39 KB');
     const tipA = sessionTooltipParagraphs(a, now);
     const tipB = sessionTooltipParagraphs(b, now);
     expect(tipA[0]).toBe('run the build');
@@ -109,9 +112,9 @@ describe('tree model', () => {
   it('puts the facts first in rows, so a 300 px side bar cuts the title, not the size', () => {
     const now = Date.parse('2026-01-02T03:00:00Z');
     expect(blobRow(bash)).toEqual({ label: '39 KB · 812 lines', description: 'Bash npm test' });
-    expect(sessionRow(older, older.blobs, now)).toEqual({ label: '3 h ago · 2 blobs · 127 KB', description: 'fix the build' });
+    expect(sessionRow(sessionNode(older, {}), now)).toEqual({ label: '3 h ago · 2 blobs · 127 KB', description: 'fix the build' });
     // The row counts the blobs it shows (a filter may hide some).
-    expect(sessionRow(older, [bash], now).label).toBe('3 h ago · 1 blob · 39 KB');
+    expect(sessionRow(sessionNode(older, { tool: 'bash' }), now).label).toBe('3 h ago · 1 blob · 39 KB');
   });
 
   it('names an unattributed output by its command, else its first line, not "shell"', () => {
@@ -125,11 +128,11 @@ describe('tree model', () => {
 
   it('gives stable ids and a contextValue grammar', () => {
     expect(nodeId({ kind: 'blob', blob: bash, session: older })).toBe('blob:/d/a/b1.txt');
-    expect(nodeId({ kind: 'session', session: older, blobs: [] })).toBe('session:claude-code:/d/a');
+    expect(nodeId(sessionNode(older, {}))).toBe('session:claude-code:/d/a');
     expect(contextValue({ kind: 'blob', blob: big, session: newer })).toBe('spillway:blob+big');
     expect(contextValue({ kind: 'blob', blob: bash, session: older })).toBe('spillway:blob');
-    expect(contextValue({ kind: 'session', session: older, blobs: [] })).toMatch(/^spillway:session.*\+chart/);
-    expect(contextValue({ kind: 'session', session: newer, blobs: [] })).toBe('spillway:session');
+    expect(contextValue(sessionNode(older, {}))).toMatch(/^spillway:session.*\+chart/);
+    expect(contextValue(sessionNode(newer, {}))).toBe('spillway:session');
   });
 
   it('filters by tool, size and text', () => {
@@ -137,10 +140,13 @@ describe('tree model', () => {
     expect('filter' in f && f.filter).toEqual({ tool: 'grep', minBytes: 50 * 1024 });
     if (!('filter' in f)) throw new Error('unreachable');
     const agents = buildTree([older, newer, pi], f.filter, 'time');
-    expect(agents.flatMap((a) => a.sessions.flatMap((s) => sessionChildren(s, f.filter, 'time').map((b) => b.path)))).toEqual(['/d/a/t2.txt']);
+    expect(agents.flatMap((a) => a.sessions.flatMap((s) => sessionChildren(s.session, f.filter, 'time').map((b) => b.path)))).toEqual(['/d/a/t2.txt']);
+    // Rows and the agent count what the filter shows, without listing it.
+    expect(agents.flatMap((a) => a.sessions.map((s) => [s.session.key, s.shown]))).toEqual([['claude-code:/d/a', { count: 1, bytes: 90_000 }]]);
+    expect(agentDescription(agents[0]!.sessions)).toBe('1 blob · 88 KB');
     const text = parseFilter('npm');
     if (!('filter' in text)) throw new Error('unreachable');
-    expect(buildTree([older, newer], text.filter, 'time').flatMap((a) => a.sessions.map((s) => s.key))).toEqual(['claude-code:/d/a']);
+    expect(buildTree([older, newer], text.filter, 'time').flatMap((a) => a.sessions.map((s) => s.session.key))).toEqual(['claude-code:/d/a']);
     expect(parseFilter('>lots')).toHaveProperty('error');
     expect(parseSize('1.5 MB')).toBe(1.5 * 1024 * 1024);
     expect(parseSize('7')).toBe(7);
