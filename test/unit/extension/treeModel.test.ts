@@ -68,6 +68,26 @@ describe('tree model', () => {
     expect(agents[0]?.sessions.map((s) => s.session.key)).toEqual(['claude-code:/d/b', 'claude-code:/d/a']);
   });
 
+  it('draws session and agent rows without listing any blob while no filter is on', () => {
+    // Blobs that may be counted but not read: a tree of 100,000 lists a session's only when it is expanded.
+    const unlisted = (s: SessionInfo): SessionInfo => ({
+      ...s,
+      blobs: new Proxy(s.blobs, {
+        get: (target, prop) => {
+          if (prop === 'length') return target.length;
+          throw new Error(`blobs.${String(prop)} read`);
+        },
+      }),
+    });
+    const agents = buildTree([unlisted(older), unlisted(newer)], {}, 'size');
+    const rows = agents[0]!.sessions;
+    expect(rows.map((s) => sessionRow(s, Date.parse('2026-01-03T00:00:00Z')).label)).toEqual(['just now · 1 blob · 50 MB', '1 d ago · 2 blobs · 127 KB']);
+    expect(agentDescription(rows)).toBe('3 blobs · 50 MB');
+    // Expanding the session lists them (and a filter has to look at each).
+    expect(() => sessionChildren(rows[0]!.session, {}, 'time')).toThrow(/^blobs\..+ read$/);
+    expect(() => buildTree([unlisted(older)], { tool: 'grep' }, 'time')).toThrow(/^blobs\..+ read$/);
+  });
+
   it('sorts by size when asked', () => {
     const agents = buildTree([older, newer], {}, 'size');
     expect(agents[0]?.sessions[0]?.session.key).toBe('claude-code:/d/b');
