@@ -15,8 +15,8 @@ import {
   buildTree,
   contextValue,
   nodeId,
+  sessionAge,
   sessionChildren,
-  sessionFacts,
   sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
@@ -52,7 +52,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
-    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionFacts({ count: 0, bytes: 0 }, s.updatedAt, now)).join('|');
+    const ages = (this.service.current()?.sessions() ?? []).map((s) => sessionAge(s.updatedAt, now)).join('|');
     if (ages !== this.shownAges) this.changed.fire();
     this.shownAges = ages;
   }

@@ -123,9 +123,15 @@ export function blobRow(blob: BlobInfo, pinned = false): { label: string; descri
  */
 export function sessionFacts(shown: Shown, updatedAt?: string, now?: number): string {
   const parts = [`${shown.count} blob${shown.count === 1 ? '' : 's'}`, formatBytes(shown.bytes)];
-  const then = updatedAt ? Date.parse(updatedAt) : NaN;
-  if (Number.isFinite(then) && now !== undefined) parts.unshift(formatAge(then, now));
+  const age = sessionAge(updatedAt, now);
+  if (age) parts.unshift(age);
   return parts.join(' · ');
+}
+
+/** "3 h ago", or undefined without a usable time (left out rather than shown wrong). */
+export function sessionAge(updatedAt?: string, now?: number): string | undefined {
+  const then = updatedAt ? Date.parse(updatedAt) : NaN;
+  return Number.isFinite(then) && now !== undefined ? formatAge(then, now) : undefined;
 }
 
 /** A session row: facts first (label, so a 300 px side bar keeps them), then the title (description). */
