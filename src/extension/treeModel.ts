@@ -122,7 +122,7 @@ export function blobRow(blob: BlobInfo, pinned = false): { label: string; descri
  * the same title (a prompt repeated) apart.
  */
 export function sessionFacts(shown: Shown, updatedAt?: string, now?: number): string {
-  const parts = [`${shown.count} blob${shown.count === 1 ? '' : 's'}`, formatBytes(shown.bytes)];
+  const parts = [blobCount(shown.count), formatBytes(shown.bytes)];
   const age = sessionAge(updatedAt, now);
   if (age) parts.unshift(age);
   return parts.join(' · ');
@@ -160,7 +160,12 @@ export function sessionTooltipParagraphs(session: SessionInfo, now: number): str
 export function agentDescription(sessions: readonly SessionNode[]): string {
   const blobs = sessions.reduce((s, x) => s + x.shown.count, 0);
   const bytes = sessions.reduce((s, x) => s + x.shown.bytes, 0);
-  return `${blobs} blob${blobs === 1 ? '' : 's'} · ${formatBytes(bytes)}`;
+  return `${blobCount(blobs)} · ${formatBytes(bytes)}`;
+}
+
+/** "1 blob", "100,000 blobs". */
+function blobCount(n: number): string {
+  return `${formatCount(n)} blob${n === 1 ? '' : 's'}`;
 }
 
 export function blobIcon(blob: BlobInfo): string {
