@@ -232,37 +232,29 @@ export function blobMatches(blob: BlobInfo, session: SessionInfo, f: TreeFilter)
   return true;
 }
 
-/** Newest first by `updatedAt` (sessions) or `createdAt` (blobs), each time parsed once, not once per comparison. */
-function sortedByTime<T extends { createdAt?: string; updatedAt?: string }>(items: T[], first?: (a: T, b: T) => number): T[] {
-  const at = new Map(items.map((x) => [x, Date.parse(x.updatedAt ?? x.createdAt ?? '') || 0]));
-  return items.sort((a, b) => first?.(a, b) || at.get(b)! - at.get(a)!);
+/** Newest first (biggest first when sorting by size, then newest), each time parsed once, not once per comparison. */
+function sorted<T>(items: T[], sort: SortOrder, time: (x: T) => string | undefined, bytes: (x: T) => number): T[] {
+  const at = new Map(items.map((x) => [x, Date.parse(time(x) ?? '') || 0]));
+  return items.sort((a, b) => (sort === 'size' ? bytes(b) - bytes(a) : 0) || at.get(b)! - at.get(a)!);
 }
-
-const bySize = (a: { bytes: number }, b: { bytes: number }): number => b.bytes - a.bytes;
 
 /** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish, except sessions with a transcript. */
 export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
-  const bySource = new Map<SourceName, SessionInfo[]>();
-  const shown = new Map<SessionInfo, Shown>();
-  for (const s of sessions) {
-    const counted = shownOf(s, filter);
+  const bySource = new Map<SourceName, SessionNode[]>();
+  for (const session of sessions) {
+    const node = sessionNode(session, filter);
     // A session without blobs stays while its transcript does (its chart), unless a filter is on.
-    if (counted.count === 0 && (isFilterActive(filter) || (s.blobs.length === 0 && !s.transcript))) continue;
-    shown.set(s, counted);
-    const list = bySource.get(s.source) ?? [];
-    list.push(s);
-    bySource.set(s.source, list);
+    if (node.shown.count === 0 && (isFilterActive(filter) || (session.blobs.length === 0 && !session.transcript))) continue;
+    const list = bySource.get(session.source) ?? [];
+    list.push(node);
+    bySource.set(session.source, list);
   }
   const agents = [...bySource.entries()].map(([source, list]) => ({
     kind: 'agent' as const,
     source,
-    sessions: sortSessions(list, sort).map((session): SessionNode => ({ kind: 'session', session, shown: shown.get(session)! })),
+    sessions: sorted(list, sort, (n) => n.session.updatedAt, (n) => n.session.bytes),
   }));
   return agents.sort((a, b) => sourceLabel(a.source).localeCompare(sourceLabel(b.source)));
-}
-
-export function sortSessions(sessions: SessionInfo[], sort: SortOrder): SessionInfo[] {
-  return sortedByTime([...sessions], sort === 'size' ? bySize : undefined);
 }
 
 /** What `filter` shows of a session, counted without listing its blobs. */
@@ -285,7 +277,7 @@ export function sessionNode(session: SessionInfo, filter: TreeFilter): SessionNo
 
 /** A session's blobs that `filter` shows, newest or biggest first: listed only when the session is expanded. */
 export function sessionChildren(session: SessionInfo, filter: TreeFilter, sort: SortOrder): BlobInfo[] {
-  return sortedByTime(session.blobs.filter((b) => blobMatches(b, session, filter)), sort === 'size' ? bySize : undefined);
+  return sorted(session.blobs.filter((b) => blobMatches(b, session, filter)), sort, (b) => b.createdAt, (b) => b.bytes);
 }
 
 // ---- tooltip ----------------------------------------------------------------
