@@ -671,15 +671,15 @@ function decodeBlobs(stored: StoredBlobs): { blobs: StoredBlob[]; folderOf: Arra
       sessionKey: '',
       path: blobPath,
       name,
-      kind,
-      tool: tool ?? undefined,
+      kind: shared(kind),
+      tool: tool === null ? undefined : shared(tool),
       toolCallId: toolCallId ?? undefined,
       args: args ?? undefined,
       bytes,
       createdAt,
       mtimeMs,
       turn: turn ?? undefined,
-      attribution,
+      attribution: shared(attribution),
       digestChars: digestChars ?? undefined,
       madeBy: madeBy ?? undefined,
     };
@@ -687,6 +687,22 @@ function decodeBlobs(stored: StoredBlobs): { blobs: StoredBlob[]; folderOf: Arra
     folderOf.push(folder);
   }
   return { blobs, folderOf };
+}
+
+/** The few values that repeat across blobs (kinds, tools, attributions), one string each. */
+const sharedValues = new Map<string, string>();
+
+/**
+ * `value`, as the string kept for it: JSON.parse makes a string of every occurrence longer than the few
+ * V8 shares itself, and 100,000 blobs held 100,000 copies of 'tool-result' (3 MB of the extension's
+ * catalog of 74 MB), as they would of an MCP tool's long name. Short values only, and the first few thousand.
+ */
+function shared<T extends string>(value: T): T {
+  if (typeof value !== 'string' || value.length > 64) return value;
+  const known = sharedValues.get(value);
+  if (known !== undefined) return known as T;
+  if (sharedValues.size < 4096) sharedValues.set(value, value);
+  return value;
 }
 
 /**
