@@ -31,12 +31,7 @@ const at = Date.now();
 function redraw(filter, listed) {
   let rows = 0;
   for (const agent of buildTree(sessions, filter, 'time')) {
-    const nodes = listed
-      ? agent.sessions.map(({ session }) => {
-          const blobs = sessionChildren(session, filter, 'time');
-          return { ...rowFromBlobs(blobs), session };
-        })
-      : agent.sessions;
+    const nodes = listed ? agent.sessions.map(({ session }) => rowFromBlobs(session, sessionChildren(session, filter, 'time'))) : agent.sessions;
     agentDescription(nodes);
     for (const node of nodes) {
       sessionRow(node, at);
@@ -46,9 +41,9 @@ function redraw(filter, listed) {
   return rows;
 }
 
-/** A row's counts from its listed blobs. */
-function rowFromBlobs(blobs) {
-  return { kind: 'session', shown: { count: blobs.length, bytes: blobs.reduce((n, b) => n + b.bytes, 0) } };
+/** A session's row counted from its listed blobs. */
+function rowFromBlobs(session, blobs) {
+  return { kind: 'session', session, shown: { count: blobs.length, bytes: blobs.reduce((n, b) => n + b.bytes, 0) } };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
