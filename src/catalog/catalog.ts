@@ -33,7 +33,7 @@ import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
-import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LoadedIndex, type StoredListing } from './index-file';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
@@ -180,8 +180,8 @@ export class Catalog {
     const index = this.loadedIndex ?? (this.indexFile ? await loadIndex(this.indexFile, claimKey) : undefined);
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
-    const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed, checkedAhead: 0 };
+    const { claims, foldersListed, reusable, checkedAhead } = await this.walkAndCheck(index, options);
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed, checkedAhead };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
     // What is shown (an earlier scan, or the index) stays until it is described
@@ -189,14 +189,7 @@ export class Catalog {
     for (const key of before) if (!claims.has(key)) this.drop(key);
     for (const key of [...this.emptyClaims.keys()]) if (!claims.has(key)) this.emptyClaims.delete(key);
     const ordered = fallbacksLast([...claims.values()], (c) => c);
-    const reusable = new Set<string>();
     const pace = pacer();
-    for (const claim of ordered) {
-      const key = claimKey(claim);
-      const entry = stored.get(key);
-      if (entry && this.stillHolds(entry, claim, (e) => entryUnchanged(e, walked, options.statBlobs !== false))) reusable.add(key);
-      await pace(1 + (entry?.described?.blobs.length ?? 0));
-    }
     const pause = pauser();
     const describeAll = (fresh: SessionClaim[]): Promise<void> =>
       forEachLimited(fresh, DESCRIBE_CONCURRENCY, async (claim) => {
@@ -282,7 +275,7 @@ export class Catalog {
     old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
     const statBlobs = options.statBlobs !== false;
-    const ahead = old && statBlobs && options.checkAhead !== false ? BlobCheck.start(old.lineSpans(), options.checkAhead?.workerFile ?? DEFAULT_BLOB_CHECK_WORKER, options.checkAhead?.minBytes) : undefined;
+    const ahead = old && this.startCheckAhead(old.lineSpans(), options);
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
@@ -365,6 +358,37 @@ export class Catalog {
         else await writer.close();
       },
     };
+  }
+
+  /**
+   * Walk the roots and find which stored sessions still hold. A worker shares the stats of a large index, as for
+   * `list`: the extension's first scan checks the index it has just shown.
+   */
+  private async walkAndCheck(index: LoadedIndex | undefined, options: ScanOptions): Promise<{ claims: Map<string, SessionClaim>; foldersListed: number; reusable: Set<string>; checkedAhead: number }> {
+    const ahead = index?.lines && this.startCheckAhead(index.lines.spans, options);
+    try {
+      const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
+      await ahead?.ready;
+      const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, options.statBlobs !== false);
+      const reusable = new Set<string>();
+      const pace = pacer();
+      for (const claim of fallbacksLast([...claims.values()], (c) => c)) {
+        const key = claimKey(claim);
+        const entry = index?.entries.get(key);
+        const at = index?.lines?.at.get(key);
+        if (entry && this.stillHolds(entry, claim, ahead && at !== undefined ? (e) => ahead.unchanged(at, () => here(e)) : here)) reusable.add(key);
+        await pace(1 + (entry?.described?.blobs.length ?? 0));
+      }
+      return { claims, foldersListed, reusable, checkedAhead: ahead?.judgedByWorker ?? 0 };
+    } finally {
+      await ahead?.stop();
+    }
+  }
+
+  /** A worker checking an index's lines from the last one back (see ScanOptions.checkAhead); undefined when not worth it or not allowed. */
+  private startCheckAhead(spans: LineSpans, options: ScanOptions): BlobCheck | undefined {
+    if (options.statBlobs === false || options.checkAhead === false) return undefined;
+    return BlobCheck.start(spans, options.checkAhead?.workerFile ?? DEFAULT_BLOB_CHECK_WORKER, options.checkAhead?.minBytes);
   }
 
   /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */

@@ -133,6 +133,17 @@ export interface LoadedIndex {
   listings: Map<string, StoredListing>;
   /** When that walk began (ms since epoch): a listing stamp this close is not trusted. */
   walkedAt: number;
+  /** Where the entries' lines lie in the file read, and each key's line: for a worker that checks them too (blob-check.ts). */
+  lines?: { spans: LineSpans; at: Map<string, number> };
+}
+
+/** An index file's entry lines, by start and length, and which file it was (a worker opens it again by path). */
+export interface LineSpans {
+  file: string;
+  dev: number;
+  ino: number;
+  offsets: number[];
+  lengths: number[];
 }
 
 const EMPTY_INDEX = (): LoadedIndex => ({ entries: new Map(), listings: new Map(), walkedAt: 0 });
@@ -375,7 +386,7 @@ export class IndexReader extends IndexLines {
   }
 
   /** Where each entry line lies in which file (path, device, inode): enough for another thread to read the same lines. */
-  lineSpans(): { file: string; dev: number; ino: number; offsets: number[]; lengths: number[] } {
+  lineSpans(): LineSpans {
     const { dev, ino } = fstatSync(this.fd);
     return { file: this.file, dev, ino, offsets: this.offsets, lengths: this.lengths };
   }
@@ -468,7 +479,8 @@ export async function loadIndex(
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
     if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry), early))) return EMPTY_INDEX();
     const { listings, walkedAt } = reader.takeHeader();
-    return { entries, listings: listings as Map<string, StoredListing>, walkedAt };
+    const at = new Map(reader.claims.map((claim, i) => [keyOf(claim), i]));
+    return { entries, listings: listings as Map<string, StoredListing>, walkedAt, lines: { spans: reader.lineSpans(), at } };
   } finally {
     reader.close();
   }

@@ -102,6 +102,29 @@ describe('checking blobs ahead in a worker thread', () => {
     expect(shown(noWorker.sessions)).toEqual(await truth());
   });
 
+  it("checks the index the extension has just shown on two threads too: scan() shows what one thread shows", async () => {
+    await backdate(root);
+    await listed({ checkAhead: false }); // an index of the backdated tree
+    for (const i of [0, SESSIONS - 3]) await fsp.appendFile(blobsOf[i]![1]!, 'grown before the window opened\n');
+    const catalog = new Catalog(options());
+    expect(await catalog.showIndexed()).toBe(true);
+    await catalog.scan({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(catalog.scanStats()).toMatchObject({ described: 2, reused: SESSIONS - 2 });
+    expect(catalog.scanStats().checkedAhead).toBeGreaterThan(0);
+    expect(shown(catalog.sessions())).toEqual(await truth());
+    await catalog.dispose();
+
+    // scan() reading the index itself (the one the scan above saved), with a blob grown in the middle.
+    await backdate(root);
+    await fsp.appendFile(blobsOf[SESSIONS >> 1]![2]!, 'grown again\n');
+    const again = new Catalog(options());
+    await again.scan({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(again.scanStats().described).toBeGreaterThanOrEqual(1);
+    expect(again.scanStats().checkedAhead).toBeGreaterThan(0);
+    expect(shown(again.sessions())).toEqual(await truth());
+    await again.dispose();
+  });
+
   it("judges each line the way the scan would, and nothing of a file that is not the scan's index or is a symlink", async () => {
     await backdate(root);
     await listed({ checkAhead: false }); // an index of the backdated tree
