@@ -4,7 +4,7 @@
 
 import type { SessionInfo, TokensSaved, TurnDrop, TurnPart, TurnSeries } from '../catalog/types';
 import type { ChartContributor, ChartData, ChartPart, ChartTurn } from '../webview/protocol';
-import { formatTokens } from './format';
+import { formatCompact } from './format';
 import { blobLabel, sessionLabel, sourceLabel } from './treeModel';
 
 const DROP_LABELS: Record<TurnDrop['kind'], string> = {
@@ -98,7 +98,7 @@ export function savedSentence(saved: TokensSaved, agent: string): string {
   if (counted === 0) return `Spillway saved ≈0 tokens here: it spilled nothing in this session.${ownText}`;
   return (
     `Spillway (est., ${saved.charsPerToken} chars/token, against what ${agent} would have shown without it): ` +
-    `context now ≈${formatTokens(saved.contextTokens)} tokens smaller; ` +
-    `≈${formatTokens(saved.tokens)} input tokens not re-sent over ${saved.calls} call${saved.calls === 1 ? '' : 's'}.${ownText}`
+    `context now ≈${formatCompact(saved.contextTokens)} tokens smaller; ` +
+    `≈${formatCompact(saved.tokens)} input tokens not re-sent over ${saved.calls} call${saved.calls === 1 ? '' : 's'}.${ownText}`
   );
 }

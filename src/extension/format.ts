@@ -22,8 +22,8 @@ export function formatCount(n: number): string {
   return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Tokens as "12.3k" / "1.2M" for compact chart labels. */
-export function formatTokens(n: number): string {
+/** A count as "12.3k" / "1.2M": chart labels, and blob counts a narrow row must keep short. */
+export function formatCompact(n: number): string {
   const abs = Math.abs(n);
   if (abs >= 1_000_000) return `${(n / 1_000_000).toFixed(abs >= 10_000_000 ? 0 : 1)}M`;
   if (abs >= 1_000) return `${(n / 1_000).toFixed(abs >= 10_000 ? 0 : 1)}k`;

@@ -3,7 +3,7 @@
 // vscode TreeDataProvider (tree.ts) only maps these to TreeItems.
 
 import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
-import { compactArgs, formatAge, formatBytes, formatCount, shortId, truncate } from './format';
+import { compactArgs, formatAge, formatBytes, formatCompact, formatCount, shortId, truncate } from './format';
 import { toolIcon } from './toolKind';
 
 /** VS Code refuses to open files over 50 MB in an editor. */
@@ -163,9 +163,9 @@ export function agentDescription(sessions: readonly SessionNode[]): string {
   return `${blobCount(blobs)} · ${formatBytes(bytes)}`;
 }
 
-/** "1 blob", "100,000 blobs". */
+/** "1 blob", "2,500 blobs", "100k blobs" (an agent row in a 300 px side bar still shows its size). */
 function blobCount(n: number): string {
-  return `${formatCount(n)} blob${n === 1 ? '' : 's'}`;
+  return `${n < 10_000 ? formatCount(n) : formatCompact(n)} blob${n === 1 ? '' : 's'}`;
 }
 
 export function blobIcon(blob: BlobInfo): string {

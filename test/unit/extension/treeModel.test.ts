@@ -83,7 +83,8 @@ describe('tree model', () => {
     const rows = agents[0]!.sessions;
     expect(rows.map((s) => sessionRow(s, Date.parse('2026-01-03T00:00:00Z')).label)).toEqual(['just now · 1 blob · 50 MB', '1 d ago · 2 blobs · 127 KB']);
     expect(agentDescription(rows)).toBe('3 blobs · 50 MB');
-    expect(agentDescription([{ ...rows[1]!, shown: { count: 100_000, bytes: 195 << 20 } }])).toBe('100,000 blobs · 195 MB');
+    expect(agentDescription([{ ...rows[1]!, shown: { count: 2_500, bytes: 195 << 20 } }])).toBe('2,500 blobs · 195 MB');
+    expect(agentDescription([{ ...rows[1]!, shown: { count: 100_000, bytes: 195 << 20 } }])).toBe('100k blobs · 195 MB');
     // Expanding the session lists them (and a filter has to look at each).
     expect(() => sessionChildren(rows[0]!.session, {}, 'time')).toThrow(/^blobs\..+ read$/);
     expect(() => buildTree([unlisted(older)], { tool: 'grep' }, 'time')).toThrow(/^blobs\..+ read$/);
