@@ -271,8 +271,7 @@ export class Catalog {
   }
 
   private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions, { settled, checked }: SettleProgress): Promise<SessionListing> {
-    const storedAt = new Map<string, number>();
-    old?.claims.forEach((claim, i) => storedAt.set(claimKey(claim), i));
+    const storedAt = old?.linesByKey(claimKey) ?? new Map<string, number>();
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
     const statBlobs = options.statBlobs !== false;
     const ahead = old && this.startCheckAhead(old.lineSpans(), options);
@@ -291,7 +290,7 @@ export class Catalog {
           if (!!claim.fallback !== fallback) continue;
           const at = storedAt.get(key);
           const entry = at === undefined ? undefined : old!.entry(at, true);
-          if (entry && this.stillHolds(entry, claim, ahead ? (e) => ahead.unchanged(at!, () => here(e)) : here)) {
+          if (entry && this.stillHolds(entry, claim, checkedBy(ahead, at, here))) {
             settled.add(entry, key, { old: true, at: at! });
             stats.reused++;
           } else fresh.push(claim);
@@ -372,11 +371,9 @@ export class Catalog {
       const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, options.statBlobs !== false);
       const reusable = new Set<string>();
       const pace = pacer();
-      for (const claim of fallbacksLast([...claims.values()], (c) => c)) {
-        const key = claimKey(claim);
+      for (const [key, claim] of claims) {
         const entry = index?.entries.get(key);
-        const at = index?.lines?.at.get(key);
-        if (entry && this.stillHolds(entry, claim, ahead && at !== undefined ? (e) => ahead.unchanged(at, () => here(e)) : here)) reusable.add(key);
+        if (entry && this.stillHolds(entry, claim, checkedBy(ahead, index?.lines?.at.get(key), here))) reusable.add(key);
         await pace(1 + (entry?.described?.blobs.length ?? 0));
       }
       return { claims, foldersListed, reusable, checkedAhead: ahead?.judgedByWorker ?? 0 };
@@ -943,6 +940,11 @@ export class Catalog {
     this.problemList.push(message);
     this.logger.warn(message);
   }
+}
+
+/** `here`, or with a check-ahead worker its verdict on line `at` (the line checked by `here` when the worker has not taken it). */
+function checkedBy(ahead: BlobCheck | undefined, at: number | undefined, here: (entry: IndexedClaim) => boolean): (entry: IndexedClaim) => boolean {
+  return ahead && at !== undefined ? (e) => ahead.unchanged(at, () => here(e)) : here;
 }
 
 /** Whether an entry's stamps hold (a folder this scan's walk stamped is not stat'ed again) and, with statBlobs, its blobs. */

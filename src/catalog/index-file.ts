@@ -337,6 +337,11 @@ export class IndexReader extends IndexLines {
     return this.lineClaims;
   }
 
+  /** Each claim's line, by the claim's key. */
+  linesByKey(keyOf: (claim: SessionClaim) => string): Map<string, number> {
+    return new Map(this.lineClaims.map((claim, i) => [keyOf(claim), i]));
+  }
+
   /** Undefined when the file is missing, unreadable, corrupt or of another version (it is then rebuilt). */
   static open(file: string): IndexReader | undefined {
     let fd: number | undefined;
@@ -479,8 +484,7 @@ export async function loadIndex(
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
     if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry), early))) return EMPTY_INDEX();
     const { listings, walkedAt } = reader.takeHeader();
-    const at = new Map(reader.claims.map((claim, i) => [keyOf(claim), i]));
-    return { entries, listings: listings as Map<string, StoredListing>, walkedAt, lines: { spans: reader.lineSpans(), at } };
+    return { entries, listings: listings as Map<string, StoredListing>, walkedAt, lines: { spans: reader.lineSpans(), at: reader.linesByKey(keyOf) } };
   } finally {
     reader.close();
   }
