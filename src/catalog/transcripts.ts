@@ -3,6 +3,7 @@
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { openRegularFileSync, refusedKind } from '../spill/regular-file';
 import { pauser } from './pause';
+import type { SlimReader } from './slim-line';
 
 /** Folds the JSON values of a transcript's lines into a state. */
 export interface LineReducer<S> {
@@ -17,6 +18,8 @@ export interface LineReducer<S> {
    * line: a range of the read buffer, not a Buffer made for each.
    */
   passOver?(state: S, bytes: Buffer, start: number, end: number): boolean;
+  /** A field of long lines parsed only for the keys the reducer reads (see slim-line.ts). */
+  slim?: SlimReader;
 }
 
 export interface TranscriptRead<S> {
@@ -49,6 +52,8 @@ interface Entry {
  * the whole session.
  */
 export const MAX_LINE_BYTES = 128 * 1024 * 1024;
+/** Shorter lines are parsed whole: cutting a field saves less than it costs to find it. */
+const SLIM_FROM = 4096;
 /** Read size (most transcripts are read in one). */
 const CHUNK = 256 * 1024;
 
@@ -121,6 +126,8 @@ export class TranscriptCache {
       }
       if (!understood) entry.skipped++;
     };
+    const decode = (bytes: Buffer, start: number, end: number): string =>
+      (end - start >= SLIM_FROM && reducer.slim?.text(bytes, start, end)) || bytes.toString('utf8', start, end);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let offset = entry.offset;
@@ -138,7 +145,11 @@ export class TranscriptCache {
           entry.lines++;
         } else {
           // Decode straight from the chunk: no Buffer object per line.
-          handleLine(pendingBytes > 0 ? Buffer.concat([...pending, chunk.subarray(start, nl)]).toString('utf8') : chunk.toString('utf8', start, nl));
+          if (pendingBytes === 0) handleLine(decode(chunk, start, nl));
+          else {
+            const whole = Buffer.concat([...pending, chunk.subarray(start, nl)]);
+            handleLine(decode(whole, 0, whole.length));
+          }
         }
         pending = [];
         pendingBytes = 0;

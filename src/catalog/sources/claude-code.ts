@@ -7,6 +7,7 @@ import { isInternalName } from '../../spill/internal-files';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
+import { SlimReader } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
@@ -73,6 +74,8 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     compactions: 0,
     pendingAdded: [],
   }),
+  // A tool's output again, of which readUser reads only where it was persisted.
+  slim: new SlimReader({ type: 'user', field: 'toolUseResult', keep: ['persistedOutputPath'] }),
   // A quiet line changes the state only by giving the session id or cwd when none is known yet.
   passOver(state, bytes, start, end) {
     return state.sessionId !== undefined && state.cwd !== undefined && bytes[end - 1] === 0x7d && QUIET_STARTS.some((quiet) => startsWith(bytes, start, end, quiet));
