@@ -27,11 +27,11 @@ async function writtenOnce(name, write) {
 }
 
 /**
- * Claude Code layout: `sessions` sessions with `perSession` blobs each, a
- * transcript naming every blob's tool call. Every tenth blob ends in a line
- * holding NEEDLE (something for grep to find). Written once, reused.
+ * Claude Code's layout: `sessions` sessions of `perSession` blobs, each
+ * session's transcript made of `turn({ id, s, b, ts, toolUseId, file })`'s
+ * lines for each of its blobs (`file`: where the blob is, named by `blobName`).
  */
-export function claudeCorpus(name, sessions, perSession, blobBytes = 2048) {
+function claudeLayout(name, sessions, perSession, blobBytes, { blobName, turn }) {
   return writtenOnce(name, async (root) => {
     const body = blobBody(blobBytes);
     for (let s = 0; s < sessions; s++) {
@@ -43,15 +43,61 @@ export function claudeCorpus(name, sessions, perSession, blobBytes = 2048) {
       const writes = [];
       for (let b = 0; b < perSession; b++) {
         const toolUseId = `toolu_${String(s).padStart(6, '0')}${String(b).padStart(6, '0')}`;
+        const file = path.join(toolResults, `${blobName(s * perSession + b, toolUseId)}.txt`);
         if (writes.length >= 1000) await Promise.all(writes.splice(0));
-        writes.push(fsp.writeFile(path.join(toolResults, `${toolUseId}.txt`), body(s * perSession + b)));
+        writes.push(fsp.writeFile(file, body(s * perSession + b)));
         const ts = new Date(Date.UTC(2026, 0, 1, 0, 0, s * 60 + b)).toISOString();
-        lines.push(JSON.stringify({ type: 'assistant', sessionId: id, cwd: '/home/dev/p', isSidechain: false, timestamp: ts, message: { id: `msg_${s}_${b}`, model: 'm', role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: `make target-${b}` } }], usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 * b, output_tokens: 20 } } }));
-        lines.push(JSON.stringify({ type: 'user', sessionId: id, isSidechain: false, timestamp: ts, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${path.join(toolResults, toolUseId + '.txt')}\n</persisted-output>` }] } }));
+        lines.push(...turn({ id, s, b, ts, toolUseId, file }).map((line) => JSON.stringify(line)));
       }
       await Promise.all(writes.splice(0));
       await fsp.writeFile(path.join(project, `${id}.jsonl`), lines.join('\n') + '\n');
     }
+  });
+}
+
+/**
+ * Claude Code layout with lean transcripts (about 600 bytes per blob): each
+ * blob's tool call and its result naming the blob. Every tenth blob ends in a
+ * line holding NEEDLE (something for grep to find). Written once, reused.
+ */
+export function claudeCorpus(name, sessions, perSession, blobBytes = 2048) {
+  return claudeLayout(name, sessions, perSession, blobBytes, {
+    blobName: (_, toolUseId) => toolUseId,
+    turn: ({ id, s, b, ts, toolUseId, file }) => [
+      { type: 'assistant', sessionId: id, cwd: '/home/dev/p', isSidechain: false, timestamp: ts, message: { id: `msg_${s}_${b}`, model: 'm', role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: `make target-${b}` } }], usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 * b, output_tokens: 20 } } },
+      { type: 'user', sessionId: id, isSidechain: false, timestamp: ts, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${file}\n</persisted-output>` }] } },
+    ],
+  });
+}
+
+/**
+ * Claude Code's layout with transcripts as Claude Code 2.1 writes them (the
+ * fixtures' shape): each spilled result's line holds a 2 KB preview and, in
+ * `toolUseResult`, the output again up to 30,000 characters; between spills,
+ * a file read (code, dense with quotes, given twice: in the message and in
+ * `toolUseResult.file`) and an attachment. About 65 KB of transcript per
+ * blob, where claudeCorpus writes 600 bytes. Written once, reused.
+ */
+export function claudeRealCorpus(name, sessions, perSession, blobBytes = 2048) {
+  const log = Array.from({ length: 400 }, (_, i) => `[${String(i).padStart(4, '0')}] src/module-${i % 37}/file-${i % 11}.ts(${i},5): warning TS6133: 'value${i}' is declared but never read.`).join('\n').slice(0, 30000);
+  const code = Array.from({ length: 160 }, (_, i) => `${String(i + 1).padStart(6)}\t  const field${i} = options["field${i}"] ?? "default-${i}"; // see "docs/${i}.md"`).join('\n');
+  const common = (id, ts) => ({ userType: 'external', entrypoint: 'cli', cwd: '/home/dev/p', sessionId: id, version: '2.1.332', gitBranch: 'main', timestamp: ts });
+  const assistant = (id, ts, s, k, toolUseId, input, name) => ({ parentUuid: `p${k}`, isSidechain: false, message: { id: `msg_${s}_${k}`, type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Let me look at that.' }, { type: 'tool_use', id: toolUseId, name, input }], stop_reason: 'tool_use', usage: { input_tokens: 4, cache_creation_input_tokens: 300, cache_read_input_tokens: 2000 * k, output_tokens: 70 } }, type: 'assistant', uuid: `a${k}`, ...common(id, ts) });
+  const result = (id, ts, k, toolUseId, content, toolUseResult) => ({ parentUuid: `a${k}`, isSidechain: false, promptId: 'q', type: 'user', message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: false }] }, uuid: `u${k}`, toolUseResult, sourceToolAssistantUUID: `a${k}`, ...common(id, ts) });
+  return claudeLayout(name, sessions, perSession, blobBytes, {
+    // Named apart from the call: the blob is found by the path its result gives.
+    blobName: (n) => `b${String(n).padStart(9, '0')}`,
+    turn: ({ id, s, b, ts, toolUseId, file }) => {
+      const readId = toolUseId.replace('toolu_', 'toolu_r');
+      const digest = `<persisted-output>\nOutput too large (340.7KB). Full output saved to: ${file}\n\nPreview (first 2KB):\n${log.slice(0, 2000)}\n...\n</persisted-output>`;
+      return [
+        assistant(id, ts, s, 3 * b, readId, { file_path: `/home/dev/p/src/file-${b}.ts` }, 'Read'),
+        result(id, ts, 3 * b, readId, code, { type: 'text', file: { filePath: `/home/dev/p/src/file-${b}.ts`, content: code, numLines: 160, startLine: 1, totalLines: 160 } }),
+        { type: 'attachment', attachment: { type: 'todo_reminder', content: code.slice(0, 2000) }, ...common(id, ts) },
+        assistant(id, ts, s, 3 * b + 1, toolUseId, { command: `npm run build -- --target ${b}`, description: 'Build' }, 'Bash'),
+        result(id, ts, 3 * b + 1, toolUseId, digest, { stdout: log, stderr: '', interrupted: false, isImage: false, noOutputExpected: false, persistedOutputPath: file, persistedOutputSize: 348894 }),
+      ];
+    },
   });
 }
 

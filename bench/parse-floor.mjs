@@ -1,9 +1,9 @@
-// The least a Node process can do to list a tree of Claude Code sessions with
-// no index: the bare walk (readdirSync + lstatSync of every file), and every
+// What a Node process does at least to list a tree of Claude Code sessions
+// with no index when it parses every line whole: the bare walk (readdirSync + lstatSync of every file), and every
 // transcript (`*.jsonl`) read 256 KB at a time with each line JSON.parse'd,
 // nothing else (no description, no index, no output but counts).
 // `node bench/parse-floor.mjs DIR`; timed beside the walk and a cold
-// `spillway list --json` by catalog-list.mjs, as the floor of a cold listing.
+// `spillway list --json` by catalog-list.mjs.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { bareWalk } from './walk-common.mjs';
