@@ -75,14 +75,19 @@ export function claudeCorpus(name, sessions, perSession, blobBytes = 2048) {
  * fixtures' shape): each spilled result's line holds a 2 KB preview and, in
  * `toolUseResult`, the output again up to 30,000 characters; between spills,
  * a file read (code, dense with quotes, given twice: in the message and in
- * `toolUseResult.file`) and an attachment. About 65 KB of transcript per
- * blob, where claudeCorpus writes 600 bytes. Written once, reused.
+ * `toolUseResult.file`) and an attachment; each session opens with a 56 KB
+ * prompt snapshot (system prompt and tool schemas). Attachments have `type`
+ * after their body, as Claude Code writes them. About 68 KB of transcript
+ * per blob, where claudeCorpus writes 600 bytes. Written once, reused.
  */
 export function claudeRealCorpus(name, sessions, perSession, blobBytes = 2048) {
   const log = Array.from({ length: 400 }, (_, i) => `[${String(i).padStart(4, '0')}] src/module-${i % 37}/file-${i % 11}.ts(${i},5): warning TS6133: 'value${i}' is declared but never read.`).join('\n').slice(0, 30000);
   const code = Array.from({ length: 160 }, (_, i) => `${String(i + 1).padStart(6)}\t  const field${i} = options["field${i}"] ?? "default-${i}"; // see "docs/${i}.md"`).join('\n');
   const common = (id, ts) => ({ userType: 'external', entrypoint: 'cli', cwd: '/home/dev/p', sessionId: id, version: '2.1.332', gitBranch: 'main', timestamp: ts });
   const assistant = (id, ts, s, k, toolUseId, input, name) => ({ parentUuid: `p${k}`, isSidechain: false, message: { id: `msg_${s}_${k}`, type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'Let me look at that.' }, { type: 'tool_use', id: toolUseId, name, input }], stop_reason: 'tool_use', usage: { input_tokens: 4, cache_creation_input_tokens: 300, cache_read_input_tokens: 2000 * k, output_tokens: 70 } }, type: 'assistant', uuid: `a${k}`, ...common(id, ts) });
+  const attachment = (id, ts, k, body) => ({ parentUuid: `u${k}`, isSidechain: false, attachment: body, type: 'attachment', uuid: `t${k}`, ...common(id, ts) });
+  const prose = Array.from({ length: 120 }, (_, i) => `- Rule ${i}: when the user says "run it", use the "Bash" tool with \`npm test -- --grep "case ${i}"\`; never "guess".`).join('\n');
+  const tools = Array.from({ length: 24 }, (_, i) => ({ name: `Tool${i}`, description: prose.slice(i * 400, i * 400 + 1200), input_schema: { type: 'object', properties: { path: { type: 'string', description: 'The "absolute" path' }, limit: { type: 'number' } }, required: ['path'] } }));
   const result = (id, ts, k, toolUseId, content, toolUseResult) => ({ parentUuid: `a${k}`, isSidechain: false, promptId: 'q', type: 'user', message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: false }] }, uuid: `u${k}`, toolUseResult, sourceToolAssistantUUID: `a${k}`, ...common(id, ts) });
   return claudeLayout(name, sessions, perSession, blobBytes, {
     // Named apart from the call: the blob is found by the path its result gives.
@@ -91,9 +96,10 @@ export function claudeRealCorpus(name, sessions, perSession, blobBytes = 2048) {
       const readId = toolUseId.replace('toolu_', 'toolu_r');
       const digest = `<persisted-output>\nOutput too large (340.7KB). Full output saved to: ${file}\n\nPreview (first 2KB):\n${log.slice(0, 2000)}\n...\n</persisted-output>`;
       return [
+        ...(b === 0 ? [attachment(id, ts, 0, { type: 'prompt_snapshot', systemPrompt: prose, tools })] : []),
         assistant(id, ts, s, 3 * b, readId, { file_path: `/home/dev/p/src/file-${b}.ts` }, 'Read'),
         result(id, ts, 3 * b, readId, code, { type: 'text', file: { filePath: `/home/dev/p/src/file-${b}.ts`, content: code, numLines: 160, startLine: 1, totalLines: 160 } }),
-        { type: 'attachment', attachment: { type: 'todo_reminder', content: code.slice(0, 2000) }, ...common(id, ts) },
+        attachment(id, ts, 3 * b, { type: 'todo_reminder', content: code.slice(0, 2000) }),
         assistant(id, ts, s, 3 * b + 1, toolUseId, { command: `npm run build -- --target ${b}`, description: 'Build' }, 'Bash'),
         result(id, ts, 3 * b + 1, toolUseId, digest, { stdout: log, stderr: '', interrupted: false, isImage: false, noOutputExpected: false, persistedOutputPath: file, persistedOutputSize: 348894 }),
       ];

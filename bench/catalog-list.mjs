@@ -18,7 +18,7 @@ import { CLI, PARSE_FLOOR, WALK, measure, row, userEnv } from './catalog-process
 // largest session or the number of sessions rather than the number of blobs;
 // then pi's layout, whose blobs only the transcript names (one session of
 // 16,000 such blobs took 20 s before its lookup by call id was a map); then
-// transcripts as Claude Code writes them (about 65 KB per blob: each spilled
+// transcripts as Claude Code writes them (about 69 KB per blob: each spilled
 // result's output again in `toolUseResult`), where a cold listing is mostly parsing.
 const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 5],
