@@ -128,40 +128,43 @@ export class TranscriptCache {
     };
     const decode = (bytes: Buffer, start: number, end: number): string =>
       (end - start >= SLIM_FROM && reducer.slim?.text(bytes, start, end)) || bytes.toString('utf8', start, end);
-    let pending: Buffer[] = [];
+    // A line begun in an earlier chunk: its bytes there, counted, not copied (see below).
     let pendingBytes = 0;
     let offset = entry.offset;
-    const feed = (chunk: Buffer): void => {
+    /** Parse the complete lines of `chunk`; false when the file no longer holds a line begun before it (then stop). */
+    const feed = (fd: number, chunk: Buffer): boolean => {
       this.bytesRead += chunk.length;
       let start = 0;
       let nl = chunk.indexOf(0x0a, start);
       while (nl !== -1) {
         const lineBytes = pendingBytes + (nl - start);
-        offset += lineBytes + 1;
         if (lineBytes > this.maxLineBytes) {
           entry.lines++;
           entry.skipped++;
         } else if (pendingBytes === 0 && reducer.passOver?.(entry.state, chunk, start, nl)) {
           entry.lines++;
-        } else {
+        } else if (pendingBytes === 0) {
           // Decode straight from the chunk: no Buffer object per line.
-          if (pendingBytes === 0) handleLine(decode(chunk, start, nl));
-          else {
-            const whole = Buffer.concat([...pending, chunk.subarray(start, nl)]);
-            handleLine(decode(whole, 0, whole.length));
+          handleLine(decode(chunk, start, nl));
+        } else {
+          // A line across reads, gathered once its length is known: read again from where it
+          // begins into a buffer of its size (chunks copied as they came, then joined, held it twice).
+          const line = Buffer.allocUnsafe(lineBytes);
+          for (let got = 0, n; got < pendingBytes; got += n) {
+            n = readSync(fd, line, got, pendingBytes - got, offset + got);
+            if (n === 0) return false; // cut short since: the line stays torn
           }
+          chunk.copy(line, pendingBytes, start, nl);
+          this.bytesRead += pendingBytes;
+          handleLine(decode(line, 0, lineBytes));
         }
-        pending = [];
+        offset += lineBytes + 1;
         pendingBytes = 0;
         start = nl + 1;
         nl = chunk.indexOf(0x0a, start);
       }
-      if (start < chunk.length) {
-        pendingBytes += chunk.length - start;
-        // A copy: the read buffer is reused for the next chunk. An overlong line is only counted.
-        if (pendingBytes <= this.maxLineBytes) pending.push(Buffer.from(chunk.subarray(start)));
-        else pending = [];
-      }
+      pendingBytes += chunk.length - start;
+      return true;
     };
     try {
       // Not through a symlink put there since the lstat, never blocked on a FIFO.
@@ -177,7 +180,7 @@ export class TranscriptCache {
           const bytesRead = readSync(fd, this.buffer, 0, CHUNK, position);
           if (bytesRead === 0) break;
           position += bytesRead;
-          feed(this.buffer.subarray(0, bytesRead));
+          if (!feed(fd, this.buffer.subarray(0, bytesRead))) break;
         }
       } finally {
         closeSync(fd);

@@ -83,6 +83,21 @@ describe('TranscriptCache with long lines', () => {
     expect(read.state.ids).toEqual([1, 2, 3]);
     expect(read.skipped).toBe(0);
   });
+
+  it('holds a long torn last line as torn, and parses it whole once the rest is appended', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const file = path.join(dir, 'long.jsonl');
+    const big = 'é{"}'.repeat(200 * 1024); // multi-byte characters, split anywhere by the reads
+    await fsp.writeFile(file, `{"id":1}\n{"id":2,"pad":${JSON.stringify(big).slice(0, 500 * 1024)}`);
+    const cache = new TranscriptCache();
+    const first = (await cache.read(file, counter))!;
+    expect(first.state.ids).toEqual([1]);
+    expect(first.skipped).toBe(1); // the torn tail
+    await fsp.appendFile(file, `${JSON.stringify(big).slice(500 * 1024)}}\n{"id":3}\n`);
+    const second = (await cache.read(file, counter))!;
+    expect(second.state.ids).toEqual([1, 2, 3]);
+    expect(second.skipped).toBe(0);
+  });
 });
 
 // A transcript rewritten after it was cached by offset must be parsed from the
