@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { shellQuote } from './bash-capture';
+import { readSettingsText } from '../spill/regular-file';
 
 export { shellQuote };
 
@@ -113,7 +114,7 @@ export async function uninstallClaudeCodeHook(settingsPath: string): Promise<Ins
 async function readSettings(settingsPath: string): Promise<{ settings: Settings; existed: boolean; indent: string }> {
   let text: string;
   try {
-    text = await fsp.readFile(settingsPath, 'utf8');
+    text = await readSettingsText(settingsPath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: {}, existed: false, indent: DEFAULT_INDENT };
     throw err;

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Catalog } from './catalog';
 import type { CleanableSession, CleanPlan } from './types';
+import { readSettingsText } from '../spill/regular-file';
 
 export interface CleanupPolicy {
   maxAgeDays?: number;
@@ -57,7 +58,7 @@ export async function readCleanupPolicy(env: NodeJS.ProcessEnv = process.env): P
   const file = cleanupPolicyPath(env);
   let text: string;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    text = await readSettingsText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

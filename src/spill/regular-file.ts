@@ -88,3 +88,18 @@ export async function regularFileProblem(path: string): Promise<NotRegularFileEr
   const refused = refusedKind(await fsp.lstat(path));
   return refused ? new NotRegularFileError(path, refused) : undefined;
 }
+
+/**
+ * A settings file's text: followed if a symlink (dotfile managers link them) but never blocked on a FIFO put
+ * in its place, and refused unless it is a regular file (NotRegularFileError). ENOENT and the like as thrown.
+ */
+export async function readSettingsText(path: string): Promise<string> {
+  const handle = await fsp.open(path, C.O_RDONLY | C.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, fileKind(stats));
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -130,6 +131,13 @@ describe('installClaudeCodeHook', () => {
     await expect(installClaudeCodeHook(settingsPath, COMMAND)).rejects.toThrow(/not valid JSON.*nothing was changed/);
     expect(fs.readFileSync(settingsPath, 'utf8')).toBe('{ "hooks": ');
     expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
+  });
+
+  it('refuses a FIFO in place of settings.json at once, instead of waiting for a writer', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    execFileSync('mkfifo', [settingsPath]);
+    await expect(installClaudeCodeHook(settingsPath, COMMAND)).rejects.toThrow(/not a regular file \(FIFO\)/);
+    await expect(uninstallClaudeCodeHook(settingsPath)).rejects.toThrow(/not a regular file \(FIFO\)/);
   });
 
   it('refuses a hooks.PostToolUse that is not a list', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,13 @@ describe('cleanup policy file', () => {
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
     expect((await fsp.stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     expect(await readCleanupPolicy(env)).toEqual({ maxAgeDays: 30, pinned: ['/a/b.txt'] });
+  });
+
+  it('refuses a FIFO in place of the policy file at once, instead of waiting for a writer', async () => {
+    const env = { HOME: ctx.dir, XDG_CONFIG_HOME: path.join(ctx.dir, 'cfg-fifo') };
+    await fsp.mkdir(path.dirname(cleanupPolicyPath(env)), { recursive: true });
+    execFileSync('mkfifo', [cleanupPolicyPath(env)]);
+    await expect(readCleanupPolicy(env)).rejects.toThrow(/not a regular file \(FIFO\)/);
   });
 
   it('rejects a malformed policy with a clear error', () => {
