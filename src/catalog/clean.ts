@@ -52,9 +52,12 @@ type Checked = { at: string } | { reason: string };
 async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => string, roots: readonly HoldingRoot[], visit: (target: T, checked: Checked) => void | Promise<void>): Promise<void> {
   const folders = new Map<string, [T, string][]>();
   for (const target of targets) {
-    const file = path.resolve(pathOf(target));
+    const named = pathOf(target);
+    const file = path.resolve(named);
     const holding = rootHolding(file, roots);
     if (!holding) await visit(target, { reason: 'outside the known roots' });
+    // `a/link/../b` is checked as `a/b` but the kernel follows `link` first: only the path itself is judged.
+    else if (path.isAbsolute(named) && named !== file) await visit(target, { reason: 'not a normalized path' });
     // In a shared folder (TMPDIR) only the agent's own output files, directly in it.
     else if (holding.files && (path.dirname(file) !== holding.path || !holding.files.test(path.basename(file)))) {
       await visit(target, { reason: 'not an agent output file of a shared folder' });

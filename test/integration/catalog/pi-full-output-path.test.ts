@@ -53,4 +53,29 @@ describe('pi details.fullOutputPath', () => {
     expect(result.deleted.map((d) => d.path)).toEqual([log]);
     expect(await fsp.readFile(victim, 'utf8')).toBe(victimText);
   });
+
+  it('neither lists nor deletes a path with `..` after a symlinked folder (checked as written, reached elsewhere)', async () => {
+    const agentDir = path.join(dir, 'pi-agent');
+    const tmp = path.join(dir, 'tmp');
+    const outside = path.join(dir, 'outside', 'sub');
+    const sessions = path.join(agentDir, 'sessions', '--work--');
+    await fsp.mkdir(sessions, { recursive: true });
+    await fsp.mkdir(tmp);
+    await fsp.mkdir(outside, { recursive: true });
+    await fsp.symlink(outside, path.join(tmp, 'lnk'));
+    const name = 'pi-bash-deadbeef00000000.log';
+    // Another session's log in TMPDIR, where the path reads as if it led; the kernel reaches the outside file.
+    await fsp.writeFile(path.join(tmp, name), 'decoy\n');
+    await fsp.writeFile(path.join(dir, 'outside', name), 'outside the roots, another size\n');
+    const transcript = path.join(sessions, '2026-03-02T09-00-00-000Z_abc.jsonl');
+    await fsp.writeFile(
+      transcript,
+      [JSON.stringify({ type: 'session', id: 'abc', cwd: '/work' }), toolResult('e1', 'call_1', path.join(tmp, 'lnk') + '/../' + name)].join('\n') + '\n',
+    );
+    catalog = new Catalog({ env: { HOME: path.join(dir, 'home'), PI_CODING_AGENT_DIR: agentDir, TMPDIR: tmp }, sources: ['pi'] });
+    await catalog.scan();
+    expect(catalog.findSessions('abc')).toEqual([]); // its one named output refused: no blob, no session
+    const all = catalog.sessions().flatMap((s) => s.blobs.map((b) => [s.id, b.path, b.bytes]));
+    expect(all).toEqual([['pi-unattached-outputs', path.join(tmp, name), 6]]);
+  });
 });
