@@ -754,8 +754,10 @@ export class Catalog {
   }
 
   /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
-  private describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
-    return describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher });
+  private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
+    const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher });
+    if (described.problem) this.reportOnce(described.problem);
+    return described;
   }
 
   /**

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import type { ApiCall } from './calls';
 import { refusal } from './clean';
-import { stampOf, type IndexedClaim } from './index-file';
+import { stampOf, UNSETTLED, type IndexedClaim } from './index-file';
 import type { Described, SessionClaim, Source } from './source';
 import type { TranscriptCache } from './transcripts';
 import { deepestRoot } from '../spill/inside';
@@ -19,8 +19,11 @@ export interface DescribeEnv {
   keepTranscripts: boolean;
 }
 
-/** What a claim's source describes now (described null: it holds nothing). */
-export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
+/**
+ * What a claim's source describes now (described null: it holds nothing). `problem`: why it could not be
+ * described (an unreadable folder or transcript); that is stored unsettled, to be described again next scan.
+ */
+export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Promise<{ indexed: IndexedClaim; calls?: ApiCall[]; problem?: string }> {
   const source = env.sources.find((s) => s.name === claim.source)!;
   const root = rootOf(env.roots, claim.dir)?.path ?? path.dirname(claim.dir);
   // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
@@ -31,8 +34,8 @@ export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Prom
   try {
     described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots) });
   } catch (err) {
-    env.logger.warn(`cannot describe ${claim.dir}: ${(err as Error).message}`);
-    described = undefined;
+    const problem = `cannot describe ${claim.dir}: ${(err as Error).message}`;
+    return { indexed: { claim, described: null, stamps: [...stamps.keys()].map((folder) => [folder, UNSETTLED]), describedAt }, problem };
   }
   if (!described) return { indexed: { claim, described: null, stamps: [...stamps], describedAt } };
   // Files read (transcripts, manifests) and blob folders: stamped after, so a change

@@ -15,7 +15,7 @@ import { childPath } from './child-path';
 import { pauser } from './pause';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 8;
+export const INDEX_VERSION = 9;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
@@ -55,11 +55,17 @@ export function indexFileFor(cacheDir: string, roots: readonly KnownRoot[], sour
   return path.join(cacheDir, `catalog-${createHash('sha256').update(config).digest('hex').slice(0, 16)}.jsonl`);
 }
 
-/** `ino:size:mtime` of a path (not followed), or '-' when it does not exist. */
+/**
+ * `ino:size:mtime:ctime` of a path (not followed), or '-' when it does not exist. The ctime, which no one can set,
+ * catches a folder whose mtime was put back after a change (`touch -r`, a restore) and a chmod that made it readable.
+ */
 export function stampOf(file: string): string {
   const stat = statOf(file);
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : stat === null ? '-' : '?';
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : stat === null ? '-' : '?';
 }
+
+/** A stamp no file has: stored for a folder or file that could not be read, so its session is described again. */
+export const UNSETTLED = '!';
 
 /**
  * Whether a blob still has the size and mtime it was described with. (Its

@@ -37,8 +37,12 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
     // A missing folder is common (most sessions have no subagents/): no exception to build for it.
     if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (err) {
+    // Gone meanwhile: nothing to list. Unreadable: its session cannot be described now (an empty listing
+    // stored as its description would hide its blobs for good); describeClaim says so and tries again next scan.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new Error(`cannot read ${dir} (${code ?? (err as Error).message})`);
   }
   const facts: FileFacts[] = [];
   for (const e of entries) {
