@@ -6,7 +6,7 @@
 // the first and last few KB plus one streaming pass over the middle, so
 // `digestFile` gives exactly what `digestText` gives on the same bytes.
 import { promises as fsp, constants as C } from 'node:fs';
-import { headWeight, isFailureLine, toolKind, type ToolKind } from './salience';
+import { failureRank, headWeight, isFailureLine, toolKind, type ToolKind } from './salience';
 import { countNewlines, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
 import { classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
 
@@ -63,6 +63,8 @@ interface Candidate {
   shape: string;
   /** How many scanned failure lines had this shape. */
   repeats: number;
+  /** failureRank: verdicts first, passing tests' lines last. */
+  rank: number;
 }
 
 /** Distinct failure-line shapes remembered (bounded memory); later new shapes go to a small ring. */
@@ -72,7 +74,9 @@ const CANDIDATE_TEXT_MAX = 512;
 
 // A line can only be a failure line if it holds one of these stems; finding
 // them across a whole chunk first keeps the scan near memchr speed.
-const FAILURE_STEM = /err|fail|fatal|panic|exception|traceback|assert/gi;
+// (The text is searched as latin1: `\xe2\x97\x8f` is jest's `●`.)
+const FAILURE_STEM =
+  /err|fail|fatal|panic|exception|traceback|assert|fault|dumped|abort|killed|terminate|not found|no such file|denied|not ok|\xe2\x97\x8f|undefined reference|cannot find|out of memory|timed out/gi;
 
 /**
  * Streams bytes, counts newlines, and keeps the first/last failure lines with
@@ -176,7 +180,7 @@ class LineScanner {
     if (!isFailureLine(text)) return;
     const shape = text.replace(/\d+/g, '#').slice(0, 160);
     const known = this.shapes.get(shape);
-    const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1 };
+    const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1, rank: failureRank(text) };
     if (known) {
       known.count++;
       if (known.early.length < 2) known.early.push(c);
@@ -232,10 +236,12 @@ function renderSalient(c: Candidate): string {
 }
 
 /**
- * Which failure lines to show: one per shape; lines whose shape occurs once
- * come first (a root cause is rarely repeated, progress noise is), among them
- * the first and the last (root cause, final verdict), then the others in
- * order; repeated shapes follow, rarest first. Shown in line order.
+ * Which failure lines to show: one per shape, verdicts before mere mentions
+ * and passing tests' lines last (failureRank). Within a rank, lines whose
+ * shape occurs once come first (a root cause is rarely repeated, progress
+ * noise is), among them the first and the last (root cause, final verdict),
+ * then the others in order; repeated shapes follow, rarest first. Shown in
+ * line order.
  */
 function selectSalient(cands: Candidate[], budget: number): string {
   const headerBytes = utf8Bytes(SALIENT_HEADER);
@@ -248,8 +254,13 @@ function selectSalient(cands: Candidate[], budget: number): string {
     seen.add(c.shape);
     (c.repeats > 1 ? repeated : unique).push(c);
   }
-  const ends = unique.length > 1 ? [unique[0]!, unique[unique.length - 1]!, ...unique.slice(1, -1)] : unique;
-  const order = [...ends, ...repeated.sort((a, b) => a.repeats - b.repeats || a.lineNo - b.lineNo)];
+  // By rank (verdicts, mentions, passing tests' lines); within one, as said above.
+  const order: Candidate[] = [];
+  for (const rank of [0, 1, 2]) {
+    const once = unique.filter((c) => c.rank === rank);
+    const ends = once.length > 1 ? [once[0]!, once[once.length - 1]!, ...once.slice(1, -1)] : once;
+    order.push(...ends, ...repeated.filter((c) => c.rank === rank).sort((a, b) => a.repeats - b.repeats || a.lineNo - b.lineNo));
+  }
   let left = budget - headerBytes;
   const chosen: Candidate[] = [];
   for (const c of order) {

@@ -40,8 +40,13 @@ export function headWeight(kind: ToolKind): number {
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 const FAILURE_WORD =
   /\b(?:errors?|failed|failures?|failing|fail|fatal|panic(?:ked|s)?|exceptions?|traceback|assert(?:ions?|s)?)\b/gi;
-// TypeError, AssertionError, NullPointerException, ...
-const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b|\bERR!/g;
+// TypeError, AssertionError, NullPointerException, ComparisonFailure, ...
+const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR!/g;
+// Failures that name no failure word: crashes, the shell, test protocols (TAP's `not ok`, jest's `●`), linkers.
+const FAILURE_PHRASE =
+  /\bsegmentation fault\b|\bcore dumped\b|^\s*(?:aborted|killed)\b|\b\d+\s+(?:aborted|killed)\b|\bterminate called\b|\bcommand not found\b|\bno such file or directory\b|\bpermission denied\b|^\s*not ok\b|^\s*\u25cf\s|\bundefined reference to\b|\bcannot find module\b|\bout of memory\b|\btimed out\b/gi;
+// Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured`.
+const QUALIFIED_EXCEPTION = /^\s*(?:\w+\.)+(?:errors?|exceptions?)\.\w+(?::|$)/i;
 // "0 errors", "no failures", "without errors", "errors: 0" report success.
 const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;
@@ -49,19 +54,49 @@ const NEGATED_AFTER = /^\s*[:=]\s*0\b/;
 const PATH_BEFORE = /[/\\][\w.-]*$/;
 const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
 
+/**
+ * Each way a line can name a failure, and which of the success readings apply: a count of zero
+ * after it ("errors: 0") only to a plain word (`KeyError: 0` is Python's failure line), a path
+ * only to words (a phrase has spaces).
+ */
+const RULES: ReadonlyArray<{ re: RegExp; countAfter: boolean; path: boolean }> = [
+  { re: FAILURE_WORD, countAfter: true, path: true },
+  { re: FAILURE_COMPOUND, countAfter: false, path: true },
+  { re: FAILURE_PHRASE, countAfter: false, path: false },
+];
+
 /** True when the line carries a failure word that is not negated ("0 failed"). */
 export function isFailureLine(line: string): boolean {
   const text = line.includes('\x1b') ? line.replace(ANSI, '') : line;
-  for (const re of [FAILURE_WORD, FAILURE_COMPOUND]) {
+  if (QUALIFIED_EXCEPTION.test(text)) return true;
+  for (const { re, countAfter, path } of RULES) {
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = re.exec(text)) !== null) {
       const before = text.slice(Math.max(0, m.index - 12), m.index);
       const after = text.slice(m.index + m[0].length, m.index + m[0].length + 8);
-      if (NEGATED_BEFORE.test(before) || NEGATED_AFTER.test(after)) continue;
-      if (PATH_BEFORE.test(before) || PATH_AFTER.test(after)) continue;
+      if (NEGATED_BEFORE.test(before) || (countAfter && NEGATED_AFTER.test(after))) continue;
+      if (path && (PATH_BEFORE.test(before) || PATH_AFTER.test(after))) continue;
       return true;
     }
   }
   return false;
+}
+
+// A failure as tools print their verdicts: `FAIL x`, `error[E0308]:`, `TypeError: ...`, `FAILED`, make's `***`.
+const VERDICT =
+  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\b(?:error|fatal|panic)(?:\[[^\]]*\])?:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*.*\bError\b|\bpanicked\b/;
+// A passing test's line, whose name may say "error": `✓ throws an error`, `PASS x`, TAP's `ok 3`, pytest's `PASSED`.
+const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
+
+/**
+ * How a failure line ranks for the digest's few lines: 0 a verdict (a failure as tools print
+ * it), 1 a failure word in passing, 2 a passing test's line. Only for lines isFailureLine flags.
+ */
+export function failureRank(line: string): 0 | 1 | 2 {
+  const text = line.includes('\x1b') ? line.replace(ANSI, '') : line;
+  if (PASSING.test(text) && !/FAIL/.test(text)) return 2;
+  if (VERDICT.test(text) || QUALIFIED_EXCEPTION.test(text)) return 0;
+  FAILURE_PHRASE.lastIndex = 0;
+  return FAILURE_PHRASE.test(text) ? 0 : 1;
 }

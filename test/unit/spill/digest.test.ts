@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { digestFile, digestText, digestValue, isFailureLine, scanFailureLines, toolKind, type DigestOptions } from '../../../src/spill/digest';
+import { failureRank } from '../../../src/spill/salience';
 import { countLines, utf8Bytes } from '../../../src/spill/text';
 import { classifyOutput, parseValueBlob, planValueDigest, renderValueBlob } from '../../../src/spill/value';
 import { tempDir } from './temp-dirs';
@@ -188,12 +189,58 @@ describe('isFailureLine', () => {
     '\x1b[31mFAIL\x1b[39m src/x.test.ts',
     'fatal: not a git repository',
     'Build failed.',
+    'KeyError: 0',
+    'AssertionError: 0 != 1',
+    'psycopg2.errors.UndefinedTable: relation "users" does not exist',
+    'django.core.exceptions.ImproperlyConfigured: Requested setting DEBUG',
+    'Segmentation fault (core dumped)',
+    "terminate called after throwing an instance of 'std::runtime_error'",
+    'Aborted (core dumped)',
+    'bash: line 1: 4242 Killed                  ./eat-memory',
+    'bash: frobnicate: command not found',
+    'cat: config.yml: No such file or directory',
+    'not ok 17 - adds two numbers',
+    '  \u25cf Parser \u203a rejects bad input',
+    'org.junit.ComparisonFailure: expected:<[1]> but was:<[2]>',
+    "main.c:(.text+0x1c): undefined reference to `helper'",
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
+});
+
+describe('failureRank', () => {
+  it.each([
+    [0, 'FAIL  src/merge.test.ts > merge > keeps user overrides'],
+    [0, 'AssertionError: expected { a: 1 } to deeply equal { a: 2 }'],
+    [0, 'error[E0308]: mismatched types'],
+    [0, 'make: *** [Makefile:12: all] Error 2'],
+    [0, 'Segmentation fault (core dumped)'],
+    [0, 'psycopg2.errors.UndefinedTable: relation "users" does not exist'],
+    [1, 'retrying after an error in the cache layer'],
+    [2, ' \u2713 src/user.test.ts > parse user > throws an error on bad input 3ms'],
+    [2, 'tests/test_io.py::test_error_path PASSED'],
+    [2, 'ok 3 - reports errors'],
+  ])('ranks %i: %j', (rank, line) => expect(failureRank(line)).toBe(rank));
+
+  it("keeps a real failure among many passing tests named for errors", () => {
+    const lines: string[] = [];
+    const passing = (from: number) => {
+      for (let t = from; t < from + 25; t++) {
+        lines.push(` \u2713 src/m${t}.test.ts > module ${t} > throws an error on bad input ${t}ms`);
+        for (let j = 0; j < 30; j++) lines.push(`   [debug] module ${t} step ${j}`);
+      }
+    };
+    passing(0);
+    lines.push(' FAIL  src/merge.test.ts > merge > keeps user overrides', 'AssertionError: expected { a: 1 } to deeply equal { a: 2 }');
+    passing(25);
+    lines.push(' Test Files  1 failed | 49 passed (50)');
+    const d = digestText(lines.join('\n') + '\n', opts(2048));
+    expect(d).toContain('FAIL  src/merge.test.ts');
+    expect(d).toContain('AssertionError: expected { a: 1 }');
+  });
 });
 
 describe('failure-line scan over chunks', () => {
