@@ -46,6 +46,14 @@ export function claudeNulRewrite(command: string): string {
 }
 
 /**
+ * `trap` or `exec` where the shell runs it as its own builtin: at the start of a command (after a
+ * separator, a keyword, `builtin`/`command`/`eval`, assignments), or right after a quote (an eval'd
+ * string may run it). As another program's argument (`bundle exec`, `docker exec`, `find -exec`) it is harmless.
+ */
+const SHELL_BUILTIN_USE =
+  /(?:^|[;&|(){}`\n!]|\$\(|\b(?:then|do|else|elif|if|while|until|time|builtin|command|eval)\s|['"])\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:trap|exec)(?![\w-])/;
+
+/**
  * Why a command is left unwrapped, or undefined when it can be wrapped.
  * `trap` could replace the wrapper's exit handler and `exec` could replace
  * the shell before the output is handed back: either would leave the model
@@ -54,7 +62,7 @@ export function claudeNulRewrite(command: string): string {
 export function whyNotCapturable(command: string): string | undefined {
   if (command.trim() === '') return 'empty command';
   if (command.length > MAX_WRAPPED_COMMAND_CHARS) return 'command too long';
-  if (/(?:^|[^\w$-])(?:trap|exec)(?![\w-])/.test(command)) return 'command uses trap or exec';
+  if (SHELL_BUILTIN_USE.test(command)) return 'command uses trap or exec';
   if (command.includes('\0')) return 'command holds a NUL byte';
   return undefined;
 }

@@ -57,9 +57,26 @@ describe('PreToolUse', () => {
     expect(await hookOutputFor(pre('make', 'bypassPermissions', 'toolu_2'), { finishCommand: FINISH, captureBash: 'never' })).toBeUndefined();
   });
 
-  it.each(['trap "rm -f x" EXIT; make', 'exec make', 'cd src && exec ./build.sh', ''])('leaves %j alone', async (command) => {
+  it.each([
+    'trap "rm -f x" EXIT; make',
+    'exec make',
+    'cd src && exec ./build.sh',
+    'FOO=1 exec ./run',
+    'if true; then exec 2>&1; fi',
+    "eval 'trap - EXIT'",
+    'builtin exec ls',
+    'x=$(exec true)',
+    '',
+  ])('leaves %j alone', async (command) => {
     expect(await rewrite(command)).toBeUndefined();
   });
+
+  it.each(['bundle exec rspec', 'pnpm exec vitest run', 'npm exec -- jest', 'docker exec web make test', 'kubectl exec pod -- ls', 'pytest -k "not trap"', 'find . -exec grep -l x {} +', 'git rebase --exec "make test" main'])(
+    'wraps %j (exec or trap as an argument)',
+    async (command) => {
+      expect(await rewrite(command)).toBeDefined();
+    },
+  );
 
   it('does not reuse a capture file that is already there (same id twice)', async () => {
     expect(await rewrite('make')).toBeDefined();
