@@ -110,14 +110,20 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
   return [
     `${CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}`,
     `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
-    '__spillway_done() { { set +x; } 2>/dev/null; trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
+    // From the EXIT trap $? is right after an `exit` or a set -e failure, where bash names the outermost
+    // eval (Claude Code's, or ours) as the command running; a signal that ends the shell leaves a stale
+    // status (often 0) and bash names the simple command it interrupted: that says `ended`. (zsh names
+    // none: its status is kept.)
+    '__spillway_done() { { set +x; } 2>/dev/null; __spillway_s=$1; ' +
+      'case ${2-exit} in exit|exit[[:space:]]*|eval[[:space:]]*) ;; *) __spillway_s=ended;; esac; ' +
+      'trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
       // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
       // $(( )) drops the spaces some wc put before the number.
       `if [ "$(( $(wc -c < "$__spillway_f") ))" -le ${inline} ]; then cat "$__spillway_f"; rm -f "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$1" "$__spillway_cmd" || cat "$__spillway_f"; fi; }`,
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || cat "$__spillway_f"; fi; }`,
     '__spillway_status() { return "$1"; }',
     'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',
-    `trap '__spillway_done "$?"' EXIT`,
+    `trap '__spillway_done "$?" "\${BASH_COMMAND-exit}"' EXIT`,
     `eval "$__spillway_cmd"${stdin}`,
     '{ __spillway_rc=$?; __spillway_x=$-; set +x; } 2>/dev/null',
     '__spillway_done "$__spillway_rc"',

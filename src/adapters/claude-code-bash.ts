@@ -90,8 +90,9 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
  * The finish step, run by the wrapped command after it ended (`spillway hook
  * claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND`): records the
  * capture in the session's manifest and returns what the model sees.
- * STATUS is the exit code, or `killed` / `interrupted` / `running` when the
- * Post hooks digest a capture the command did not finish itself.
+ * STATUS is the exit code; `ended` when a signal ended the shell during the
+ * command; or `killed` / `interrupted` / `running` when the Post hooks digest
+ * a capture the command did not finish itself.
  */
 export async function finishCapture(file: string, status: string, command: string, digestBytes: number, logger?: SpillLogger): Promise<string> {
   const where = captureLocation(file);
@@ -121,6 +122,7 @@ export async function finishCapture(file: string, status: string, command: strin
 
 function trailer(status: string, file: string): string {
   if (/^\d+$/.test(status)) return `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${file}]`;
+  if (status === 'ended') return `[spillway: the shell ended before the command finished (a signal, such as a kill or a timeout); all it printed (stdout and stderr) is in ${file}]`;
   if (status === 'running') return `[spillway: the command is still running; its output so far (stdout and stderr) is in ${file}, and all of it will be when it ends]`;
   return `[spillway: the command was stopped (${status}); all it printed (stdout and stderr) is in ${file}]`;
 }

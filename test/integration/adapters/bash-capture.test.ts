@@ -4,7 +4,7 @@
 // wrapped command must leave the same output, exit code and working directory
 // as the command alone; a large output becomes a digest naming a file that
 // holds all of it.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -138,6 +138,25 @@ describe('a large output', () => {
     const { records } = await readManifest(path.dirname(w.file));
     expect(records).toMatchObject([{ file: path.basename(w.file), tool: 'Bash', bytes: Buffer.byteLength(plain.output) }]);
     expect((records[0]!.args as { command: string }).command).toBe(BUILD);
+  });
+
+  it('says the shell was ended, not "code 0", when a signal ends it mid-command; an `exit 0` stays code 0', async () => {
+    const pidFile = path.join(tmp, `pid-${++n}`);
+    const w = wrapped(`seq 1 60000; echo "error: lost the database"; echo $$ > '${pidFile}'; sleep 3`);
+    const out = path.join(tmp, `out-${++n}`);
+    const fd = fs.openSync(out, 'w');
+    const shell = spawn('bash', ['-c', claudeEval(w.command)], { cwd: workDir(), stdio: ['ignore', fd, fd] });
+    fs.closeSync(fd);
+    while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') await new Promise((r) => setTimeout(r, 20));
+    process.kill(Number(fs.readFileSync(pidFile, 'utf8')), 'SIGTERM');
+    await new Promise((r) => shell.once('exit', r));
+    const seen = fs.readFileSync(out, 'utf8');
+    expect(seen).toContain('error: lost the database');
+    expect(seen).toContain('the shell ended before the command finished');
+    expect(seen).not.toContain('exited with code');
+
+    const exited = runLikeClaude(wrapped('seq 1 60000; exit 0').command, workDir());
+    expect(exited.output).toContain('exited with code 0');
   });
 
   it('is printed whole when the finish step cannot run (the output as without Spillway)', () => {
