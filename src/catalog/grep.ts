@@ -574,8 +574,9 @@ async function searchText(lines: Buffer, spans: number[], base: number, runner: 
   for (let i = 0; i < spans.length; i += 2) parts.push(lines.toString('utf8', spans[i], spans[i + 1]));
   const text = parts.join('\n');
   const hits = await runner.find(text);
-  // Walk the hits (in order) and the parts together: where a part starts in
-  // `text` and in `lines`, and how far into it bytes were counted.
+  // Walk the hits (in order) and the parts together: where a part starts in `text` and in `lines`, and
+  // the line reached, by its start in both. Lines are counted by their '\n', which decoding keeps one for
+  // one (text re-encoded would not give the bytes back: an invalid byte decodes to a 3-byte U+FFFD).
   let part = 0;
   let partStart = 0;
   let strPos = 0;
@@ -588,8 +589,10 @@ async function searchText(lines: Buffer, spans: number[], base: number, runner: 
       strPos = partStart;
       bytePos = spans[part * 2]!;
     }
-    bytePos += Buffer.byteLength(text.slice(strPos, start));
-    strPos = start;
+    for (let nl = text.indexOf('\n', strPos); nl !== -1 && nl < start; nl = text.indexOf('\n', strPos)) {
+      bytePos = lines.indexOf(0x0a, bytePos) + 1;
+      strPos = nl + 1;
+    }
     if (!report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!))) return false;
   }
   return true;

@@ -23,6 +23,8 @@ beforeAll(async () => {
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb22-odd.txt'), 'Über NEEDLE\r\nnaïve needle\n\nNEEDLE at end');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb23-empty.txt'), '');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb24-latin1.txt'), Buffer.from('caf\xe9 needle\nplain\n', 'latin1'));
+  // Invalid UTF-8 (each byte decodes to a 3-byte U+FFFD) lines before a match: its line number must not move.
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb27-invalid.txt'), Buffer.concat([Buffer.from('garbage '), Buffer.alloc(300, 0xff), Buffer.from('\nrow 2 \xff\xfe\nrow 3 NEEDLE here step 3999 ok\n', 'latin1')]));
   // A regex's literal on near lines, non-ASCII between them: they reach its worker as one stretch.
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb25-near.txt'), 'Ünïcödé NEEDLE one\nnaïve filler\nNEEDLE two end\nplain\n');
   catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
