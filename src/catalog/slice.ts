@@ -102,8 +102,11 @@ export async function readSlice(path: string, startLine: number, endLine: number
   return { ...rest, text: data.toString('utf8') };
 }
 
-/** readSlice's lines as the file's own bytes (joined by '\n'), for printing them unchanged. */
-export async function readSliceBytes(path: string, startLine: number, endLine: number, options: SliceOptions = {}): Promise<Omit<SliceResult, 'text'> & { data: Buffer }> {
+/**
+ * readSlice's lines as the file's own bytes (joined by '\n'), for printing them unchanged; `newlineAfter`:
+ * whether the file has a '\n' after the last of them (a last line may have none).
+ */
+export async function readSliceBytes(path: string, startLine: number, endLine: number, options: SliceOptions = {}): Promise<Omit<SliceResult, 'text'> & { data: Buffer; newlineAfter: boolean }> {
   if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
     throw new RangeError(`invalid line range ${startLine}:${endLine} (1-based, start <= end)`);
   }
@@ -112,8 +115,10 @@ export async function readSliceBytes(path: string, startLine: number, endLine: n
   let bytes = 0;
   let truncated = false;
   let current: Buffer[] | undefined;
-  await scanLines(path, startLine, (line, piece, ends) => {
+  let newlineAfter = false;
+  const scan = await scanLines(path, startLine, (line, piece, ends) => {
     if (line > endLine) return false;
+    newlineAfter = ends;
     if (!current) lines.push((current = []));
     if (bytes + piece.length > maxBytes) {
       current.push(Buffer.from(piece.subarray(0, maxBytes - bytes)));
@@ -129,12 +134,15 @@ export async function readSliceBytes(path: string, startLine: number, endLine: n
   const newline = Buffer.from('\n');
   const data = Buffer.concat(lines.flatMap((parts, i) => (i === 0 ? parts : [newline, ...parts])));
   const returned = lines.length;
+  const eof = !truncated && startLine + returned - 1 < endLine;
   return {
     path,
     startLine,
     endLine: startLine + returned - 1,
     data,
-    eof: !truncated && startLine + returned - 1 < endLine,
+    newlineAfter: newlineAfter && !truncated,
+    eof,
+    ...(eof ? { lastLine: scan.lastHadBytes ? scan.line : scan.line - 1 } : {}),
     truncated,
   };
 }

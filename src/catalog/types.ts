@@ -219,6 +219,8 @@ export interface SliceResult {
   text: string;
   /** True when the file ended before the requested end line. */
   eof: boolean;
+  /** With eof: the file's last line (0 when it is empty). */
+  lastLine?: number;
   /** True when `maxBytes` cut the text. */
   truncated: boolean;
 }

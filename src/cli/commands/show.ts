@@ -32,8 +32,9 @@ export const showCommand: CliCommand = async (argv, io) => {
     const { start, end } = parseLineRange(values.lines);
     // The file's own bytes, like cat: not decoded, so invalid UTF-8 is not replaced.
     const slice = await readSliceBytes(file, start, end, { open });
-    if (slice.data.length > 0 || slice.endLine >= slice.startLine) io.stdout(Buffer.concat([slice.data, Buffer.from('\n')]));
-    if (slice.eof) io.stderr(human`spillway show: ${file} ends at line ${Math.max(slice.endLine, start - 1)}\n`);
+    // Its '\n' after the last line only where the file has one (a cut slice ends a line of its own).
+    if (slice.data.length > 0 || slice.endLine >= slice.startLine) io.stdout(slice.newlineAfter || slice.truncated ? Buffer.concat([slice.data, Buffer.from('\n')]) : slice.data);
+    if (slice.eof) io.stderr(human`spillway show: ${file} ends at line ${slice.lastLine ?? slice.endLine}\n`);
     return 0;
   }
   // Never through a symlink, never blocked on a FIFO: only a regular file is printed.

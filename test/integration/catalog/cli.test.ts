@@ -102,6 +102,23 @@ describe('spillway show', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ENOENT');
   });
+  it("says where a blob really ends past its last line, and keeps a last line's missing newline", async () => {
+    const noFinal = path.join(fx.dsh.dir, 'cc33dd44-nofinal.txt');
+    const empty = path.join(fx.dsh.dir, 'cc33dd45-empty.txt');
+    await fsp.writeFile(noFinal, 'a\nb\nc');
+    await fsp.writeFile(empty, '');
+    for (const [file, lines, stdout, last] of [
+      [noFinal, '100:200', '', 3],
+      [noFinal, '9007199254740991:9007199254740991', '', 3],
+      [noFinal, '2:9', 'b\nc', 3],
+      [empty, '50:60', '', 0],
+    ] as const) {
+      const run = await runCli(['show', file, '--lines', lines], fx.env);
+      expect(run.stdout, lines).toBe(stdout);
+      expect(run.stderr, lines).toContain(`ends at line ${last}\n`);
+    }
+    expect((await runCli(['show', noFinal, '--lines', '1:2'], fx.env)).stdout).toBe('a\nb\n');
+  });
 });
 
 describe('spillway grep', () => {
