@@ -17,6 +17,8 @@ import { describeManifestFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
+/** A session's blob folder is `<id>-blobs/` beside its session file. */
+const BLOBS_SUFFIX = '-blobs';
 /** The shell logs among them, listed even when no session names them; group 1 is the tool. */
 const PI_SHELL_LOG = /^pi-(bash|powershell)-[0-9a-f]{8,}\.log$/;
 /** The fallback claim's folder key: the logs' folder plus this glob-like name (never a real folder). */
@@ -216,7 +218,7 @@ export const pi: Source = {
       const id = SESSION_FILE.exec(entry.name)?.[1];
       if (!entry.isFile() || !id) continue;
       // pi session folders are named `--<cwd>--`; elsewhere require the blobs folder.
-      const blobsDir = `${id}-blobs`;
+      const blobsDir = `${id}${BLOBS_SUFFIX}`;
       if (!/^--.*--$/.test(path.basename(dir.path)) && !names.has(blobsDir)) continue;
       claims.push({
         source: 'pi',
@@ -224,16 +226,26 @@ export const pi: Source = {
         owns: names.has(blobsDir) ? [path.join(dir.path, blobsDir)] : [],
       });
     }
+    // A pi session folder's `<id>-blobs/` whose session file is gone (or is no file): its blobs still fill
+    // the disk, so they are listed (and cleanable) as a session of their own, as Claude Code's are.
+    if (/^--.*--$/.test(path.basename(dir.path))) {
+      const described = new Set(claims.map((c) => SESSION_FILE.exec(path.basename(c.dir))?.[1]));
+      for (const entry of dir.entries) {
+        const id = entry.isDirectory() && entry.name.endsWith(BLOBS_SUFFIX) ? entry.name.slice(0, -BLOBS_SUFFIX.length) : '';
+        if (id && !described.has(id)) claims.push({ source: 'pi', dir: path.join(dir.path, entry.name), owns: [] });
+      }
+    }
     return claims;
   },
   async describe(claim, ctx) {
     if (claim.fallback) return describeUnattached(path.dirname(claim.dir));
+    if (claim.dir.endsWith(BLOBS_SUFFIX)) return describeOrphanBlobs(claim.dir);
     const transcript = claim.dir;
     const read = await ctx.transcripts.read(transcript, piReducer);
     if (!read) return undefined;
     const state = read.state;
     const id = state.sessionId ?? SESSION_FILE.exec(path.basename(transcript))?.[1] ?? path.basename(transcript);
-    const blobsDir = path.join(path.dirname(transcript), `${SESSION_FILE.exec(path.basename(transcript))?.[1] ?? id}-blobs`);
+    const blobsDir = path.join(path.dirname(transcript), `${SESSION_FILE.exec(path.basename(transcript))?.[1] ?? id}${BLOBS_SUFFIX}`);
     const folder = await describeManifestFolder(blobsDir);
     let skipped = read.skipped + folder.skipped;
     const turnOf = (callId: string): number | undefined => {
@@ -322,6 +334,24 @@ export const pi: Source = {
     };
   },
 };
+
+/** A `<id>-blobs/` folder whose session file is gone: its blobs, by its manifest where it has one. */
+async function describeOrphanBlobs(blobsDir: string): Promise<Described | undefined> {
+  const folder = await describeManifestFolder(blobsDir);
+  if (folder.blobs.length === 0) return undefined;
+  return {
+    session: {
+      source: 'pi',
+      id: folder.sessionId ?? path.basename(blobsDir).slice(0, -BLOBS_SUFFIX.length),
+      dir: blobsDir,
+      skipped: folder.skipped,
+      notes: ['session file missing'],
+    },
+    blobs: folder.blobs,
+    dependsOn: [path.join(blobsDir, MANIFEST_NAME)],
+    blobFolders: wholeFolder(blobsDir, folder.listed, folder.blobs.length),
+  };
+}
 
 /**
  * pi shell logs in `dir` (TMPDIR) as one session; the catalog gives each log
