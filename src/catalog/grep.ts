@@ -372,7 +372,10 @@ export function requiredLiteral(source: string): string | undefined {
       const next = source[i + 1];
       i++;
       if (depth === 0 && next !== undefined && META.has(next) && !/[?*{]/.test(source[i + 1] ?? '')) run += next;
-      else end();
+      else {
+        end();
+        i = escapeEnd(source, i);
+      }
       continue;
     }
     if (c === '[') {
@@ -412,6 +415,23 @@ export function requiredLiteral(source: string): string | undefined {
   }
   end();
   return best.length >= 3 ? best : undefined;
+}
+
+/**
+ * The last index of the escape whose letter is at `i` (`\x45`, `\u00ef`, `\u{1F600}`, `\pL`, `\p{Lu}`,
+ * `\cJ`, `\k<name>`, `\12`): what follows the letter there is its argument, not literal text.
+ */
+function escapeEnd(source: string, i: number): number {
+  const letter = source[i];
+  const braced = (open: string, close: string): number => (source[i + 1] === open ? Math.max(i, source.indexOf(close, i + 1)) : -1);
+  if (letter === 'x') return i + 2;
+  if (letter === 'u') return braced('{', '}') >= 0 ? braced('{', '}') : i + 4;
+  if (letter === 'p' || letter === 'P') return braced('{', '}') >= 0 ? braced('{', '}') : i + 1;
+  if (letter === 'c') return i + 1;
+  if (letter === 'k') return Math.max(i, braced('<', '>'));
+  let j = i;
+  while (/[0-9]/.test(source[j + 1] ?? '') && /[0-9]/.test(letter ?? '')) j++;
+  return j;
 }
 
 /** Counts '\n' lazily: only when a match needs its line number. */
@@ -474,14 +494,15 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
       }
       const buffer = lane.buffer;
       const bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
-      // A NUL byte marks a binary file: searching stops there, as ripgrep's does.
-      if (buffer.subarray(carry, carry + bytesRead).includes(0)) return;
+      // A NUL byte marks a binary file: searching stops as ripgrep's does on a folder, whose reads are
+      // 64 KiB blocks: the lines that end before the block holding the NUL are searched, none after.
+      const nul = buffer.subarray(carry, carry + bytesRead).indexOf(0);
       // Up to the size seen when opened (no read to find the end; an append since is not searched).
       const eof = bytesRead === 0 || pos + bytesRead >= size;
       pos += bytesRead;
-      const length = carry + bytesRead;
+      const length = nul === -1 ? carry + bytesRead : Math.max(0, binaryCutoff(regionStart + carry + nul) - regionStart);
       // Search only complete lines; the tail waits for the next chunk (or EOF).
-      let end = eof ? length : buffer.lastIndexOf(0x0a, length - 1) + 1;
+      let end = eof && nul === -1 ? length : buffer.lastIndexOf(0x0a, length - 1) + 1;
       if (length === 0) end = 0;
       if (end === 0 && length > MAX_LINE_BYTES) end = length;
       if (end > 0) {
@@ -501,7 +522,7 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
         if (!goOn) return;
         counter.advance(lines, regionStart);
       }
-      if (eof) return;
+      if (eof || nul !== -1) return;
       buffer.copyWithin(0, end, length);
       carry = length - end;
       regionStart += end;
@@ -511,6 +532,11 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
     // A buffer grown for a long line is not kept for the files after it.
     if (lane.buffer.length > CHUNK * 2) lane.buffer = Buffer.allocUnsafe(CHUNK * 2);
   }
+}
+
+/** Where a search of a file with a NUL at `offset` stops: the start of ripgrep's 64 KiB read that holds it. */
+function binaryCutoff(offset: number): number {
+  return offset - (offset % (64 << 10));
 }
 
 /** One file being searched: where matches go and how their lines are numbered. */

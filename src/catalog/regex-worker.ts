@@ -26,6 +26,8 @@ parentPort.on('message', (text) => {
     const m = scan.exec(text);
     if (!m) break;
     const start = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
+    // Past the text's last '\n' there is no line (a pattern matching empty would find one there).
+    if (start >= text.length) break;
     let end = text.indexOf('\n', m.index);
     if (end === -1) end = text.length;
     // The scan runs over many lines at once; the verdict is per line.

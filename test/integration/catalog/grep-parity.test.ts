@@ -23,6 +23,8 @@ beforeAll(async () => {
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb22-odd.txt'), 'Über NEEDLE\r\nnaïve needle\n\nNEEDLE at end');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb23-empty.txt'), '');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb24-latin1.txt'), Buffer.from('caf\xe9 needle\nplain\n', 'latin1'));
+  // A NUL byte past the first 64 KiB: both engines search the lines before ripgrep's read that holds it, none after.
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb28-nul.txt'), `NEEDLE before\n${'filler NEEDLE line\n'.repeat(8000)}binary \0 NEEDLE\nNEEDLE after\n`);
   // Invalid UTF-8 (each byte decodes to a 3-byte U+FFFD) lines before a match: its line number must not move.
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb27-invalid.txt'), Buffer.concat([Buffer.from('garbage '), Buffer.alloc(300, 0xff), Buffer.from('\nrow 2 \xff\xfe\nrow 3 NEEDLE here step 3999 ok\n', 'latin1')]));
   // A regex's literal on near lines, non-ASCII between them: they reach its worker as one stretch.
@@ -62,6 +64,9 @@ describe('grep parity (ripgrep vs Node)', () => {
     // Its literal also sits on lines it does not match, some after non-ASCII lines in the same file.
     ['a regex whose literal is on lines it does not match', { pattern: 'NEEDLE.*end$', regex: true }],
     ['a regex matching only after non-ASCII lines', { pattern: 'N[E]EDLE at', regex: true }],
+    // Empty lines only: none made up past a chunk's last '\n'.
+    ['a regex that can match an empty line', { pattern: '^\\s*$', regex: true }],
+    ['a regex with a hex escape', { pattern: '\\x4eEEDLE', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {

@@ -70,4 +70,14 @@ describe('requiredLiteral', () => {
     expect(requiredLiteral('(?:optional)?xy')).toBeUndefined();
     expect(requiredLiteral('[abc]+\\w')).toBeUndefined();
   });
+  it("never takes an escape's argument for literal text", () => {
+    expect(requiredLiteral('\\x45RROR')).toBe('RROR');
+    expect(requiredLiteral('na\\u00efve')).toBeUndefined();
+    expect(requiredLiteral('\\u{1F600} smile')).toBe(' smile');
+    expect(requiredLiteral('\\p{Lu}abc')).toBe('abc');
+    expect(requiredLiteral('\\pLabc')).toBe('abc');
+    expect(requiredLiteral('\\cJabc')).toBe('abc');
+    expect(requiredLiteral('(?<w>a)\\k<w>xyz')).toBe('xyz');
+    expect(requiredLiteral('(a)\\12345xyz')).toBe('xyz');
+  });
 });
