@@ -765,7 +765,19 @@ export class Catalog {
    * mtimes unless a scan skips them). A folder this scan's walk stamped (a session's own) is not stat'ed again.
    */
   private stillHolds(entry: IndexedClaim, claim: SessionClaim, unchanged: (entry: IndexedClaim) => boolean): boolean {
-    return JSON.stringify(entry.claim) === JSON.stringify(claim) && unchanged(entry);
+    return JSON.stringify(entry.claim) === JSON.stringify(claim) && this.blobsWithinRoots(entry) && unchanged(entry);
+  }
+
+  /** Whether every blob an entry names lies below a known root (an index edited by hand could name any file). */
+  private blobsWithinRoots(entry: IndexedClaim): boolean {
+    let checked: string | undefined;
+    for (const blob of entry.described?.blobs ?? []) {
+      const folder = path.dirname(blob.path);
+      if (folder === checked) continue; // a session's blobs come folder by folder
+      if (!path.isAbsolute(blob.path) || !this.rootOf(folder)) return false;
+      checked = folder;
+    }
+    return true;
   }
 
   /** Put a described session in place (dropping what it held before); returns the fallback sessions it took blobs from. */

@@ -6,6 +6,7 @@ import type { DirListing, SessionClaim, Source } from './source';
 import { stampOf } from './index-file';
 import { childPath } from './child-path';
 import { pauser } from './pause';
+import { isInside } from '../spill/inside';
 
 /** Folders that never hold spills and can be huge. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.cache']);
@@ -64,7 +65,7 @@ export async function walk(start: string, depth: number, sources: readonly Sourc
   const pause = pauser();
   const list = (dir: string): { path: string; stamp: string; entries: Dirent[] } | { path: string; recalled: Listed } | undefined => {
     const recalled = memo?.recall(dir);
-    if (recalled) return { path: dir, recalled };
+    if (recalled && namesOnlyWithin(dir, recalled)) return { path: dir, recalled };
     // Stamped before it is listed: a change during the listing leaves a stamp that no longer holds.
     const stamp = memo ? stampOf(dir) : '';
     result.listed++;
@@ -105,4 +106,9 @@ export async function walk(start: string, depth: number, sources: readonly Sourc
     level = next;
   }
   return result;
+}
+
+/** Whether a stored listing names only what lies in its folder (else it is listed again: an index may have been edited). */
+function namesOnlyWithin(dir: string, listed: Listed): boolean {
+  return listed.children.every((child) => path.dirname(child) === dir) && listed.claims.every((c) => isInside(dir, c.dir) && c.owns.every((owned) => isInside(dir, owned)));
 }

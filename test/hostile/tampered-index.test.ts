@@ -1,0 +1,62 @@
+// An index edited by hand (or by anything that can write the user's cache):
+// rows naming files outside the roots, and a stored folder listing naming an
+// outside folder as a child, must not make `list` or `grep` show or read
+// anything outside the roots; the sessions are described again instead.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { backdate } from '../integration/catalog/helpers';
+import { caseDirs, hostileFile, run, SECRET, write } from './helpers';
+
+const { base, sentinel } = hostileFile('tampered-index');
+
+/** Rewrite an index file's lines, keeping its trailer's lengths true. */
+async function tamper(file: string, edit: (entries: any[], trailer: any) => void): Promise<void> {
+  const lines = (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
+  const trailer = JSON.parse(lines.pop()!);
+  const entries = lines.map((l) => JSON.parse(l));
+  edit(entries, trailer);
+  const out = entries.map((e) => JSON.stringify(e) + '\n');
+  trailer.lengths = out.map((l) => Buffer.byteLength(l));
+  await fsp.writeFile(file, out.join('') + JSON.stringify(trailer) + '\n');
+}
+
+describe('a tampered index', () => {
+  it('never makes list or grep show or read a file outside the roots', async () => {
+    const c = await caseDirs(base(), 'tampered');
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    const project = path.join(c.claudeProjects, '-work');
+    await write(path.join(project, `${id}.jsonl`), JSON.stringify({ type: 'user', sessionId: id, cwd: '/work', message: { role: 'user', content: 'hi' } }) + '\n');
+    await write(path.join(project, id, 'tool-results', 'toolu_01.txt'), 'inside blob\n');
+    await backdate(c.dir);
+    expect((await run(['list', '--json'], { env: c.env })).code).toBe(0);
+    const cache = path.join(c.home, '.cache', 'spillway');
+    const [indexFile] = (await fsp.readdir(cache)).filter((n) => n.startsWith('catalog-')).map((n) => path.join(cache, n));
+    const secret = path.join(sentinel(), 'secret.txt');
+    const outsideProject = path.join(c.dir, 'outside', '-elsewhere');
+    await write(path.join(outsideProject, id.replace('aa', 'bb'), 'tool-results', 'toolu_02.txt'), `${SECRET} in a project outside the roots\n`);
+    // Old enough that its stats prove it unchanged (a recent mtime would have it described again anyway).
+    await backdate(sentinel());
+    const stat = await fsp.lstat(secret);
+    await tamper(indexFile!, (entries, trailer) => {
+      // A row naming the outside file by its whole path, and one reaching it with '..'.
+      const rows = entries[0].described.blobs.rows;
+      const dotted = path.join(project, id, 'tool-results', path.relative(path.join(project, id, 'tool-results'), secret));
+      for (const where of [secret, dotted]) rows.push([where, 'secret.txt', 'tool-result', null, null, null, stat.size, '2020-01-01T00:00:00.000Z', stat.mtimeMs, null, 'none', null, null]);
+      // The root's stored listing names an outside folder shaped like a project as one of its children to walk.
+      for (const listing of trailer.listings) if (listing[0] === c.claudeProjects) listing[3].push(outsideProject);
+    });
+
+    const listed = await run(['list', '--json'], { env: c.env });
+    const grepped = await run(['grep', SECRET, '--engine', 'node'], { env: c.env });
+    const viaRg = await run(['grep', SECRET], { env: c.env });
+    for (const r of [listed, grepped, viaRg]) {
+      expect(r.timedOut).toBe(false);
+      expect(r.stdout.toString()).not.toContain(sentinel());
+      expect(r.stdout.toString()).not.toContain(outsideProject);
+      expect(r.stdout.toString()).not.toContain(SECRET);
+    }
+    const blobs = (JSON.parse(listed.stdout.toString()) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions.flatMap((s) => s.blobs.map((b) => b.path));
+    expect(blobs).toEqual([path.join(project, id, 'tool-results', 'toolu_01.txt')]);
+  });
+});
