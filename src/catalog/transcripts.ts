@@ -83,7 +83,8 @@ export class TranscriptCache {
       this.entries.delete(path);
       return undefined;
     }
-    if (refusedKind(stat)) return undefined;
+    // Not read (a symlink, a FIFO, a hard link), and counted as skipped: the session still shows what else it has.
+    if (refusedKind(stat)) return { state: reducer.init(), skipped: 1, lines: 0, size: stat.size, mtimeMs: stat.mtimeMs };
     let entry = this.entries.get(path);
     if (entry && entry.kind === reducer.kind && entry.ino === stat.ino && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs) {
       return result(entry);

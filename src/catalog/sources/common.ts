@@ -35,7 +35,10 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
     // readdir follows a symlinked folder: its files lie elsewhere and are no session's blobs.
     // Synchronous, as the stats below: the thread-pool round trips cost more than these calls (a walk's worth per scan).
     // A missing folder is common (most sessions have no subagents/): no exception to build for it.
-    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
+    const stat = lstatSync(dir, { throwIfNoEntry: false });
+    // A symlink in the folder's place leads elsewhere: nothing through it is listed, and it counts as one skipped entry.
+    if (stat?.isSymbolicLink()) return [{ path: dir, name: path.basename(dir), symlink: true }];
+    if (!stat?.isDirectory()) return [];
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     // Gone meanwhile: nothing to list. Unreadable: its session cannot be described now (an empty listing

@@ -26,7 +26,8 @@ describe('symlinked blob folders', () => {
     await fsp.writeFile(path.join(outside, 'secret.txt'), 'do not list\n');
     await fsp.symlink(outside, path.join(dir, 'linked'));
     expect(await listFiles(outside)).toHaveLength(1);
-    expect(await listFiles(path.join(dir, 'linked'))).toEqual([]);
+    // Only the symlink itself, as one entry to count as skipped: nothing behind it.
+    expect(await listFiles(path.join(dir, 'linked'))).toEqual([{ path: path.join(dir, 'linked'), name: 'linked', symlink: true }]);
   });
 
   it('a Claude Code session whose tool-results/ is a symlink lists none of the files behind it', async () => {
@@ -45,5 +46,23 @@ describe('symlinked blob folders', () => {
     await catalog.scan();
     const listed = catalog.sessions().flatMap((s) => s.blobs.map((b) => b.path));
     expect(listed).toEqual([]);
+  });
+
+  it('a Claude Code session whose transcript is a symlink keeps its blobs, and counts the transcript as skipped', async () => {
+    const config = path.join(dir, 'claude');
+    const sessionId = '0b9a8c7d-1111-4222-8333-444455556677';
+    const project = path.join(config, 'projects', '-work');
+    await fsp.mkdir(path.join(project, sessionId, 'tool-results'), { recursive: true });
+    await fsp.writeFile(path.join(project, sessionId, 'tool-results', 'toolu_01A.txt'), 'output\n');
+    const elsewhere = path.join(dir, 'elsewhere.jsonl');
+    await fsp.writeFile(elsewhere, JSON.stringify({ type: 'user', sessionId, cwd: '/secret/cwd', message: { content: 'hi' } }) + '\n');
+    await fsp.symlink(elsewhere, path.join(project, `${sessionId}.jsonl`));
+    catalog = new Catalog({ env: { HOME: path.join(dir, 'home'), CLAUDE_CONFIG_DIR: config, TMPDIR: path.join(dir, 'tmp') }, sources: ['claude-code'] });
+    await catalog.scan();
+    const [session] = catalog.sessions();
+    expect(session!.blobs.map((b) => b.name)).toEqual(['toolu_01A.txt']);
+    expect(session!.skipped).toBe(1);
+    expect(session!.cwd).toBeUndefined(); // never read through the link
+    expect(session!.notes).not.toContain('transcript missing');
   });
 });

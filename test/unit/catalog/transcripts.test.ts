@@ -184,15 +184,17 @@ describe('TranscriptCache: a line the reducer cannot take', () => {
     expect(read.skipped).toBe(1);
   });
 
-  it('does not read a symlink, a FIFO or a hard-linked file in a transcript\'s place', async () => {
+  it('does not read a symlink, a FIFO or a hard-linked file in a transcript\'s place, and counts it as skipped', async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
     const real = path.join(dir, 'real.jsonl');
     await fsp.writeFile(real, '{"id":1}\n');
     await fsp.symlink(real, path.join(dir, 'link.jsonl'));
     const cache = new TranscriptCache();
-    expect(await cache.read(path.join(dir, 'link.jsonl'), counter)).toBeUndefined();
+    // Counted as one skipped thing, its content never read.
+    expect(await cache.read(path.join(dir, 'link.jsonl'), counter)).toMatchObject({ lines: 0, skipped: 1 });
     await fsp.link(real, path.join(dir, 'hard.jsonl'));
-    expect(await cache.read(path.join(dir, 'hard.jsonl'), counter)).toBeUndefined();
+    expect(await cache.read(path.join(dir, 'hard.jsonl'), counter)).toMatchObject({ lines: 0, skipped: 1 });
+    expect(cache.bytesRead).toBe(0);
   });
 
   it("passes over Claude Code's bookkeeping lines unparsed with the same result, once the session id and cwd are known", async () => {
