@@ -686,6 +686,7 @@ function decodeBlobs(stored: StoredBlobs): { blobs: StoredBlob[]; folderOf: Arra
     ];
     const folder = typeof where === 'number' ? folders[where] : undefined;
     if ((folder === undefined && typeof where !== 'string') || typeof name !== 'string' || typeof bytes !== 'number' || typeof mtimeMs !== 'number') return undefined;
+    if (typeof kind !== 'string' || typeof createdAt !== 'string' || typeof attribution !== 'string' || !nullOr(tool, 'string') || !nullOr(toolCallId, 'string') || !nullOr(args, 'string') || !nullOr(turn, 'number') || !nullOr(digestChars, 'number')) return undefined;
     const blobPath = folder === undefined ? (where as string) : childPath(folder, name);
     // key and sessionKey are the catalog's (set when installed): present from the start, every blob has one shape.
     const blob: StoredBlob & Pick<BlobInfo, 'key' | 'sessionKey'> = {
@@ -709,6 +710,10 @@ function decodeBlobs(stored: StoredBlobs): { blobs: StoredBlob[]; folderOf: Arra
     folderOf.push(folder);
   }
   return { blobs, folderOf };
+}
+
+function nullOr(value: unknown, type: 'string' | 'number'): boolean {
+  return value === null || typeof value === type;
 }
 
 /** The few values that repeat across blobs (kinds, tools, attributions), one string each. */
@@ -756,12 +761,24 @@ function sharePaths(v: { stamps: Array<[string, string]>; described: { session: 
 }
 
 /** A stored line (its claim from the trailer) as an IndexedClaim, blobs decoded; undefined when malformed. */
+/** Whether a stored session has the types a listing prints (an edited line could hold an object for a title). */
+function isStoredSession(value: unknown): boolean {
+  const s = value as Record<string, unknown> | null;
+  const optionalString = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string';
+  return (
+    typeof s === 'object' && s !== null &&
+    typeof s.source === 'string' && typeof s.id === 'string' && typeof s.dir === 'string' && typeof s.skipped === 'number' &&
+    optionalString(s.title) && optionalString(s.cwd) && optionalString(s.transcript) &&
+    Array.isArray(s.notes) && s.notes.every((n) => typeof n === 'string')
+  );
+}
+
 function toIndexedClaim(value: unknown, claim: SessionClaim): IndexedClaim | undefined {
   const v = value as Omit<IndexedClaim, 'described' | 'claim'> & { described: (Omit<Described, 'calls' | 'blobs'> & { blobs: StoredBlobs }) | null };
   const valid =
     typeof v === 'object' && v !== null &&
     Array.isArray(v.stamps) && v.stamps.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string') && typeof v.describedAt === 'number' &&
-    (v.described === null || (typeof v.described?.session === 'object' && Array.isArray(v.described.dependsOn) && typeof v.described.blobs === 'object'));
+    (v.described === null || (isStoredSession(v.described?.session) && Array.isArray(v.described.dependsOn) && typeof v.described.blobs === 'object'));
   if (!valid) return undefined;
   sharePaths(v, claim);
   if (v.described === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };

@@ -239,6 +239,22 @@ describe('persistent index', () => {
     }
   });
 
+  it('does not trust a stored line holding the wrong types (an edited index), never printing them', async () => {
+    const cold = await scanned();
+    const file = await indexFile();
+    const good = await fsp.readFile(file, 'utf8');
+    const title = JSON.stringify(cold.findSessions(fx.claude.sessionId)[0]!.title);
+    expect(good).toContain(`"title":${title}`);
+    // Same length, so the trailer's line lengths still hold: only the types are wrong.
+    const bad = good.replace(`"title":${title}`, `"title":["${title.slice(1, -3)}"]`);
+    expect(bad.length).toBe(good.length);
+    await fsp.writeFile(file, bad);
+    const rescanned = await scanned();
+    // A malformed line makes the index untrusted, as a torn one does: described again, as a cold scan would.
+    expect(rescanned.scanStats().described).toBeGreaterThan(0);
+    expect(shown(rescanned.sessions())).toEqual(shown(cold.sessions()));
+  });
+
   it('several processes at once: each lists everything, the index stays whole, no temporary file is left', async () => {
     const env = { ...fx.env, XDG_CACHE_HOME: cacheDir };
     const args = ['list', '--json', ...fx.userRoots.flatMap((r) => ['--root', r])];
