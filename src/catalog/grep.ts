@@ -85,7 +85,7 @@ export function effectiveIgnoreCase(options: Pick<GrepOptions, 'pattern' | 'rege
 export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase'>): RegExp {
   if (!options.pattern) throw new Error('empty pattern');
   if (options.pattern.includes('\n')) throw new Error('a pattern cannot contain a newline (matches are per line)');
-  const source = options.regex ? options.pattern : options.pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const source = options.regex ? dotAsRipgrep(options.pattern) : options.pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const flags = options.ignoreCase ? 'i' : '';
   try {
     return new RegExp(source, flags + 'u');
@@ -96,6 +96,29 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
       throw new Error(`invalid regular expression: ${(err as Error).message}`);
     }
   }
+}
+
+/**
+ * A regex's `.` as ripgrep means it, anything but '\n': JavaScript's also refuses '\r' (a progress
+ * bar's line), '\u2028' and '\u2029'. Escapes and character classes are left as they are.
+ */
+function dotAsRipgrep(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') {
+      out += c + (source[i + 1] ?? '');
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+      out += c;
+    } else {
+      if (c === '[') inClass = true;
+      out += c === '.' ? '[^\\n]' : c;
+    }
+  }
+  return out;
 }
 
 /**

@@ -48,6 +48,10 @@ describe('patterns', () => {
     expect(() => compilePattern({ pattern: '' })).toThrow(/empty/);
     expect(() => compilePattern({ pattern: 'a\nb' })).toThrow(/newline/);
     expect(() => compilePattern({ pattern: '(', regex: true })).toThrow(/invalid regular expression/);
+    // `.` is ripgrep's: anything but a newline, a carriage return too; escaped and in classes it stays itself.
+    expect(compilePattern({ pattern: 'Downloading.*done', regex: true }).test('Downloading 10%\r 100% done')).toBe(true);
+    expect(compilePattern({ pattern: 'a\\.b[.]c', regex: true }).test('a.b.c')).toBe(true);
+    expect(compilePattern({ pattern: 'a\\.b[.]c', regex: true }).test('axbyc')).toBe(false);
   });
   it('clips by characters with an ellipsis', () => {
     expect(clipLine('abcdef', 3)).toBe('abc…');
