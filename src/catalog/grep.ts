@@ -85,30 +85,39 @@ export function effectiveIgnoreCase(options: Pick<GrepOptions, 'pattern' | 'rege
 export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase'>): RegExp {
   if (!options.pattern) throw new Error('empty pattern');
   if (options.pattern.includes('\n')) throw new Error('a pattern cannot contain a newline (matches are per line)');
-  const source = options.regex ? dotAsRipgrep(options.pattern) : options.pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const flags = options.ignoreCase ? 'i' : '';
+  if (!options.regex) return new RegExp(options.pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), flags + 'u');
   try {
-    return new RegExp(source, flags + 'u');
+    return new RegExp(asRipgrep(options.pattern, true), flags + 'u');
   } catch {
     try {
-      return new RegExp(source, flags);
+      return new RegExp(asRipgrep(options.pattern, false), flags);
     } catch (err) {
       throw new Error(`invalid regular expression: ${(err as Error).message}`);
     }
   }
 }
 
+/** Ripgrep's word character (Rust regex's Unicode `\w`), as members of a JavaScript `u` class. */
+const WORD = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}`;
+
 /**
- * A regex's `.` as ripgrep means it, anything but '\n': JavaScript's also refuses '\r' (a progress
- * bar's line), '\u2028' and '\u2029'. Escapes and character classes are left as they are.
+ * A regex as ripgrep reads it, in JavaScript: `.` is anything but '\n' (JavaScript's also refuses '\r',
+ * a progress bar's line), and with `unicode` (the `u` flag) `\w`, `\d` and `\b` are Unicode's as in
+ * Rust's regex (JavaScript's are ASCII: `^\w+$` missed `straße`). Other escapes and classes stay as they are.
  */
-function dotAsRipgrep(source: string): string {
+function asRipgrep(source: string, unicode: boolean): string {
+  const outside: Record<string, string> = unicode
+    ? { w: `[${WORD}]`, W: `[^${WORD}]`, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}`, b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`, B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))` }
+    : {};
+  const inside: Record<string, string> = unicode ? { w: WORD, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}` } : {};
   let out = '';
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
     if (c === '\\') {
-      out += c + (source[i + 1] ?? '');
+      const next = source[i + 1] ?? '';
+      out += (inClass ? inside[next] : outside[next]) ?? c + next;
       i++;
     } else if (inClass) {
       if (c === ']') inClass = false;

@@ -67,6 +67,7 @@ describe('grep parity (ripgrep vs Node)', () => {
     // Empty lines only: none made up past a chunk's last '\n'.
     ['a regex that can match an empty line', { pattern: '^\\s*$', regex: true }],
     ['a regex with a hex escape', { pattern: '\\x4eEEDLE', regex: true }],
+    ['a regex with \\w and \\b over non-ASCII words', { pattern: '^\\w+ NEEDLE\\b', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {

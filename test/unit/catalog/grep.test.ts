@@ -52,6 +52,14 @@ describe('patterns', () => {
     expect(compilePattern({ pattern: 'Downloading.*done', regex: true }).test('Downloading 10%\r 100% done')).toBe(true);
     expect(compilePattern({ pattern: 'a\\.b[.]c', regex: true }).test('a.b.c')).toBe(true);
     expect(compilePattern({ pattern: 'a\\.b[.]c', regex: true }).test('axbyc')).toBe(false);
+    // \w, \d and \b are Unicode's, as in ripgrep.
+    expect(compilePattern({ pattern: '^\\w+$', regex: true }).test('straße')).toBe(true);
+    expect(compilePattern({ pattern: '^[\\w-]+$', regex: true }).test('naïve-café')).toBe(true);
+    expect(compilePattern({ pattern: '^\\W+$', regex: true }).test('ï')).toBe(false);
+    expect(compilePattern({ pattern: '\\d{3}', regex: true }).test('٣٤٥')).toBe(true);
+    expect(compilePattern({ pattern: '\\bcafé\\b', regex: true }).test('un café noir')).toBe(true);
+    expect(compilePattern({ pattern: '\\bfé\\b', regex: true }).test('un café noir')).toBe(false);
+    expect(compilePattern({ pattern: 'a\\Bb', regex: true }).test('ab')).toBe(true);
   });
   it('clips by characters with an ellipsis', () => {
     expect(clipLine('abcdef', 3)).toBe('abc…');
