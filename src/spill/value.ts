@@ -25,6 +25,8 @@ export type OutputClass =
   | { kind: 'non-text'; why: string };
 
 const MAX_DEPTH = 64;
+/** A `type` string up to this long names a block's kind (kept whole); a longer one is text like any other. */
+const STRUCTURAL_MAX_CHARS = 64;
 const BINARY_BLOCK_TYPES = new Set(['image', 'audio', 'video', 'document', 'blob', 'resource', 'file', 'input_image']);
 
 /** Decide whether a result is text we may digest; anything binary or exotic is left alone. */
@@ -39,6 +41,8 @@ export function classifyOutput(output: unknown): OutputClass {
 
 function walk(v: unknown, path: JsonPath, depth: number, seen: Set<object>, leaves: StringLeaf[]): string | undefined {
   if (typeof v === 'string') {
+    // A block's `type` (MCP's and the API's `{type: "text", text}`) is its shape, not its content: never cut.
+    if (path[path.length - 1] === 'type' && v.length <= STRUCTURAL_MAX_CHARS) return undefined;
     leaves.push({ path, value: v, bytes: utf8Bytes(v), index: leaves.length });
     return undefined;
   }

@@ -293,6 +293,14 @@ describe('digestFile', () => {
 });
 
 describe('digestValue (shape-preserving)', () => {
+  it("never cuts a block's type: 600 MCP text blocks stay text blocks", () => {
+    const blocks = Array.from({ length: 600 }, (_, i) => ({ type: 'text', text: `row ${i}: ok` }));
+    const d = digestValue(blocks, opts(2048)) as typeof blocks;
+    expect(d).toHaveLength(600);
+    expect(d.every((b) => b.type === 'text')).toBe(true);
+    expect(d.some((b) => b.text !== '' && b.text !== blocks[d.indexOf(b)]!.text)).toBe(true); // cut, and saying so
+  });
+
   const stdout = numbered(5000, (i) => (i === 2500 ? 'Error: connection refused' : `GET /api/${i} 200`));
 
   it('keeps the shape; a short stderr beside a huge stdout survives whole', () => {
