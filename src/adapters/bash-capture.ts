@@ -119,8 +119,9 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
       'trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
       // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
       // $(( )) drops the spaces some wc put before the number.
-      `if [ "$(( $(wc -c < "$__spillway_f") ))" -le ${inline} ]; then cat "$__spillway_f"; rm -f "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || cat "$__spillway_f"; fi; }`,
+      // `command -p`: the standard tools by the system's default PATH, whatever PATH (or functions) the command set.
+      `if [ "$(( $(command -p wc -c < "$__spillway_f") ))" -le ${inline} ]; then command -p cat "$__spillway_f"; command -p rm -f "$__spillway_f"; ` +
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || command -p cat "$__spillway_f"; fi; }`,
     '__spillway_status() { return "$1"; }',
     'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',
     `trap '__spillway_done "$?" "\${BASH_COMMAND-exit}"' EXIT`,

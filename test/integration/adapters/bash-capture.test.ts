@@ -68,6 +68,8 @@ function workDir(): string {
 
 const CASES: Record<string, string> = {
   'a plain echo': 'echo ok',
+  'a command that sets PATH (the wrapper still finds its tools)': 'export PATH="$HOME/.nowhere"; echo "tests: 12 passed"',
+  'a command that defines functions named like the tools': 'cat() { echo nope; }; wc() { echo 0; }; rm() { :; }; echo real',
   'stdout and stderr, in order': 'echo out; echo err >&2; echo out2',
   'stderr thrown away by the command': 'echo shown; ls /nonexistent-spillway 2>/dev/null; echo "status $?"',
   'stderr folded into a pipe by the command': '{ echo a; echo b >&2; } 2>&1 | tr a-z A-Z',
