@@ -7,6 +7,8 @@
 //
 // Loaded by pi from this package's `"pi": {"extensions": [...]}` entry. Only
 // pi's *types* are imported, so nothing of pi is bundled or loaded from here.
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type {
   ExtensionAPI,
@@ -98,7 +100,8 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
       if (body === undefined) return undefined;
       const input = { toolName: event.toolName, toolCallId: event.toolCallId, args: event.input, trigger: 'eager' as const, status: body.status };
       let record: PiSpillRecord | undefined;
-      if (body.log) record = await referenceLog(ctx, config, logger, body.log, input);
+      // A log under the threshold (pi cut many short lines) is left as pi showed it, as a short result would be.
+      if (body.log) record = body.log.bytes >= config.spillThreshold ? await referenceLog(ctx, config, logger, body.log.path, input) : undefined;
       else if (body.text.length >= config.spillThreshold) {
         record = await spill(ctx, config, logger, oneAtATime, { ...input, body: body.text, floorChars: config.spillThreshold });
       }
@@ -120,7 +123,7 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
         if (body === undefined) continue;
         const input = { toolName: message.toolName, toolCallId: message.toolCallId, args: argsOf(event, message.toolCallId), trigger: 'budget-delta' as const, status: body.status };
         let record: PiSpillRecord | undefined;
-        if (body.log) record = await referenceLog(ctx, config, logger, body.log, input);
+        if (body.log) record = await referenceLog(ctx, config, logger, body.log.path, input);
         else if (body.text.length >= config.budgetFlushFloor) {
           record = await spill(ctx, config, logger, oneAtATime, { ...input, body: body.text, floorChars: config.budgetFlushFloor });
         }
@@ -148,8 +151,8 @@ const PI_FULL_OUTPUT_NOTICE = /Full output: (\/[^\n\]]+)\]/;
 interface ResultBody {
   /** What the tool returned, all text. */
   text: string;
-  /** pi's own file with the whole output (a truncated bash result), when there is one. */
-  log?: string;
+  /** pi's own file with the whole output (a truncated bash result), when there is one, and its size. */
+  log?: { path: string; bytes: number };
   status?: string;
 }
 
@@ -163,9 +166,11 @@ async function bodyOf(content: readonly ContentBlock[], details: unknown): Promi
   const text = (content as readonly TextBlock[]).map((b) => b.text).join('\n');
   const status = PI_STATUS.exec(text)?.[1];
   const log = fullOutputPathOf(details) ?? PI_FULL_OUTPUT_NOTICE.exec(text)?.[1];
-  if (!log || !isPiOutputPath(log)) return { text, ...(status ? { status } : {}) };
+  // Only pi's own log: its name, in the folder pi writes them to (the text may name any file, an echo included).
+  if (!log || !isPiOutputPath(log) || path.dirname(log) !== path.resolve(os.tmpdir())) return { text, ...(status ? { status } : {}) };
   const problem = await regularFileProblem(log).catch((err: Error) => err);
-  return { text, ...(problem ? {} : { log }), ...(status ? { status } : {}) };
+  const bytes = problem ? undefined : await fsp.lstat(log).then((st) => st.size, () => undefined);
+  return { text, ...(bytes !== undefined ? { log: { path: log, bytes } } : {}), ...(status ? { status } : {}) };
 }
 
 function fullOutputPathOf(details: unknown): string | undefined {

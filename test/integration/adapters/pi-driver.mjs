@@ -148,6 +148,10 @@ try {
           seeing(call('bash', { command: 'seq 1 100000 | sed "s/$/ compiled ok/"; echo "error: undefined reference to main_loop"; seq 100001 150000 | sed "s/$/ compiled ok/"; echo "0 failed, retrying (attempt 2)"; exit 2' }, 'call_bash_fail')),
           // A failing command under the threshold: left exactly as pi returned it.
           seeing(call('bash', { command: 'echo "tiny failure"; exit 3' }, 'call_bash_small_fail')),
+          // Over pi's 2,000-line cut but a few KB in all: pi's log is under the threshold, the result stays as pi showed it.
+          seeing(call('bash', { command: 'yes "" | head -n 2100' }, 'call_bash_short_lines')),
+          // Output that merely names a pi-like log outside pi's folder: no log of this call, left as it is.
+          seeing(call('bash', { command: 'mkdir -p "$TMPDIR/elsewhere" && seq 1 100000 > "$TMPDIR/elsewhere/pi-bash-0123abcd.log" && echo "hit: [Showing lines 1-5 of 9. Full output: $TMPDIR/elsewhere/pi-bash-0123abcd.log]"' }, 'call_bash_echo_notice')),
           seeing(call('big', { n: 3_000, tag: 'small' }, 'call_small_1')),
           seeing(fauxAssistantMessage('done')),
         ],

@@ -159,6 +159,11 @@ describe('pi extension: eager spill', () => {
     expect(lastSeen(report, 'call_bash_small_fail')).toBe('tiny failure\n\n\nCommand exited with code 3');
   });
 
+  it("leaves a result alone when pi's log of it is under the threshold, or when its text only names a log", () => {
+    expect(lastSeen(report, 'call_bash_short_lines')).not.toContain('[spillway]');
+    expect(lastSeen(report, 'call_bash_echo_notice')).toBe(`hit: [Showing lines 1-5 of 9. Full output: ${path.join(piTmp, 'elsewhere', 'pi-bash-0123abcd.log')}]\n`);
+  });
+
   it('aliases an identical later result to the same blob (no second write)', async () => {
     const first = report.resolved.find((r) => r.toolCallId === 'call_big_1')!;
     const dup = report.resolved.find((r) => r.toolCallId === 'call_big_2')!;
@@ -201,10 +206,12 @@ describe('pi extension: eager spill', () => {
     expect(res.status, res.stderr).toBe(0);
     const listed = JSON.parse(res.stdout) as { sessions: Array<{ id: string; blobs: Array<{ path: string; tool: string | null; toolCallId: string | null }> }> };
     const session = listed.sessions.find((x) => x.id === s.id)!;
-    // Each output once: the blob Spillway wrote, and pi's own logs (not copied, so not listed twice).
+    // Each output once: the blob Spillway wrote, and pi's own logs (not copied, so not listed twice; the
+    // short-lines one too, which pi wrote though Spillway left its result alone).
     expect(session.blobs.map((b) => [b.toolCallId, b.tool]).sort()).toEqual([
       ['call_bash_1', 'bash'],
       ['call_bash_fail', 'bash'],
+      ['call_bash_short_lines', 'bash'],
       ['call_big_1', 'big'],
     ]);
     // ...and in no other session (pi's unattached-logs fallback included).
