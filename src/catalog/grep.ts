@@ -525,7 +525,13 @@ async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: La
         lane.buffer = grown;
       }
       const buffer = lane.buffer;
-      const bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
+      let bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
+      // A UTF-8 byte-order mark is no text: ripgrep drops it before matching (`^ERROR` holds on line 1) and printing.
+      if (pos === 0 && bytesRead >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
+        buffer.copyWithin(0, 3, bytesRead);
+        bytesRead -= 3;
+        pos = regionStart = 3;
+      }
       // A NUL byte marks a binary file: searching stops as ripgrep's does on a folder, whose reads are
       // 64 KiB blocks: the lines that end before the block holding the NUL are searched, none after.
       const nul = buffer.subarray(carry, carry + bytesRead).indexOf(0);

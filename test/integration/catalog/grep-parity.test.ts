@@ -23,6 +23,8 @@ beforeAll(async () => {
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb22-odd.txt'), 'Über NEEDLE\r\nnaïve needle\n\nNEEDLE at end');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb23-empty.txt'), '');
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb24-latin1.txt'), Buffer.from('caf\xe9 needle\nplain\n', 'latin1'));
+  // A UTF-8 byte-order mark: not part of line 1 for either engine (`^NEEDLE` holds there).
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb29-bom.txt'), '\ufeffNEEDLE at the start\nstep 3998 ok\n');
   // A NUL byte past the first 64 KiB: both engines search the lines before ripgrep's read that holds it, none after.
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb28-nul.txt'), `NEEDLE before\n${'filler NEEDLE line\n'.repeat(8000)}binary \0 NEEDLE\nNEEDLE after\n`);
   // Invalid UTF-8 (each byte decodes to a 3-byte U+FFFD) lines before a match: its line number must not move.
@@ -67,6 +69,7 @@ describe('grep parity (ripgrep vs Node)', () => {
     // Empty lines only: none made up past a chunk's last '\n'.
     ['a regex that can match an empty line', { pattern: '^\\s*$', regex: true }],
     ['a regex with a hex escape', { pattern: '\\x4eEEDLE', regex: true }],
+    ['an anchored regex on a line after a byte-order mark', { pattern: '^NEEDLE at', regex: true }],
     ['a regex with \\w and \\b over non-ASCII words', { pattern: '^\\w+ NEEDLE\\b', regex: true }],
   ];
   for (const [name, options] of cases) {
