@@ -8,7 +8,7 @@
 import { promises as fsp, constants as C } from 'node:fs';
 import { failureRank, headWeight, isFailureLine, toolKind, type ToolKind } from './salience';
 import { countNewlines, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
-import { classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
+import { DROP_ITEM, classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
 
 export { toolKind, isFailureLine, isReadLikeTool, type ToolKind } from './salience';
 
@@ -451,21 +451,24 @@ export function digestValue(value: unknown, opts: DigestOptions): unknown {
   const c = classifyOutput(value);
   if (c.kind !== 'value') return value;
   const plan = planValueDigest(c.leaves, opts.budgetBytes);
-  if (plan.digested.length === 0) return value;
+  if (plan.digested.length === 0 && plan.emptied.length === 0) return value;
   const { lineOffsets } = sectionLayout(plan);
   const shares = new Map(plan.digested.map((d) => [d.leaf.index, d.share]));
-  const largest = plan.digested.reduce((a, b) => (b.leaf.bytes > a.leaf.bytes ? b : a)).leaf;
+  const largest = plan.digested.length > 0 ? plan.digested.reduce((a, b) => (b.leaf.bytes > a.leaf.bytes ? b : a)).leaf : undefined;
+  // Only a list's short items cut: the first emptied one (in document order) says so, the others leave their list.
+  const firstEmptied = largest ? undefined : plan.emptied.reduce((a, b) => (b.index < a.index ? b : a));
   // Emptied leaves must be announced even when the leaf that carries the
   // announcement fits whole, so it is a line of its own inside that leaf's share.
   const emptiedBytes = plan.emptied.reduce((n, l) => n + l.bytes, 0);
   const emptiedLine = plan.emptied.length
-    ? `\n[... spillway: ${plan.emptied.length} more string fields (${formatCount(emptiedBytes)} bytes) are empty here; ` +
+    ? `\n[... spillway: ${plan.emptied.length} more string fields (${formatCount(emptiedBytes)} bytes) are not shown here (emptied, or left out of their list); ` +
       `the full value, their text included, is in ${opts.locator} — ${opts.retrievalHint ?? 'Read it with offset/limit, or grep it.'}]\n`
     : '';
   const { totalBytes: _b, totalLines: _l, ...leafOpts } = opts;
   return replaceLeaves(value, [...plan.digested.map((d) => d.leaf), ...plan.emptied], (leaf) => {
     const share = shares.get(leaf.index);
-    if (share === undefined) return '';
+    if (leaf === firstEmptied) return emptiedLine.trim();
+    if (share === undefined) return firstEmptied && typeof leaf.path[leaf.path.length - 1] === 'number' ? DROP_ITEM : '';
     const extra = leaf === largest ? emptiedLine : '';
     return (
       digestText(leaf.value, {

@@ -79,7 +79,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
       content = shape.text;
     } else {
       const plan = planValueDigest(shape.leaves, digestBytes);
-      if (plan.digested.length === 0) return keep(output, 'its text fields already fit the digest budget');
+      if (plan.digested.length === 0 && plan.emptied.length === 0) return keep(output, 'its text fields already fit the digest budget');
       content = renderValueBlob(output, plan);
     }
 

@@ -109,11 +109,32 @@ export function planValueDigest(leaves: StringLeaf[], budgetBytes: number): Valu
   }
   const cut = asc.slice(i);
   if (cut.length === 0) return { whole, digested: [], emptied: [] };
+  if (cut.every((leaf) => leaf.bytes <= MIN_CUT_SHARE)) return keepListEnds(whole, cut, left);
   const room = Math.max(1, Math.floor(left / MIN_CUT_SHARE));
   const digestedLeaves = cut.slice(Math.max(0, cut.length - room));
   const emptied = cut.slice(0, cut.length - digestedLeaves.length);
   const share = Math.floor(left / digestedLeaves.length);
   return { whole, digested: digestedLeaves.map((leaf) => ({ leaf, share })), emptied };
+}
+
+/** Room kept for the notice that names the emptied fields (it goes in the first of them). */
+const LIST_NOTICE_BYTES = 400;
+
+/**
+ * Only short fields left to cut (a list of file names, of search hits): none has text worth a head and
+ * tail of its own, so the first and the last of them stay whole, in document order (2/3 and 1/3 of what
+ * is left, as a command's digest weighs them), and those between are emptied.
+ */
+function keepListEnds(whole: StringLeaf[], cut: StringLeaf[], left: number): ValuePlan {
+  const inOrder = [...cut].sort((a, b) => a.index - b.index);
+  const room = Math.max(0, left - LIST_NOTICE_BYTES);
+  let headLeft = Math.floor((room * 2) / 3);
+  let tailLeft = room - headLeft;
+  let h = 0;
+  while (h < inOrder.length && inOrder[h]!.bytes <= headLeft) headLeft -= inOrder[h++]!.bytes;
+  let t = inOrder.length;
+  while (t > h && inOrder[t - 1]!.bytes <= tailLeft) tailLeft -= inOrder[--t]!.bytes;
+  return { whole: [...whole, ...inOrder.slice(0, h), ...inOrder.slice(t)], digested: [], emptied: inOrder.slice(h, t) };
 }
 
 /** Cut leaves in document order, with the blob lines that precede each one's text. */
@@ -175,6 +196,9 @@ function restore(v: unknown, texts: Map<number, string>): unknown {
 }
 
 /** Copy of `value` with the given leaves replaced (other values shared or copied as JSON). */
+/** What `by` returns for a list's item that is to be left out of the list (an emptied file name). */
+export const DROP_ITEM: unique symbol = Symbol('drop');
+
 export function replaceLeaves(value: unknown, leaves: StringLeaf[], by: (leaf: StringLeaf) => unknown): unknown {
   const byPath = new Map(leaves.map((l) => [JSON.stringify(l.path), l]));
   const go = (v: unknown, path: JsonPath): unknown => {
@@ -182,7 +206,7 @@ export function replaceLeaves(value: unknown, leaves: StringLeaf[], by: (leaf: S
       const leaf = byPath.get(JSON.stringify(path));
       return leaf ? by(leaf) : v;
     }
-    if (Array.isArray(v)) return v.map((x, i) => go(x, [...path, i]));
+    if (Array.isArray(v)) return v.map((x, i) => go(x, [...path, i])).filter((x) => x !== DROP_ITEM);
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, go(x, [...path, k])]));
     return v;
   };

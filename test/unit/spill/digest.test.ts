@@ -354,15 +354,29 @@ describe('digestValue (shape-preserving)', () => {
     expect(utf8Bytes(d.join(''))).toBeLessThanOrEqual(2048);
   });
 
-  it('announces emptied fields with the path even when every kept field fits whole', () => {
+  it('keeps a long list of short items as its first and last items whole, with one notice between (a Glob, a Grep file list)', () => {
     const value = Array.from({ length: 2000 }, (_, i) => `entry ${i} ${'z'.repeat(80)}`);
     const d = digestValue(value, opts(2048)) as string[];
-    expect(d).toHaveLength(2000);
-    const announced = d.filter((s) => s.includes('more string fields'));
-    expect(announced).toHaveLength(1);
-    expect(announced[0]).toContain(LOC);
-    expect(announced[0]!.startsWith(value[d.indexOf(announced[0]!)]!)).toBe(true);
-    expect(utf8Bytes(d.join(''))).toBeLessThanOrEqual(2048);
+    const at = d.findIndex((s) => s.includes('more string fields'));
+    expect(d.filter((s) => s.includes('more string fields'))).toHaveLength(1);
+    expect(d[at]).toContain(LOC);
+    expect(at).toBeGreaterThan(0);
+    expect(d.slice(0, at)).toEqual(value.slice(0, at)); // the head, whole and in order
+    const tail = d.slice(at + 1);
+    expect(tail.length).toBeGreaterThan(0);
+    expect(tail).toEqual(value.slice(value.length - tail.length)); // the tail, whole and in order
+    expect(d.includes('')).toBe(false);
+    expect(utf8Bytes(d.join('\n'))).toBeLessThanOrEqual(2048);
+  });
+
+  it('never puts the notice in a short field beside a list (an enum such as Grep\'s mode stays valid)', () => {
+    const value = { mode: 'files_with_matches', numFiles: 1000, filenames: Array.from({ length: 1000 }, (_, i) => `src/m${i}.ts`) };
+    const d = digestValue(value, opts(2048)) as typeof value;
+    expect(d.mode).toBe('files_with_matches');
+    expect(d.numFiles).toBe(1000);
+    expect(d.filenames[0]).toBe('src/m0.ts');
+    expect(d.filenames.at(-1)).toBe('src/m999.ts');
+    expect(d.filenames.filter((f) => f.includes(LOC))).toHaveLength(1);
   });
 
   it('leaves non-text values alone', () => {
