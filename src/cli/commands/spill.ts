@@ -110,13 +110,9 @@ export const spillCommand: CliCommand = async (argv, io) => {
   });
   for (const w of warnings) io.stderr(w + '\n');
 
-  // A value kept as the original stdin prints byte-identically.
-  const text =
-    typeof decision.output === 'string'
-      ? decision.output
-      : decision.spilled || !v['json-input']
-        ? JSON.stringify(decision.output)
-        : stdin;
+  // With --json-input the output is JSON whatever the value (a JSON string included), and a value kept prints
+  // as the original stdin, byte-identically; without it the output is the text.
+  const text = v['json-input'] ? (decision.spilled ? JSON.stringify(decision.output) : stdin) : (decision.output as string);
   if (v.json) {
     io.stdout(
       JSON.stringify({

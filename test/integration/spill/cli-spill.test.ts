@@ -67,6 +67,15 @@ describe('spillway spill (built CLI)', () => {
     expect(out.stderr).toBe('warn\n');
   });
 
+  it('prints JSON for a JSON string with --json-input: byte-identical under the threshold, a JSON string digest over it', () => {
+    const small = JSON.stringify('a\tb "quoted"');
+    expect(spill(['--session', 's', '--tool', 'Bash', '--root', tmp(), '--max-inline', '2000', '--json-input'], small).stdout).toBe(small);
+    const r = spill(['--session', 's', '--tool', 'Bash', '--root', tmp(), '--max-inline', '2000', '--json-input'], JSON.stringify(big));
+    const out = JSON.parse(r.stdout) as unknown;
+    expect(typeof out).toBe('string');
+    expect(out as string).toContain('[... spillway:');
+  });
+
   it('uses the durable default root ($XDG_STATE_HOME/spillway/spills)', () => {
     const state = tmp();
     const r = spill(['--session', 's', '--tool', 'Bash', '--max-inline', '1000', '--json'], big, { XDG_STATE_HOME: state });
