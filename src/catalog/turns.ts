@@ -98,7 +98,7 @@ function dropOf(call: ApiCall, delta: number): TurnDrop | null {
 function blobUse(blob: BlobInfo, calls: readonly ApiCall[]): BlobUse {
   let readBack = 0;
   const tail = `${path.sep}${blob.name}`;
-  for (let i = blob.turn ?? calls.length; i < calls.length; i++) {
+  for (let i = isTurn(blob.turn) ? blob.turn : calls.length; i < calls.length; i++) {
     for (const t of calls[i]!.toolCalls ?? []) {
       if (t.id !== blob.toolCallId && t.mentions.some((m) => m === blob.path || m.endsWith(tail))) readBack++;
     }
@@ -137,7 +137,7 @@ export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonl
   for (const blob of blobs) {
     const counted = madeBySpillway(blob);
     if (!counted) estimate.agentSpills++;
-    if (blob.turn === undefined || blob.turn > points.length) {
+    if (!isTurn(blob.turn) || blob.turn > points.length) {
       estimate.blobsWithoutTurn++;
       continue;
     }
@@ -159,4 +159,9 @@ export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonl
   }
   estimate.calls = carried.size;
   return estimate;
+}
+
+/** A turn number a blob may carry: 1, 2, ... (anything else, from an odd manifest or index, is no known turn). */
+function isTurn(turn: number | undefined): turn is number {
+  return Number.isSafeInteger(turn) && turn! >= 1;
 }

@@ -140,9 +140,10 @@ function toRecord(raw: string): ManifestRecord | undefined {
     bytes: typeof r.bytes === 'number' ? r.bytes : 0,
     lines: typeof r.lines === 'number' ? r.lines : 0,
     sha256: typeof r.sha256 === 'string' ? r.sha256 : '',
-    createdAt: typeof r.createdAt === 'string' ? r.createdAt : '',
+    // A time that is no date, a turn that is no turn number: left out (the blob's mtime, no turn), never shown as read.
+    createdAt: typeof r.createdAt === 'string' && !Number.isNaN(Date.parse(r.createdAt)) ? r.createdAt : '',
     sessionId: r.sessionId,
-    ...(typeof r.turn === 'number' ? { turn: r.turn } : {}),
+    ...(Number.isSafeInteger(r.turn) && (r.turn as number) >= 1 ? { turn: r.turn as number } : {}),
     ...(typeof r.aliasOf === 'string' ? { aliasOf: r.aliasOf } : {}),
   };
 }

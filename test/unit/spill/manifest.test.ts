@@ -30,6 +30,14 @@ describe('manifest', () => {
     expect(skipped).toBe(3);
   });
 
+  it('leaves out a turn that is no turn number and a time that is no date', () => {
+    const lines = [-1, 0, 1.5, 2].map((turn) => JSON.stringify({ ...record(`t${turn}.txt`), turn }));
+    lines.push(JSON.stringify({ ...record('d.txt'), createdAt: 'yesterday' }));
+    const { records } = parseManifest(lines.join('\n'));
+    expect(records.map((r) => r.turn)).toEqual([undefined, undefined, undefined, 2, undefined]);
+    expect(records[4]!.createdAt).toBe('');
+  });
+
   it('reads a missing manifest as empty', async () => {
     const dir = tempDir('spillway-manifest-');
     expect(await readManifest(dir)).toEqual({ records: [], skipped: 0 });
