@@ -138,7 +138,9 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         }
       }
       const usage = obj(message.usage);
-      if (usage) {
+      // A call that failed (pi keeps it, usage all 0, before it retries) measured nothing: not a point of the series.
+      const failed = message.stopReason === 'error';
+      if (usage && !failed && num(usage.input) + num(usage.cacheRead) + num(usage.cacheWrite) > 0) {
         const issued = (Array.isArray(message.content) ? message.content : [])
           .map((block) => obj(block))
           .filter((b): b is Record<string, unknown> => b?.type === 'toolCall' && typeof b.id === 'string')

@@ -80,6 +80,23 @@ describe('what made each turn grow', () => {
   });
 });
 
+describe('failed calls', () => {
+  it('charts no point for a call pi kept after it failed (usage all 0), and gives its growth to the retry', async () => {
+    const { series: before } = await series(ctx.fx.pi.sessionId);
+    const last = before.points.at(-1)!.promptTokens;
+    const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 3, 0, 0, n)).toISOString();
+    await append(ctx.fx.pi.transcript, [
+      { type: 'message', id: 'f1', timestamp: at(1), message: { role: 'assistant', content: [], usage: zero, stopReason: 'error', errorMessage: '429 rate limited' } },
+      { type: 'message', id: 'f2', timestamp: at(2), message: { role: 'assistant', content: [], usage: { ...zero, input: last + 150, output: 5 }, stopReason: 'stop' } },
+    ]);
+    const { series: s } = await series(ctx.fx.pi.sessionId);
+    expect(s.points).toHaveLength(before.points.length + 1);
+    expect(s.points.at(-1)!.delta).toBe(150);
+    expect(s.points.every((p) => p.promptTokens > 0)).toBe(true);
+  });
+});
+
 describe('blobs read back', () => {
   it('counts later tool calls that name the blob, by path or file name', async () => {
     const { session } = await series(REAL_SESSION);
