@@ -132,8 +132,9 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
     }
   }
   const usage = obj(message.usage);
-  if (!sidechain && usage && message.model !== '<synthetic>') {
-    const promptTokens = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens);
+  const promptTokens = usage ? num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) : 0;
+  // A message with no prompt counted (a synthetic one, usage fields null) measured no call: no point of the series.
+  if (!sidechain && usage && message.model !== '<synthetic>' && promptTokens > 0) {
     const fresh = messageId === undefined || !state.callById.has(messageId);
     const index = recordCall(state.calls, state.callById, {
       messageId,
