@@ -53,7 +53,11 @@ export function shortId(id: string): string {
 /** Collapses whitespace and cuts to `max` chars with an ellipsis. */
 export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+  if (flat.length <= max) return flat;
+  let end = Math.max(0, max - 1);
+  // Never between the two halves of a character outside the BMP (an emoji): a lone half shows as �.
+  if (end > 0 && /[\ud800-\udbff]/.test(flat[end - 1]!)) end--;
+  return `${flat.slice(0, end)}…`;
 }
 
 // Keys whose value best describes a call, most telling first.

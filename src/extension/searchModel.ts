@@ -59,9 +59,10 @@ export function lineRow(match: Pick<GrepMatch, 'line' | 'text'>, re: RegExp): { 
   const body = `${cut ? '…' : ''}${raw.slice(from).trimEnd()}`;
   const prefix = `${match.line}  `;
   const shift = prefix.length + (cut ? 1 : 0) - from;
+  // A match that starts in the indentation the label leaves out is highlighted from where the text shows.
   const highlights = ranges
-    .map(([s, e]): [number, number] => [s + shift, Math.min(e + shift, prefix.length + body.length)])
-    .filter(([s, e]) => s >= prefix.length && e > s);
+    .map(([s, e]): [number, number] => [Math.max(s + shift, prefix.length + (cut ? 1 : 0)), Math.min(e + shift, prefix.length + body.length)])
+    .filter(([s, e]) => e > s);
   return { label: prefix + body, highlights };
 }
 

@@ -39,6 +39,8 @@ describe('formatters', () => {
     expect(compactArgs(undefined)).toBe('');
     expect(compactArgs('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
     expect(truncate('a b', 10)).toBe('a b');
+    // Never half of an emoji (a lone surrogate shows as a replacement character).
+    expect(truncate(`${'a'.repeat(8)}😀 done`, 10)).toBe(`${'a'.repeat(8)}…`);
   });
 });
 

@@ -36,6 +36,9 @@ describe('search model', () => {
 
   it('shows the line number first and the match close to the start, highlighted', () => {
     const re = matcherFor({ pattern: 'needle', regex: false, matchCase: false });
+    // A match that begins in the indentation the label leaves out is highlighted where the text shows.
+    const indented = lineRow({ line: 7, text: '    foo bar' }, matcherFor({ pattern: '  foo', regex: false, matchCase: true }));
+    expect(indented).toEqual({ label: '7  foo bar', highlights: [[3, 6]] });
     const short = lineRow({ line: 7, text: '    a needle here' }, re);
     expect(short.label).toBe('7  a needle here');
     expect(short.label.slice(...short.highlights[0]!)).toBe('needle');
