@@ -520,17 +520,32 @@ export class Catalog {
         const id = await folderId(root.path);
         const watched = this.watchedRoots.get(root.path);
         if (id === watched) continue;
-        if (watched !== undefined) this.watcher?.remove(root.path);
+        if (watched !== undefined) {
+          this.watcher?.remove(root.path);
+          // The folder went (or another took its place): moving it away sends no event for the files in it, so
+          // its sessions leave now; those still there (or there again) are found by the walk below.
+          for (const [key, record] of [...this.records]) {
+            if (this.rootOf(record.claim.dir)?.path !== root.path) continue;
+            this.drop(key);
+            this.pending.removed.add(key);
+          }
+        }
         this.watchedRoots.set(root.path, id);
         root.exists = id !== undefined;
-        if (!root.exists) continue;
+        if (!root.exists) {
+          this.flushSoon(0);
+          continue;
+        }
         // Watch first, then walk: a file written in between is seen by one or the other.
         await this.watcher?.add(root);
         const result = await walk(root.path, root.depth, this.sourcesFor(root));
         for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
         for (const claim of result.claims) {
           const key = await this.describe(claim);
-          if (this.records.has(key)) this.pending.changed.add(key);
+          if (this.records.has(key)) {
+            this.pending.removed.delete(key);
+            this.pending.changed.add(key);
+          }
         }
         this.flushSoon(0);
       }

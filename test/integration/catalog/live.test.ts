@@ -249,4 +249,22 @@ describe('a root that appears later', () => {
     await until(() => c.findSessions('after')[0]?.blobs.length === 2, 'a later blob in it');
     await c.dispose();
   });
+
+  it('lets its sessions go when it is moved away whole (a rename sends no event for the files in it)', async () => {
+    const root = path.join(dir, 'moved-root');
+    const session = path.join(root, 'session-aaaaaaaaaaaa');
+    await fsp.mkdir(session, { recursive: true });
+    await fsp.writeFile(path.join(session, 'ee01-first.txt'), 'first\n');
+    await fsp.writeFile(path.join(session, 'spillway.jsonl'), JSON.stringify({ v: 1, file: 'ee01-first.txt', tool: 'Grep', toolCallId: 'e1', bytes: 6, lines: 1, sha256: '', createdAt: '2026-03-05T00:00:00.000Z', sessionId: 'moved' }) + '\n');
+    const c = new Catalog({ env: fx.env, useDefaultRoots: false, roots: [root], rootPollMs: 50 });
+    const removed: string[] = [];
+    c.onDidChange((e) => removed.push(...e.removed));
+    await c.scan();
+    await c.watch();
+    const key = c.findSessions('moved')[0]!.key;
+    await fsp.rename(root, path.join(dir, 'moved-root-elsewhere'));
+    await until(() => c.findSessions('moved').length === 0, 'the moved root\'s session gone');
+    await until(() => removed.includes(key), 'its removal announced');
+    await c.dispose();
+  });
 });
