@@ -11,6 +11,8 @@
 // wrapper keeps all of that: the user's command is eval'd in the same shell
 // (no subshell, so `cd` and everything else behaves as before), gets the same
 // stdin Claude Code would have given it, and the shell exits with its status.
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import * as path from 'node:path';
 
 /** Every wrapped command starts with this assignment of the capture file: how the Post hooks recognise one. */
 export const CAPTURE_MARKER = '__spillway_f=';
@@ -95,6 +97,25 @@ export function ansiCQuote(text: string): string {
 }
 
 /**
+ * How the wrapper runs a standard tool once the command is done (the command may have set PATH, or defined a
+ * function of that name): by the absolute path found on this process's PATH when the command is wrapped,
+ * else through `command -p` (the system's default PATH, which on NixOS holds no such tool).
+ */
+export function wrapperTool(name: 'wc' | 'cat' | 'rm', searchPath: string = process.env.PATH ?? ''): string {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, fsConstants.X_OK);
+      if (statSync(file).isFile()) return shellQuote(file);
+    } catch {
+      // not here: the next folder
+    }
+  }
+  return `command -p ${name}`;
+}
+
+/**
  * The command Claude Code runs instead of `command`, on one line. Its only
  * output is the command's own output (small) or the finish step's digest
  * (large). If the finish step fails, the captured output is printed whole:
@@ -107,6 +128,7 @@ export function ansiCQuote(text: string): string {
 export function wrapBashCommand(command: string, opts: WrapOptions): string {
   const stdin = claudeStdinIsDevNull(command) ? ' < /dev/null' : '';
   const inline = Math.max(0, Math.floor(opts.inlineBytes));
+  const [wc, cat, rm] = (['wc', 'cat', 'rm'] as const).map((name) => wrapperTool(name));
   return [
     `${CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}`,
     `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
@@ -119,9 +141,9 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
       'trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
       // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
       // $(( )) drops the spaces some wc put before the number.
-      // `command -p`: the standard tools by the system's default PATH, whatever PATH (or functions) the command set.
-      `if [ "$(( $(command -p wc -c < "$__spillway_f") ))" -le ${inline} ]; then command -p cat "$__spillway_f"; command -p rm -f "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || command -p cat "$__spillway_f"; fi; }`,
+      // The tools by absolute path (see wrapperTool): whatever PATH (or functions) the command set, they are these.
+      `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -f "$__spillway_f"; ` +
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; }`,
     '__spillway_status() { return "$1"; }',
     'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',
     `trap '__spillway_done "$?" "\${BASH_COMMAND-exit}"' EXIT`,

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureFileOf, wrappedCommandOf } from '../../../src/adapters/bash-capture';
+import { captureFileOf, wrappedCommandOf, wrapperTool } from '../../../src/adapters/bash-capture';
 import type { PostToolUseEvent, PostToolUseFailureEvent, PreToolUseEvent } from '../../../src/adapters/claude-code-event';
 import { hookOutputFor } from '../../../src/adapters/claude-code-hook';
 import { readManifest } from '../../../src/spill/manifest';
@@ -86,6 +86,18 @@ describe('PreToolUse', () => {
   it('never wraps other tools', async () => {
     const event = { ...pre('x'), tool_name: 'Grep', tool_input: { pattern: 'x' } };
     expect(await hookOutputFor(event, { finishCommand: FINISH })).toBeUndefined();
+  });
+});
+
+describe('the tools the wrapper runs after the command', () => {
+  it('are found by absolute path on the PATH when wrapped, else through command -p', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-tools-'));
+    fs.writeFileSync(path.join(dir, 'wc'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'cat'), 'not executable\n', { mode: 0o644 });
+    expect(wrapperTool('wc', `relative/bin${path.delimiter}${dir}`)).toBe(path.join(dir, 'wc'));
+    expect(wrapperTool('cat', dir)).toBe('command -p cat');
+    expect(wrapperTool('rm', '')).toBe('command -p rm');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
