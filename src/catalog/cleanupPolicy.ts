@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Catalog } from './catalog';
 import type { CleanableSession, CleanPlan } from './types';
+import { MANIFEST_NAME } from '../spill/manifest';
 import { readSettingsText } from '../spill/regular-file';
 
 export interface CleanupPolicy {
@@ -104,9 +105,12 @@ export async function planPolicyClean(catalog: Catalog, policy: CleanupPolicy, n
   for (const key of new Set(plan.items.map((i) => i.sessionKey))) {
     const session = byKey.get(key);
     if (!session) continue;
-    const transcript = session.transcript ? await fsp.stat(session.transcript).then((s) => s.mtimeMs, () => 0) : 0;
+    const transcript = session.transcript ? await mtimeOf(session.transcript) : 0;
+    // A reused blob is written to only through its folder's manifest (the engine's dedup): that is a write too.
+    let manifests = 0;
+    for (const folder of new Set(session.blobs.map((b) => path.dirname(b.path)))) manifests = Math.max(manifests, await mtimeOf(path.join(folder, MANIFEST_NAME)));
     // Not Math.max(...blobs): a session of a few hundred thousand blobs would overflow the call's arguments.
-    const changed = session.blobs.reduce((max, b) => Math.max(max, b.mtimeMs), Math.max(Date.parse(session.updatedAt) || 0, transcript));
+    const changed = session.blobs.reduce((max, b) => Math.max(max, b.mtimeMs), Math.max(Date.parse(session.updatedAt) || 0, transcript, manifests));
     if (now - changed < RECENT_SESSION_MS) recent.add(key);
   }
   const pinned = new Set(policy.pinned.map((p) => path.resolve(p)));
@@ -118,4 +122,9 @@ export async function planPolicyClean(catalog: Catalog, policy: CleanupPolicy, n
     return false;
   });
   return { ...plan, items, bytes: items.reduce((n, i) => n + i.bytes, 0), kept };
+}
+
+/** A file's mtime (ms), 0 when it cannot be stat'ed (not followed through a symlink). */
+function mtimeOf(file: string): Promise<number> {
+  return fsp.lstat(file).then((s) => s.mtimeMs, () => 0);
 }

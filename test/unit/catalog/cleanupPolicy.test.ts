@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupPolicyPath, parseCleanupPolicy, planPolicyClean, readCleanupPolicy, RECENT_SESSION_MS, writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
@@ -64,5 +64,20 @@ describe('what the policy deletes', () => {
     expect(soon.bytes).toBe(soon.items.reduce((n, i) => n + i.bytes, 0));
     // No limit: nothing.
     expect((await planPolicyClean(ctx.catalog, { pinned: [] }, later)).items).toEqual([]);
+  });
+
+  it("counts a manifest written to as the session's change (a reused old blob, handed to the model just now)", async () => {
+    const engine = ctx.catalog.sessions().find((s) => s.blobs.some((b) => existsSync(path.join(path.dirname(b.path), 'spillway.jsonl'))))!;
+    const blob = engine.blobs[0]!;
+    const manifest = path.join(path.dirname(blob.path), 'spillway.jsonl');
+    const now = Math.max(...engine.blobs.map((b) => b.mtimeMs)) + 10 * DAY;
+    const before = await planPolicyClean(ctx.catalog, { maxAgeDays: 1, pinned: [] }, now);
+    expect(before.items.map((i) => i.path)).toContain(blob.path);
+    // The engine's dedup appends a record for the old blob: only the manifest changes.
+    const written = new Date(now - 60_000);
+    await fsp.utimes(manifest, written, written);
+    const after = await planPolicyClean(ctx.catalog, { maxAgeDays: 1, pinned: [] }, now);
+    expect(after.items.map((i) => i.path)).not.toContain(blob.path);
+    expect(after.kept.recent).toBeGreaterThan(0);
   });
 });
