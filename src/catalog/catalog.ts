@@ -45,6 +45,7 @@ import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
 import { describeClaim, rootOf } from './describe';
 import { isInside } from '../spill/inside';
+import { isInternalName } from '../spill/internal-files';
 import { childPath } from './child-path';
 import { pauser } from './pause';
 
@@ -780,17 +781,26 @@ export class Catalog {
    * mtimes unless a scan skips them). A folder this scan's walk stamped (a session's own) is not stat'ed again.
    */
   private stillHolds(entry: IndexedClaim, claim: SessionClaim, unchanged: (entry: IndexedClaim) => boolean): boolean {
-    return JSON.stringify(entry.claim) === JSON.stringify(claim) && this.blobsWithinRoots(entry) && unchanged(entry);
+    return JSON.stringify(entry.claim) === JSON.stringify(claim) && this.blobsAsDescribed(entry) && unchanged(entry);
   }
 
-  /** Whether every blob an entry names lies below a known root (an index edited by hand could name any file). */
-  private blobsWithinRoots(entry: IndexedClaim): boolean {
+  /**
+   * Whether every blob an entry names lies below a known root, in a folder its description stamped (describing
+   * stamps each blob's folder; a file named by its transcript, such as pi's log, is stamped itself). An index
+   * edited by hand could name any file, the session's own transcript included, for `clean` to delete.
+   */
+  private blobsAsDescribed(entry: IndexedClaim): boolean {
+    const stamped = new Set(entry.stamps.map(([file]) => file));
+    const transcript = entry.described?.session.transcript;
     let checked: string | undefined;
     for (const blob of entry.described?.blobs ?? []) {
+      // Never the session's own transcript, nor Spillway's own files (a manifest), whatever the line says.
+      if (blob.path === transcript || isInternalName(blob.path.slice(blob.path.lastIndexOf(path.sep) + 1))) return false;
       const folder = path.dirname(blob.path);
       if (folder === checked) continue; // a session's blobs come folder by folder
       if (!path.isAbsolute(blob.path) || !this.rootOf(folder)) return false;
-      checked = folder;
+      if (stamped.has(folder)) checked = folder;
+      else if (!stamped.has(blob.path)) return false;
     }
     return true;
   }

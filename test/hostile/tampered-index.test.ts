@@ -38,11 +38,13 @@ describe('a tampered index', () => {
     // Old enough that its stats prove it unchanged (a recent mtime would have it described again anyway).
     await backdate(sentinel());
     const stat = await fsp.lstat(secret);
+    const transcriptStat = await fsp.lstat(path.join(project, `${id}.jsonl`));
     await tamper(indexFile!, (entries, trailer) => {
       // A row naming the outside file by its whole path, and one reaching it with '..'.
       const rows = entries[0].described.blobs.rows;
       const dotted = path.join(project, id, 'tool-results', path.relative(path.join(project, id, 'tool-results'), secret));
       for (const where of [secret, dotted]) rows.push([where, 'secret.txt', 'tool-result', null, null, null, stat.size, '2020-01-01T00:00:00.000Z', stat.mtimeMs, null, 'none', null, null]);
+
       // The root's stored listing names an outside folder shaped like a project as one of its children to walk.
       for (const listing of trailer.listings) if (listing[0] === c.claudeProjects) listing[3].push(outsideProject);
     });
@@ -58,5 +60,15 @@ describe('a tampered index', () => {
     }
     const blobs = (JSON.parse(listed.stdout.toString()) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions.flatMap((s) => s.blobs.map((b) => b.path));
     expect(blobs).toEqual([path.join(project, id, 'tool-results', 'toolu_01.txt')]);
+
+    // Inside the roots: a row naming the session's own transcript as a blob, for clean to delete.
+    const transcript = path.join(project, `${id}.jsonl`);
+    await tamper(indexFile!, (entries) => {
+      const entry = entries.find((e) => e.described?.session?.id === id);
+      entry.described.blobs.rows.push([transcript, `${id}.jsonl`, 'tool-result', null, null, null, transcriptStat.size, '2020-01-01T00:00:00.000Z', transcriptStat.mtimeMs, null, 'none', null, null]);
+    });
+    const cleaned = await run(['clean', '--max-total', '0', '--yes'], { env: c.env });
+    expect(cleaned.code).toBe(0);
+    expect(await fsp.readFile(transcript, 'utf8')).toContain(id);
   });
 });
