@@ -792,11 +792,16 @@ export class Catalog {
   private blobsAsDescribed(entry: IndexedClaim): boolean {
     const stamped = new Set(entry.stamps.map(([file]) => file));
     const transcript = entry.described?.session.transcript;
+    const blobs = entry.described?.blobs ?? [];
     let checked: string | undefined;
-    for (const blob of entry.described?.blobs ?? []) {
-      // Never the session's own transcript, nor Spillway's own files (a manifest), whatever the line says.
-      if (blob.path === transcript || isInternalName(blob.path.slice(blob.path.lastIndexOf(path.sep) + 1))) return false;
-      const folder = path.dirname(blob.path);
+    for (let i = 0; i < blobs.length; i++) {
+      const blob = blobs[i]!;
+      // A row under a stored folder is that folder and its name (no path to take apart: 100,000 of them).
+      const stored = entry.blobFolderOf?.[i];
+      const folder = stored ?? path.dirname(blob.path);
+      const name = stored !== undefined ? blob.name : path.basename(blob.path);
+      // Never the session's own transcript, nor Spillway's own files (a manifest), nor a name that leaves its folder.
+      if (blob.path === transcript || isInternalName(name) || name.includes(path.sep) || name === '..' || name === '.') return false;
       if (folder === checked) continue; // a session's blobs come folder by folder
       if (!path.isAbsolute(blob.path) || !this.rootOf(folder)) return false;
       if (stamped.has(folder)) checked = folder;

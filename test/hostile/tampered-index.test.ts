@@ -44,6 +44,8 @@ describe('a tampered index', () => {
       const rows = entries[0].described.blobs.rows;
       const dotted = path.join(project, id, 'tool-results', path.relative(path.join(project, id, 'tool-results'), secret));
       for (const where of [secret, dotted]) rows.push([where, 'secret.txt', 'tool-result', null, null, null, stat.size, '2020-01-01T00:00:00.000Z', stat.mtimeMs, null, 'none', null, null]);
+      // A row under the session's own blob folder whose name climbs out of it.
+      rows.push([0, path.relative(path.join(project, id, 'tool-results'), secret), 'tool-result', null, null, null, stat.size, '2020-01-01T00:00:00.000Z', stat.mtimeMs, null, 'none', null, null]);
 
       // The root's stored listing names an outside folder shaped like a project as one of its children to walk.
       for (const listing of trailer.listings) if (listing[0] === c.claudeProjects) listing[3].push(outsideProject);
