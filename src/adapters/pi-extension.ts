@@ -23,7 +23,7 @@ import { BudgetTracker } from '../spill/budget';
 import { digestFile } from '../spill/digest';
 import { hashAndCount, LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
-import { regularFileProblem } from '../spill/regular-file';
+import { refusedKind } from '../spill/regular-file';
 import { countLines, formatCount, sha256Hex, utf8Bytes } from '../spill/text';
 import type { SpillLogger } from '../spill/types';
 import { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './pi-config';
@@ -168,8 +168,8 @@ async function bodyOf(content: readonly ContentBlock[], details: unknown): Promi
   const log = fullOutputPathOf(details) ?? PI_FULL_OUTPUT_NOTICE.exec(text)?.[1];
   // Only pi's own log: its name, in the folder pi writes them to (the text may name any file, an echo included).
   if (!log || !isPiOutputPath(log) || path.dirname(log) !== path.resolve(os.tmpdir())) return { text, ...(status ? { status } : {}) };
-  const problem = await regularFileProblem(log).catch((err: Error) => err);
-  const bytes = problem ? undefined : await fsp.lstat(log).then((st) => st.size, () => undefined);
+  const stat = await fsp.lstat(log).catch(() => undefined);
+  const bytes = stat && !refusedKind(stat) ? stat.size : undefined;
   return { text, ...(bytes !== undefined ? { log: { path: log, bytes } } : {}), ...(status ? { status } : {}) };
 }
 

@@ -7,12 +7,23 @@ export interface CliIO {
    * taken what was written. Long outputs wait on it: otherwise all of it queues in memory.
    */
   caughtUp?: () => Promise<void> | undefined;
-  /** Reads all of standard input as bytes (empty when there is none). */
-  readStdin: () => Promise<Buffer>;
+  /** Standard input as it arrives (nothing when it is a terminal). */
+  stdin: () => AsyncIterable<Buffer>;
   env: NodeJS.ProcessEnv;
 }
 
 export type CliCommand = (argv: string[], io: CliIO) => Promise<number>;
+
+/** Standard input of a command given none. */
+export async function* noInput(): AsyncGenerator<Buffer> {}
+
+/** All of what `chunks` still yields, as one buffer. */
+export async function readAll(chunks: AsyncIterable<Buffer> | AsyncIterator<Buffer>): Promise<Buffer> {
+  const all: Buffer[] = [];
+  const it = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks;
+  for (let next = await it.next(); !next.done; next = await it.next()) all.push(next.value);
+  return Buffer.concat(all);
+}
 
 /** Thrown for bad arguments: printed with the usage line, exit code 2. */
 export class UsageError extends Error {}
@@ -47,12 +58,7 @@ export function processIO(): CliIO {
       });
       return drained;
     },
-    readStdin: async () => {
-      if (process.stdin.isTTY) return Buffer.alloc(0);
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks);
-    },
+    stdin: () => (process.stdin.isTTY ? noInput() : (process.stdin as AsyncIterable<Buffer>)),
     env: process.env,
   };
 }

@@ -9,8 +9,8 @@
 // under a temp name (exclusive, 0600, O_NOFOLLOW), synced and renamed into
 // place, so a killed spill leaves no truncated blob; names are one sanitized
 // path segment.
-import { createHash, randomBytes } from 'node:crypto';
-import { promises as fsp, constants as C } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { promises as fsp, constants as C, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AnchoredDir, openBelow, withDir } from './anchored-dir';
@@ -19,7 +19,7 @@ import { isStaleTemp, LOCK_PREFIX, processAlive, STALE_AFTER_MS, tempName } from
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
 import { refusedKind } from './regular-file';
 import { testPause } from './test-pause';
-import { countLines, countNewlines, lineCountFrom, sha256Hex } from './text';
+import { ContentTally, countLines, sha256Hex, Utf8Check } from './text';
 import {
   SpillError,
   type SaveTextSpill,
@@ -109,6 +109,39 @@ export interface ExternalSpill {
   sha256?: string;
 }
 
+interface BlobFacts {
+  bytes: number;
+  lines: number;
+  sha256: string;
+}
+
+/** A text written whole to a temp file in the root as it arrived (`stage`), with its facts. */
+export interface StagedText extends BlobFacts {
+  /** Where its bytes can be read back until it is saved or discarded. */
+  readonly path: string;
+  /** Whether the bytes are UTF-8 text. */
+  readonly utf8: boolean;
+  readonly root: AnchoredDir;
+  readonly temp: string;
+  readonly written: Stats;
+}
+
+/** Staging stopped after taking part of the output (a full disk): what was written, and the piece in hand, can still be read. */
+export class StageError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    /** The temp holding the first `writtenBytes` bytes. */
+    readonly tempPath: string,
+    readonly writtenBytes: number,
+    /** The piece being written when it failed (not counted in `writtenBytes`). */
+    readonly pending: Buffer,
+    /** Removes the temp: call it once the bytes were read back. */
+    readonly release: () => Promise<void>,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 export const LOCAL_RETRIEVAL_HINT = 'Use read with offset/limit on this path, or grep it to search within it.';
 
 export class LocalSpillStore implements SpillStore {
@@ -130,31 +163,95 @@ export class LocalSpillStore implements SpillStore {
    * listed). A manifest that cannot be opened fails the save before anything is written.
    */
   async saveText(input: SaveTextSpill): Promise<SpillRef> {
+    const data = Buffer.from(input.content, 'utf8');
+    const root = await this.openRoot();
+    try {
+      const temp = tempName();
+      const written = await writeTemp(root, temp, (handle) => writeChunked(handle, data));
+      return await this.place(root, temp, written, input, { bytes: data.length, lines: countLines(data), sha256: sha256Hex(data) });
+    } finally {
+      await root.close();
+    }
+  }
+
+  /**
+   * Write a text too big to hold in memory to a private temp file in the root
+   * as it arrives, with its facts; then `saveStaged` or `discardStaged` it.
+   * When writing fails once part of the output was taken, `StageError` says
+   * how many bytes the temp holds and has the piece in hand, so the caller
+   * can hand the whole output back.
+   */
+  async stage(chunks: AsyncIterator<Buffer>): Promise<StagedText> {
+    const root = await this.openRoot();
+    const temp = tempName();
+    const tally = new ContentTally();
+    const utf8 = new Utf8Check();
+    /** A piece taken from `chunks` and not yet written whole. */
+    let pending: Buffer | undefined;
+    try {
+      const written = await writeTemp(
+        root,
+        temp,
+        async (handle) => {
+          for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+            pending = next.value;
+            await writeChunked(handle, pending);
+            tally.add(pending);
+            utf8.add(pending);
+            pending = undefined;
+          }
+        },
+        { keepOnError: true },
+      );
+      return { path: root.at(temp), root, temp, written, utf8: utf8.isUtf8, ...tally.finish() };
+    } catch (err) {
+      const release = async (): Promise<void> => {
+        await fsp.unlink(root.at(temp)).catch(() => undefined);
+        await root.close();
+      };
+      // Nothing taken yet: the caller still holds the whole output.
+      if (tally.bytes === 0 && !pending?.length) {
+        await release();
+        throw err;
+      }
+      throw new StageError(err, root.at(temp), tally.bytes, pending ?? Buffer.alloc(0), release);
+    }
+  }
+
+  /** A staged text saved as a blob of the session (as `saveText` would save it). */
+  async saveStaged(staged: StagedText, input: Omit<SaveTextSpill, 'content'>): Promise<SpillRef> {
+    return this.place(staged.root, staged.temp, staged.written, input, staged);
+  }
+
+  /** A staged text not kept: its temp removed (a no-op once saved). */
+  async discardStaged(staged: StagedText): Promise<void> {
+    await fsp.unlink(staged.root.at(staged.temp)).catch(() => undefined);
+    await staged.root.close();
+  }
+
+  /** A written temp moved into the session's folder under a fresh name, and recorded in its manifest. */
+  private async place(root: AnchoredDir, temp: string, written: Stats, input: Omit<SaveTextSpill, 'content'>, facts: BlobFacts): Promise<SpillRef> {
     const sessionId = input.owner?.sessionId;
     if (!sessionId) throw new SpillError('ENOSESSION', 'no session id: refusing to spill outside a session');
     const prefix = sanitizeSegment(this.randomId()).slice(0, 32);
     const name = `${prefix}-${sanitizeSegment(input.suggestedName, MAX_NAME_BYTES - prefix.length - 1)}`;
-    const data = Buffer.from(input.content, 'utf8');
-    const sha256 = sha256Hex(data);
-    const lines = countLines(data);
-    // Temps go in the root, where no layout lists files and every spill into
-    // the root looks for ones a killed spill left.
-    const root = await this.openRoot();
     try {
+      // Temps go in the root, where no layout lists files and every spill into
+      // the root looks for ones a killed spill left.
       return await withDir(this.ensureSessionDir(input.owner, root), async (dir) => {
         const manifest = await openManifestForAppend(dir);
         try {
           await reclaimStaleTemps(root);
-          await writeInPlace(root, dir, name, data);
+          await placeTemp(root, temp, written, dir, name);
           await testPause('before-manifest');
-          await this.append(dir, manifest, manifestRecord(input, name, { bytes: data.length, lines, sha256 }));
+          await this.append(dir, manifest, manifestRecord(input, name, facts));
         } finally {
           await manifest.close().catch(() => undefined);
         }
-        return { locator: path.join(dir.path, name) as SpillLocator, bytes: data.length, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256, lines };
+        return { locator: path.join(dir.path, name) as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
       });
     } finally {
-      await root.close();
+      await fsp.unlink(root.at(temp)).catch(() => undefined);
     }
   }
 
@@ -370,40 +467,49 @@ export class LocalSpillStore implements SpillStore {
 const WRITE_CHUNK = 1 << 20;
 
 /**
- * Write `data` as `name` in `dir`: a temp file in `tempDir` (exclusive,
- * owner-only, never through a symlink) synced and renamed into place, so
- * `name` is complete or absent whatever happens to this process. A failed
- * write removes the temp.
+ * Create the temp `temp` in `tempDir` (exclusive, owner-only, never through a
+ * symlink), let `fill` write it, sync it; its stats once closed. A failed
+ * write removes the temp (unless `keepOnError`: the caller reads it back first).
  */
-async function writeInPlace(tempDir: AnchoredDir, dir: AnchoredDir, name: string, data: Buffer): Promise<void> {
+async function writeTemp(tempDir: AnchoredDir, temp: string, fill: (handle: fsp.FileHandle) => Promise<void>, opts: { keepOnError?: boolean } = {}): Promise<Stats> {
+  const handle = await fsp.open(tempDir.at(temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+  try {
+    await fill(handle);
+    await handle.sync();
+    return await handle.stat();
+  } catch (err) {
+    if (!opts.keepOnError) await fsp.unlink(tempDir.at(temp)).catch(() => undefined);
+    throw err;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function writeChunked(handle: fsp.FileHandle, data: Buffer): Promise<void> {
+  for (let at = 0; at < data.length || at === 0; at += WRITE_CHUNK) {
+    const end = Math.min(data.length, at + WRITE_CHUNK);
+    let done = at;
+    while (done < end) done += (await handle.write(data, done, end - done)).bytesWritten;
+    if (at === 0) await testPause('blob-write');
+    if (data.length === 0) break;
+  }
+}
+
+/**
+ * Rename the written temp to `name` in `dir`, so `name` is complete or absent
+ * whatever happens to this process; the caller removes the temp if this fails.
+ */
+async function placeTemp(tempDir: AnchoredDir, temp: string, written: Stats, dir: AnchoredDir, name: string): Promise<void> {
   const final = dir.at(name);
   if (await fsp.lstat(final).then(() => true, () => false)) throw new SpillError('EEXIST', `blob name taken: ${path.join(dir.path, name)}`);
-  const temp = tempDir.at(tempName());
-  const handle = await fsp.open(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-  try {
-    for (let at = 0; at < data.length || at === 0; at += WRITE_CHUNK) {
-      const end = Math.min(data.length, at + WRITE_CHUNK);
-      let done = at;
-      while (done < end) done += (await handle.write(data, done, end - done)).bytesWritten;
-      if (at === 0) await testPause('blob-write');
-      if (data.length === 0) break;
-    }
-    await handle.sync();
-    const written = await handle.stat();
-    await handle.close();
-    await testPause('before-rename');
-    await fsp.rename(temp, final);
-    // The digest will name the blob by path: that path must lead to it (the
-    // folder may have been moved away since it was opened).
-    const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
-    if (named?.ino !== written.ino || named.dev !== written.dev) {
-      await fsp.unlink(final).catch(() => undefined);
-      throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
-    }
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await fsp.unlink(temp).catch(() => undefined);
-    throw err;
+  await testPause('before-rename');
+  await fsp.rename(tempDir.at(temp), final);
+  // The digest will name the blob by path: that path must lead to it (the
+  // folder may have been moved away since it was opened).
+  const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
+  if (named?.ino !== written.ino || named.dev !== written.dev) {
+    await fsp.unlink(final).catch(() => undefined);
+    throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
   }
 }
 
@@ -472,20 +578,12 @@ function manifestRecord(
 
 /** sha256, byte and line counts of a file, streamed. */
 export async function hashAndCount(file: string): Promise<{ sha256: string; bytes: number; lines: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  let newlines = 0;
-  let last = -1;
+  const tally = new ContentTally();
   const handle = await fsp.open(file, C.O_RDONLY | C.O_NOFOLLOW);
   try {
-    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      newlines += countNewlines(chunk);
-      last = chunk[chunk.length - 1] ?? last;
-    }
+    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) tally.add(chunk);
   } finally {
     await handle.close();
   }
-  return { sha256: hash.digest('hex'), bytes, lines: lineCountFrom(newlines, bytes, last === 0x0a) };
+  return tally.finish();
 }

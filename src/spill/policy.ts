@@ -5,11 +5,11 @@
 // digest. The model-facing output changes only after the write (or an alias
 // to an earlier identical blob) succeeded; any failure returns the original
 // value itself and says why. Never throws.
-import { digestText, digestValue } from './digest';
-import type { LocalSpillStore } from './local-store';
+import { digestFile, digestText, digestValue } from './digest';
+import type { LocalSpillStore, StagedText } from './local-store';
 import { isReadLikeTool, normalizeToolName } from './salience';
 import { sha256Hex, truncateUtf8, utf8Bytes } from './text';
-import type { SpillLogger, SpillRef, SpillSource, SpillStore } from './types';
+import type { SaveTextSpill, SpillLogger, SpillRef, SpillSource, SpillStore } from './types';
 import { classifyOutput, planValueDigest, renderValueBlob } from './value';
 
 /**
@@ -32,14 +32,27 @@ export interface SpillRequest {
   turn?: number;
 }
 
+/** `output` is the original value itself (===). */
+type KeptDecision = { spilled: false; output: unknown; reason: string };
+
 export type SpillDecision =
-  /** `output` is the original value itself (===). */
-  | { spilled: false; output: unknown; reason: string }
+  | KeptDecision
   /** `output` has the original's shape: a string digest, or the same JSON with digested leaves. */
   | { spilled: true; output: unknown; ref: SpillRef; aliased: boolean };
 
+/** A text output too big to hold, staged whole by the store as it arrived (`LocalSpillStore.stage`). */
+export interface StagedSpillRequest extends Omit<SpillRequest, 'output'> {
+  staged: StagedText;
+}
+
+/**
+ * As `SpillDecision`; a kept output is the staged bytes, which the caller hands
+ * back as they are, from the temp or from `from` when the temp became a blob.
+ */
+export type StagedDecision = { spilled: false; reason: string; from?: string } | { spilled: true; output: string; ref: SpillRef; aliased: boolean };
+
 export interface SpillPolicyOptions {
-  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias' | 'withContentLock'>>;
+  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias' | 'withContentLock' | 'saveStaged'>>;
   maxInlineBytes?: number;
   digestBytes?: number;
   /** Tool names never spilled, on top of the read-like ones (compared case- and separator-insensitively). */
@@ -49,6 +62,8 @@ export interface SpillPolicyOptions {
 
 export interface SpillPolicy {
   apply(req: SpillRequest): Promise<SpillDecision>;
+  /** The same decision for a staged output (saved from its temp, its digest streamed from the blob). Never throws. */
+  applyStaged(req: StagedSpillRequest): Promise<StagedDecision>;
 }
 
 /** In-process dedup memory, for stores without a lookup of their own (bounded). */
@@ -61,7 +76,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
   const { store, logger } = opts;
   const memo = new Map<string, SpillRef>();
 
-  const keep = (output: unknown, reason: string): SpillDecision => ({ spilled: false, output, reason });
+  const keep = (output: unknown, reason: string): KeptDecision => ({ spilled: false, output, reason });
 
   async function decide(req: SpillRequest): Promise<SpillDecision> {
     const { output, toolName } = req;
@@ -83,45 +98,73 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
       content = renderValueBlob(output, plan);
     }
 
-    if (!req.sessionId) {
-      logger?.warn(`${toolName} ${req.toolCallId}: no session id, result left inline`);
-      return keep(output, 'no session id');
-    }
-    const owner = { sessionId: req.sessionId };
-    const source: SpillSource = { toolName, callId: req.toolCallId, label: labelFor(req.args) };
+    if (!req.sessionId) return noSession(req);
     const sha256 = sha256Hex(content);
-    const memoKey = `${req.sessionId}\0${sha256}`;
-
-    // A store that can look blobs up is asked every time (it sees deletions and
-    // other processes), holding its lock for this body when it has one so that
-    // concurrent spills of one body write it once; the in-process memory
-    // serves stores that cannot look up.
-    const lookUpThenSave = async (): Promise<{ ref: SpillRef; aliased: boolean }> => {
-      const earlier = store.findBySha256 ? await findEarlier(owner, sha256) : memo.get(memoKey);
-      if (earlier) {
-        const original = { ...earlier, sha256 };
-        await store.recordAlias?.({ owner, source, original, args: req.args, ...(req.turn !== undefined ? { turn: req.turn } : {}) }).catch((err: unknown) => {
-          logger?.warn(`alias record failed: ${describe(err)}`);
-        });
-        return { ref: earlier, aliased: true };
-      }
-      const saved = await store.saveText({
-        owner,
-        source,
-        suggestedName: `${toolName}-${req.toolCallId}.txt`,
-        content,
-        ...(req.args !== undefined ? { args: req.args } : {}),
-        ...(req.turn !== undefined ? { turn: req.turn } : {}),
-      });
-      return { ref: saved, aliased: false };
-    };
-    const { ref, aliased } = store.withContentLock ? await store.withContentLock(owner, sha256, lookUpThenSave) : await lookUpThenSave();
-    remember(memoKey, ref);
-
+    const { ref, aliased } = await saveOnce(req, sha256, (saveInput) => store.saveText({ ...saveInput, content }));
     const digestOpts = { budgetBytes: digestBytes, toolName, locator: ref.locator, retrievalHint: ref.retrievalHint };
     const digested = shape.kind === 'text' ? digestText(shape.text, digestOpts) : digestValue(output, digestOpts);
     logger?.debug?.(`${toolName} ${req.toolCallId}: ${bytes} bytes ${aliased ? 'aliased to' : 'spilled to'} ${ref.locator}`);
     return { spilled: true, output: digested, ref, aliased };
+  }
+
+  /** The staged counterpart of `decide`: same rules, the digest read from the blob. */
+  async function decideStaged(req: StagedSpillRequest): Promise<StagedDecision> {
+    const { staged, toolName } = req;
+    if (isReadLikeTool(toolName)) return { spilled: false, reason: `read-like tool ${toolName} is never spilled` };
+    if (protectedTools.has(normalizeToolName(toolName))) return { spilled: false, reason: `protected tool ${toolName}` };
+    if (!staged.utf8) return { spilled: false, reason: 'non-text output (not UTF-8)' };
+    if (staged.bytes <= Math.max(maxInline, digestBytes)) return { spilled: false, reason: `at or below the threshold (${staged.bytes} <= ${maxInline} bytes)` };
+    if (!req.sessionId) return noSession(req);
+    const { saveStaged } = store;
+    if (!saveStaged) return { spilled: false, reason: 'the store cannot save a staged text' };
+    const { ref, aliased } = await saveOnce(req, staged.sha256, (saveInput) => saveStaged.call(store, staged, saveInput));
+    let digested: string;
+    try {
+      digested = await digestFile(ref.locator, { budgetBytes: digestBytes, toolName, locator: ref.locator, retrievalHint: ref.retrievalHint });
+    } catch (err) {
+      // The temp is the blob now: the output is read back from there.
+      return { spilled: false, reason: failed(req, err), from: ref.locator };
+    }
+    logger?.debug?.(`${toolName} ${req.toolCallId}: ${staged.bytes} bytes ${aliased ? 'aliased to' : 'spilled to'} ${ref.locator}`);
+    return { spilled: true, output: digested, ref, aliased };
+  }
+
+  function noSession(req: { toolName: string; toolCallId: string; output?: unknown }): KeptDecision {
+    logger?.warn(`${req.toolName} ${req.toolCallId}: no session id, result left inline`);
+    return keep(req.output, 'no session id');
+  }
+
+  /**
+   * The blob for a body of `sha256`: an earlier identical one of the session
+   * (recorded as an alias), else what `save` writes. A store that can look
+   * blobs up is asked every time (it sees deletions and other processes),
+   * holding its lock for this body when it has one so that concurrent spills
+   * of one body write it once; the in-process memory serves stores that
+   * cannot look up.
+   */
+  async function saveOnce(
+    req: Omit<SpillRequest, 'output'>,
+    sha256: string,
+    save: (input: Omit<SaveTextSpill, 'content'>) => Promise<SpillRef>,
+  ): Promise<{ ref: SpillRef; aliased: boolean }> {
+    const owner = { sessionId: req.sessionId };
+    const source: SpillSource = { toolName: req.toolName, callId: req.toolCallId, label: labelFor(req.args) };
+    const memoKey = `${req.sessionId}\0${sha256}`;
+    const extra = { ...(req.args !== undefined ? { args: req.args } : {}), ...(req.turn !== undefined ? { turn: req.turn } : {}) };
+    const lookUpThenSave = async (): Promise<{ ref: SpillRef; aliased: boolean }> => {
+      const earlier = store.findBySha256 ? await findEarlier(owner, sha256) : memo.get(memoKey);
+      if (earlier) {
+        const original = { ...earlier, sha256 };
+        await store.recordAlias?.({ owner, source, original, ...extra }).catch((err: unknown) => {
+          logger?.warn(`alias record failed: ${describe(err)}`);
+        });
+        return { ref: earlier, aliased: true };
+      }
+      return { ref: await save({ owner, source, suggestedName: `${req.toolName}-${req.toolCallId}.txt`, ...extra }), aliased: false };
+    };
+    const saved = store.withContentLock ? await store.withContentLock(owner, sha256, lookUpThenSave) : await lookUpThenSave();
+    remember(memoKey, saved.ref);
+    return saved;
   }
 
   async function findEarlier(owner: { sessionId: string }, sha256: string): Promise<SpillRef | undefined> {
@@ -140,14 +183,25 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     if (memo.size > MEMO_LIMIT) memo.delete(memo.keys().next().value as string);
   }
 
+  function failed(req: { toolName: string; toolCallId: string } | undefined, err: unknown): string {
+    const why = describe(err);
+    logger?.warn(`${req?.toolName} ${req?.toolCallId}: spill failed, result left inline: ${why}`);
+    return `spill failed: ${why}`;
+  }
+
   return {
     async apply(req: SpillRequest): Promise<SpillDecision> {
       try {
         return await decide(req);
       } catch (err) {
-        const why = describe(err);
-        logger?.warn(`${req?.toolName} ${req?.toolCallId}: spill failed, result left inline: ${why}`);
-        return keep(req?.output, `spill failed: ${why}`);
+        return keep(req?.output, failed(req, err));
+      }
+    },
+    async applyStaged(req: StagedSpillRequest): Promise<StagedDecision> {
+      try {
+        return await decideStaged(req);
+      } catch (err) {
+        return { spilled: false, reason: failed(req, err) };
       }
     },
   };

@@ -83,12 +83,6 @@ export function openRegularFileSync(path: string): OpenedFile {
   }
 }
 
-/** lstat-based check for paths handed to another program (which would follow a symlink or block on a FIFO). */
-export async function regularFileProblem(path: string): Promise<NotRegularFileError | undefined> {
-  const refused = refusedKind(await fsp.lstat(path));
-  return refused ? new NotRegularFileError(path, refused) : undefined;
-}
-
 /**
  * A settings file's text: followed if a symlink (dotfile managers link them) but never blocked on a FIFO put
  * in its place, and refused unless it is a regular file (NotRegularFileError). ENOENT and the like as thrown.

@@ -1,5 +1,6 @@
 // Byte and line facts about text, shared by the digest, the store and the policy
 // so every place counts the same way.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 
 const NL = 0x0a;
@@ -33,6 +34,45 @@ export function countNewlines(buf: Uint8Array, start = 0, end = buf.length): num
 export function lineCountFrom(newlines: number, bytes: number, endsWithNewline: boolean): number {
   if (bytes === 0) return 0;
   return endsWithNewline ? newlines : newlines + 1;
+}
+
+/** sha256, bytes and lines of a body that arrives in pieces (a file read, a pipe), counted as `countLines` does. */
+export class ContentTally {
+  private readonly hash = createHash('sha256');
+  private newlines = 0;
+  private last = -1;
+  bytes = 0;
+
+  add(chunk: Uint8Array): void {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    this.newlines += countNewlines(chunk);
+    if (chunk.length > 0) this.last = chunk[chunk.length - 1]!;
+  }
+
+  /** The facts; call once, after the last piece. */
+  finish(): { sha256: string; bytes: number; lines: number } {
+    return { sha256: this.hash.digest('hex'), bytes: this.bytes, lines: lineCountFrom(this.newlines, this.bytes, this.last === NL) };
+  }
+}
+
+/** Whether a body that arrives in pieces is UTF-8, a character split between two pieces included. */
+export class Utf8Check {
+  private carry: Buffer = Buffer.alloc(0);
+  private valid = true;
+
+  add(chunk: Buffer): void {
+    if (!this.valid) return;
+    const whole = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const end = utf8FloorBoundary(whole, whole.length);
+    this.valid = isUtf8(whole.subarray(0, end));
+    this.carry = Buffer.from(whole.subarray(end));
+  }
+
+  /** The verdict, once the last piece came (a character cut off at the end is not UTF-8). */
+  get isUtf8(): boolean {
+    return this.valid && this.carry.length === 0;
+  }
 }
 
 export function countLines(text: string | Buffer): number {

@@ -12,7 +12,7 @@ import {
   uninstallClaudeCodeHook,
   type SettingsScope,
 } from '../../adapters/settings-install';
-import { UsageError, type CliCommand, type CliIO } from '../io';
+import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
   spillway hook claude-code
@@ -44,7 +44,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
 /** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
 async function runHook(io: CliIO): Promise<number> {
   const cli = require.main?.filename ?? process.argv[1];
-  await runClaudeCodeHook((await io.readStdin()).toString('utf8'), io.env, io, cli ? { script: cli, viaCli: true } : undefined);
+  await runClaudeCodeHook((await readAll(io.stdin())).toString('utf8'), io.env, io, cli ? { script: cli, viaCli: true } : undefined);
   return 0;
 }
 

@@ -3,9 +3,11 @@
 // including when the spill failed and the original text was printed.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { LocalSpillStore } from '../../spill/local-store';
-import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES } from '../../spill/policy';
-import { UsageError, type CliCommand } from '../io';
+import { createReadStream } from 'node:fs';
+import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
+import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
+import type { SpillRef } from '../../spill/types';
+import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage: spillway spill --session ID --tool NAME [options] < output
 
@@ -70,27 +72,6 @@ export const spillCommand: CliCommand = async (argv, io) => {
   const turn = integerFlag('turn', v.turn, 0);
   const callId = v['call-id'] || `cli-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
-  const bytes = await io.readStdin();
-  const stdin = decodeUtf8(bytes);
-  // Bytes that are not UTF-8 (an image, a binary dump) are non-text: printed back unchanged.
-  if (stdin === undefined) {
-    const reason = 'non-text output (not UTF-8)';
-    io.stdout(v.json ? JSON.stringify({ spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason }) + '\n' : bytes);
-    return 0;
-  }
-  let output: unknown = stdin;
-  if (v['json-input']) {
-    try {
-      output = JSON.parse(stdin.replace(/^\uFEFF/, ''));
-    } catch (err) {
-      // The output is the agent's, whatever its shape: printed back unchanged, never lost.
-      const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
-      io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
-      io.stdout(v.json ? JSON.stringify({ spilled: false, text: stdin, reason }) + '\n' : bytes);
-      return 0;
-    }
-  }
-
   const warnings: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m) };
   const store = new LocalSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
@@ -100,32 +81,150 @@ export const spillCommand: CliCommand = async (argv, io) => {
     ...(maxInlineBytes !== undefined ? { maxInlineBytes } : {}),
     ...(digestBytes !== undefined ? { digestBytes } : {}),
   });
-  const decision = await policy.apply({
+  const request = {
     sessionId: v.session,
     toolName: v.tool,
     toolCallId: callId,
     ...(v.args !== undefined ? { args: v.args } : {}),
     ...(turn !== undefined ? { turn } : {}),
-    output,
-  });
-  for (const w of warnings) io.stderr(w + '\n');
+  };
+  const json = v.json === true;
+  const flushWarnings = () => warnings.forEach((w) => io.stderr(w + '\n'));
 
-  // With --json-input the output is JSON whatever the value (a JSON string included), and a value kept prints
-  // as the original stdin, byte-identically; without it the output is the text.
-  const text = v['json-input'] ? (decision.spilled ? JSON.stringify(decision.output) : stdin) : (decision.output as string);
-  if (v.json) {
-    io.stdout(
-      JSON.stringify({
-        spilled: decision.spilled,
-        text,
-        ...(decision.spilled ? { ref: decision.ref, aliased: decision.aliased } : { reason: decision.reason }),
-      }) + '\n',
-    );
-  } else {
-    io.stdout(text);
+  // An output bigger than it is worth holding goes to a file as it arrives (a JSON input is parsed whole).
+  const stdin = io.stdin()[Symbol.asyncIterator]();
+  const head = await readUpTo(stdin, Math.max(IN_MEMORY_BYTES, maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
+  if (head.more && !v['json-input']) {
+    await spillStaged(io, store, policy, request, json, continued(head.chunks, stdin), flushWarnings);
+    return 0;
   }
+  const bytes = Buffer.concat([...head.chunks, ...(head.more ? [await readAll(stdin)] : [])]);
+  const text = decodeUtf8(bytes);
+  // Bytes that are not UTF-8 (an image, a binary dump) are non-text: printed back unchanged.
+  if (text === undefined) {
+    printKept(io, json, bytes, 'non-text output (not UTF-8)');
+    return 0;
+  }
+  let output: unknown = text;
+  if (v['json-input']) {
+    try {
+      output = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (err) {
+      // The output is the agent's, whatever its shape: printed back unchanged, never lost.
+      const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
+      io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
+      printKept(io, json, bytes, reason);
+      return 0;
+    }
+  }
+
+  const decision = await policy.apply({ ...request, output });
+  flushWarnings();
+  if (!decision.spilled) {
+    printKept(io, json, bytes, decision.reason);
+    return 0;
+  }
+  // With --json-input the output is JSON whatever the value (a JSON string included).
+  printSpilled(io, json, v['json-input'] ? JSON.stringify(decision.output) : (decision.output as string), decision);
   return 0;
 };
+
+/** Outputs over this size (or over the threshold, when that is larger) are written to a file as they arrive, not held. */
+const IN_MEMORY_BYTES = 16 << 20;
+
+/**
+ * A big output: staged to a private file as it arrives, then spilled from it
+ * (its digest read from the blob), or printed back from it unchanged. When it
+ * cannot be written down, what was taken and the rest of stdin are printed.
+ */
+async function spillStaged(
+  io: CliIO,
+  store: LocalSpillStore,
+  policy: SpillPolicy,
+  request: Omit<StagedSpillRequest, 'staged'>,
+  json: boolean,
+  stdin: AsyncIterator<Buffer>,
+  flushWarnings: () => void,
+): Promise<void> {
+  let staged: StagedText;
+  try {
+    staged = await store.stage(stdin);
+  } catch (err) {
+    const reason = `could not write the output to a file (${(err as Error).message})`;
+    io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
+    if (json) {
+      const taken = err instanceof StageError ? [await readFile(err.tempPath, err.writtenBytes), err.pending] : [];
+      if (err instanceof StageError) await err.release();
+      printKept(io, json, Buffer.concat([...taken, await readAll(stdin)]), reason);
+      return;
+    }
+    if (err instanceof StageError) {
+      await pipeOut(io, fileChunks(err.tempPath, err.writtenBytes));
+      await err.release();
+      io.stdout(err.pending);
+    }
+    await pipeOut(io, { [Symbol.asyncIterator]: () => stdin });
+    return;
+  }
+  try {
+    const decision = await policy.applyStaged({ ...request, staged });
+    flushWarnings();
+    if (decision.spilled) printSpilled(io, json, decision.output, decision);
+    else if (json) printKept(io, json, await readFile(decision.from ?? staged.path, staged.bytes), decision.reason);
+    else await pipeOut(io, fileChunks(decision.from ?? staged.path, staged.bytes));
+  } finally {
+    await store.discardStaged(staged);
+  }
+}
+
+/** The output as it came (text, or base64 with --json when it is not UTF-8). */
+function printKept(io: CliIO, json: boolean, bytes: Buffer, reason: string): void {
+  if (!json) {
+    io.stdout(bytes);
+    return;
+  }
+  const text = decodeUtf8(bytes);
+  io.stdout(JSON.stringify(text === undefined ? { spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason } : { spilled: false, text, reason }) + '\n');
+}
+
+function printSpilled(io: CliIO, json: boolean, text: string, decision: { ref: SpillRef; aliased: boolean }): void {
+  io.stdout(json ? JSON.stringify({ spilled: true, text, ref: decision.ref, aliased: decision.aliased }) + '\n' : text);
+}
+
+/** The first pieces of `chunks`, up to a little over `limit` bytes; `more` when it did not end there. */
+async function readUpTo(chunks: AsyncIterator<Buffer>, limit: number): Promise<{ chunks: Buffer[]; more: boolean }> {
+  const taken: Buffer[] = [];
+  let bytes = 0;
+  while (bytes <= limit) {
+    const next = await chunks.next();
+    if (next.done) return { chunks: taken, more: false };
+    taken.push(next.value);
+    bytes += next.value.length;
+  }
+  return { chunks: taken, more: true };
+}
+
+/** `head` and then what `rest` yields. */
+async function* continued(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield* head;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+}
+
+function fileChunks(file: string, bytes: number): AsyncIterable<Buffer> {
+  return createReadStream(file, { start: 0, end: bytes - 1 });
+}
+
+async function readFile(file: string, bytes: number): Promise<Buffer> {
+  return bytes === 0 ? Buffer.alloc(0) : readAll(fileChunks(file, bytes));
+}
+
+/** Print what `chunks` yields, waiting for a slow reader rather than queueing it all in memory. */
+async function pipeOut(io: CliIO, chunks: AsyncIterable<Buffer>): Promise<void> {
+  for await (const chunk of chunks) {
+    io.stdout(chunk);
+    await io.caughtUp?.();
+  }
+}
 
 /** The text when `bytes` is valid UTF-8, else undefined. A byte order mark is kept: the text must print back byte for byte. */
 function decodeUtf8(bytes: Buffer): string | undefined {

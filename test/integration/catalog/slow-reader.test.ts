@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main';
-import type { CliIO } from '../../../src/cli/io';
+import { noInput, type CliIO } from '../../../src/cli/io';
 
 const SESSIONS = 40;
 const LINES = 2000; // matching lines per blob: 80,000 in all, megabytes of output
@@ -50,7 +50,7 @@ function slowReader(): { io: CliIO; written: () => string; writes: () => number;
       writes++;
     },
     stderr: () => undefined,
-    readStdin: async () => Buffer.alloc(0),
+    stdin: noInput,
     env: { HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), PATH: process.env.PATH },
     caughtUp: () => new Promise<void>((resolve) => waiting.push(resolve)),
   };
@@ -147,7 +147,7 @@ describe('one session of thousands of blobs', () => {
     const io: CliIO = {
       stdout: (text) => void writes.push(String(text)),
       stderr: () => undefined,
-      readStdin: async () => Buffer.alloc(0),
+      stdin: noInput,
       env: { HOME: wide, XDG_CACHE_HOME: path.join(wide, '.cache'), PATH: process.env.PATH },
       caughtUp: async () => void waits++,
     };

@@ -1,5 +1,6 @@
 // `spillway spill` as a real child process: the built artifact (dist/cli.js).
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,5 +102,84 @@ describe('spillway spill (built CLI)', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
+  });
+});
+
+// Over 16 MiB the CLI writes the output to a file as it arrives instead of holding it (docs/engine.md).
+describe('spillway spill, an output too big to hold', () => {
+  const middle = 'src/lib.rs:812: error[E0599]: no method named `frob` found';
+  const huge = (() => {
+    const lines = Array.from({ length: 1000 }, (_, i) => `   Compiling crate-${i} v0.${i}.0 (\u5efa\u7acb \u2014 ok) ${'·'.repeat(i % 40)}`).join('\n') + '\n';
+    const half = lines.repeat(Math.ceil(12_000_000 / Buffer.byteLength(lines)));
+    return Buffer.from(half + middle + '\n' + half, 'utf8');
+  })();
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const run = (args: string[], input: Buffer, shell = '') =>
+    spawnSync('bash', ['-c', `${shell}exec "$0" "$@"`, process.execPath, cli, 'spill', '--session', 's', ...args], { input, maxBuffer: 1 << 30 });
+  const temps = (root: string) => (existsSync(root) ? readdirSync(root).filter((n) => n.startsWith('.spillway-tmp-')) : []);
+
+  it('spills it from the file: the blob is the output byte for byte, the digest has the failure line, a repeat aliases', () => {
+    const root = tmp();
+    const r = run(['--tool', 'Bash', '--root', root, '--json'], huge);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout.toString('utf8'));
+    expect(out).toMatchObject({ spilled: true, aliased: false, ref: { bytes: huge.length, sha256: sha(huge) } });
+    expect(out.text).toContain(middle);
+    expect(Buffer.byteLength(out.text)).toBeLessThan(4096);
+    const blob = readFileSync(out.ref.locator);
+    expect(sha(blob)).toBe(sha(huge));
+    expect(statSync(out.ref.locator).mode & 0o777).toBe(0o600);
+    const [record] = readFileSync(path.join(path.dirname(out.ref.locator), 'spillway.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(record).toMatchObject({ bytes: huge.length, lines: huge.toString('utf8').split('\n').length - 1, sha256: sha(huge) });
+    expect(temps(root)).toEqual([]);
+
+    const again = JSON.parse(run(['--tool', 'Bash', '--root', root, '--json'], huge).stdout.toString('utf8'));
+    expect(again).toMatchObject({ spilled: true, aliased: true, ref: { locator: out.ref.locator } });
+    expect(readdirSync(path.dirname(out.ref.locator)).filter((n) => n.endsWith('.txt'))).toHaveLength(1);
+    expect(temps(root)).toEqual([]);
+  });
+
+  it.each([
+    ['its last character is cut off (not UTF-8)', ['--tool', 'Bash'], Buffer.concat([huge, Buffer.from([0xe2, 0x80])])],
+    ['a read-like tool', ['--tool', 'Read'], huge],
+  ])('prints it back byte for byte when %s, and keeps no file', (_why, args, input) => {
+    const root = tmp();
+    const r = run([...args, '--root', root], input);
+    expect(r.status).toBe(0);
+    expect(r.stdout.length).toBe(input.length);
+    expect(sha(r.stdout)).toBe(sha(input));
+    expect(existsSync(root) ? readdirSync(root).flatMap((d) => (d.startsWith('.') ? [d] : readdirSync(path.join(root, d)))) : []).toEqual([]);
+  });
+
+  it('prints it back byte for byte when the file cannot be written whole (a file size limit), and leaves no temp', () => {
+    const root = tmp();
+    const r = run(['--tool', 'Bash', '--root', root], huge, 'ulimit -f 8000; ');
+    expect(r.status).toBe(0);
+    expect(sha(r.stdout)).toBe(sha(huge));
+    expect(r.stderr.toString('utf8')).toMatch(/could not write the output to a file \(EFBIG/);
+    expect(temps(root)).toEqual([]);
+  });
+
+  it('does not hold it: four times the output costs less extra memory than the extra output', () => {
+    const dir = tmp();
+    const preload = path.join(dir, 'peak.cjs');
+    writeFileSync(preload, "process.on('exit', () => process.stderr.write(`peak-rss ${process.resourceUsage().maxRSS * 1024}\\n`));\n");
+    const peak = (input: Buffer) => {
+      const r = spawnSync(process.execPath, ['--require', preload, cli, 'spill', '--session', 's', '--tool', 'Bash', '--root', path.join(dir, 'r')], { input, maxBuffer: 1 << 30 });
+      expect(r.status).toBe(0);
+      return Number(/peak-rss (\d+)/.exec(r.stderr.toString('utf8'))?.[1]);
+    };
+    const four = Buffer.concat([huge, huge, huge, huge]);
+    const extra = peak(four) - peak(huge);
+    expect(extra).toBeLessThan(four.length - huge.length);
+  });
+
+  it('prints it back byte for byte when no file can be made (a file in place of the root)', () => {
+    const base = tmp();
+    writeFileSync(path.join(base, 'f'), '');
+    const r = run(['--tool', 'Bash', '--root', path.join(base, 'f', 'r')], huge);
+    expect(r.status).toBe(0);
+    expect(sha(r.stdout)).toBe(sha(huge));
+    expect(r.stderr.toString('utf8')).toMatch(/ENOTDIR/);
   });
 });
