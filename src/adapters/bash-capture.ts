@@ -17,8 +17,13 @@ import * as path from 'node:path';
 /** Every wrapped command starts with this assignment of the capture file: how the Post hooks recognise one. */
 export const CAPTURE_MARKER = '__spillway_f=';
 
-/** Commands longer than this are left alone (they ride along as one argument of the finish step). */
-const MAX_WRAPPED_COMMAND_CHARS = 64 * 1024;
+/**
+ * Linux takes no single argument over 128 KiB (MAX_ARG_STRLEN): the wrapped command is one (`bash -c`, and
+ * again the finish step's), so a command whose wrapper would pass it is left alone, else it would not run at all.
+ */
+const MAX_ARGUMENT_BYTES = 128 * 1024;
+/** The wrapper around the quoted command (paths included) and Claude Code's own around that, with room to spare. */
+const WRAPPER_BYTES = 8 * 1024;
 
 /** Quote a string for a POSIX shell. */
 export function shellQuote(word: string): string {
@@ -63,7 +68,7 @@ const SHELL_BUILTIN_USE =
  */
 export function whyNotCapturable(command: string): string | undefined {
   if (command.trim() === '') return 'empty command';
-  if (command.length > MAX_WRAPPED_COMMAND_CHARS) return 'command too long';
+  if (quotedBytes(command) + WRAPPER_BYTES > MAX_ARGUMENT_BYTES) return 'command too long to wrap (an argument holds at most 128 KiB)';
   if (SHELL_BUILTIN_USE.test(command)) return 'command uses trap or exec';
   if (command.includes('\0')) return 'command holds a NUL byte';
   return undefined;
@@ -76,6 +81,14 @@ export interface WrapOptions {
   inlineBytes: number;
   /** Shell words that run the finish step; it gets the capture file, the exit status and the command. */
   finishCommand: string;
+}
+
+/** Bytes of the command as the wrapper quotes it, each `'` counted as a shell quoting it again would write it (`'"'"'`). */
+function quotedBytes(command: string): number {
+  const quoted = ansiCQuote(claudeNulRewrite(command));
+  let quotes = 0;
+  for (let i = quoted.indexOf("'"); i >= 0; i = quoted.indexOf("'", i + 1)) quotes++;
+  return Buffer.byteLength(quoted) + 4 * quotes;
 }
 
 /**

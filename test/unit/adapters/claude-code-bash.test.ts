@@ -78,6 +78,24 @@ describe('PreToolUse', () => {
     },
   );
 
+  it('leaves a command alone when its wrapper would pass the 128 KiB a single argument may hold (it would not run at all)', async () => {
+    const claudeQuoted = (c: string) => `eval '${c.replaceAll("'", `'"'"'`)}'`;
+    const heredoc = (line: string, n: number) => `cat > notes.md <<'EOF'\n${Array.from({ length: n }, () => line).join('\n')}\nEOF\nmake`;
+    // Multi-byte text, newlines (two bytes quoted), control characters (four), quotes (five once Claude Code quotes them).
+    for (const line of ['\u6587', "it's", '\u0001\t', 'plain ascii text here']) {
+      let wrappedOnce = false;
+      for (let n = 1000; n <= 80_000; n = Math.ceil(n * 1.15)) {
+        const wrapped = await rewrite(heredoc(line, n), 'bypassPermissions');
+        if (wrapped === undefined) continue;
+        wrappedOnce = true;
+        fs.rmSync(captureFileOf(wrapped)!);
+        expect(Buffer.byteLength(claudeQuoted(wrapped)), `${JSON.stringify(line)} x ${n}`).toBeLessThan(128 * 1024);
+      }
+      expect(wrappedOnce).toBe(true);
+    }
+    expect(await rewrite(heredoc('\u6587', 31_000))).toBeUndefined();
+  });
+
   it('does not reuse a capture file that is already there (same id twice)', async () => {
     expect(await rewrite('make')).toBeDefined();
     expect(await rewrite('make')).toBeUndefined();
