@@ -67,7 +67,7 @@ interface Candidate {
   rank: number;
 }
 
-/** Distinct failure-line shapes remembered (bounded memory); later new shapes go to a small ring. */
+/** Distinct failure-line shapes remembered per rank (bounded memory); later new shapes go to a small ring. */
 const SHAPES_KEPT = 256;
 /** Stored text of a candidate (it is shown up to SALIENT_LINE_MAX anyway). */
 const CANDIDATE_TEXT_MAX = 512;
@@ -86,8 +86,9 @@ const FAILURE_STEM =
 class LineScanner {
   // Per shape: its first two and last two occurrences, so one of them is still
   // in the middle after the final cut moves the head and tail a little.
-  private readonly shapes = new Map<string, { early: Candidate[]; late: Candidate[]; count: number }>();
-  private readonly overflow: Candidate[] = [];
+  // One table and one ring per failureRank: a crowd of mentions or passing tests' lines never pushes a verdict out.
+  private readonly shapes = [0, 1, 2].map(() => new Map<string, { early: Candidate[]; late: Candidate[]; count: number }>());
+  private readonly overflow: Candidate[][] = [[], [], []];
   /** Newlines fed so far. */
   newlines = 0;
   private lineNo: number;
@@ -152,9 +153,11 @@ class LineScanner {
 
   /** In line order: a few occurrences of each shape (with the shape's count), plus the overflow ring. */
   candidates(): Candidate[] {
-    const out: Candidate[] = [...this.overflow];
-    for (const { early, late, count } of this.shapes.values()) {
-      for (const c of [...early, ...late]) out.push({ ...c, repeats: count });
+    const out: Candidate[] = this.overflow.flat();
+    for (const table of this.shapes) {
+      for (const { early, late, count } of table.values()) {
+        for (const c of [...early, ...late]) out.push({ ...c, repeats: count });
+      }
     }
     return out.sort((a, b) => a.lineNo - b.lineNo);
   }
@@ -178,9 +181,12 @@ class LineScanner {
   private consider(raw: Buffer, lineNo: number, start: number): void {
     const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
     if (!isFailureLine(text)) return;
-    const shape = text.replace(/\d+/g, '#').slice(0, 160);
-    const known = this.shapes.get(shape);
-    const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1, rank: failureRank(text) };
+    const shape = shapeOf(text);
+    const rank = failureRank(text);
+    const shapes = this.shapes[rank]!;
+    const overflow = this.overflow[rank]!;
+    const known = shapes.get(shape);
+    const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1, rank };
     if (known) {
       known.count++;
       if (known.early.length < 2) known.early.push(c);
@@ -188,14 +194,28 @@ class LineScanner {
         known.late.push(c);
         if (known.late.length > 2) known.late.shift();
       }
-    } else if (this.shapes.size < SHAPES_KEPT) {
-      this.shapes.set(shape, { early: [c], late: [], count: 1 });
+    } else if (shapes.size < SHAPES_KEPT) {
+      shapes.set(shape, { early: [c], late: [], count: 1 });
     } else {
-      this.overflow.push(c);
-      if (this.overflow.length > CANDIDATES_KEPT) this.overflow.shift();
+      overflow.push(c);
+      if (overflow.length > CANDIDATES_KEPT) overflow.shift();
     }
   }
 }
+
+/**
+ * A failure line with what changes from one repeat to the next masked: UUIDs, hex ids holding a digit (hashes,
+ * addresses, request ids) and numbers. Retry noise that names a new request each time is then one shape, not
+ * thousands that fill the table before the root cause comes.
+ */
+function shapeOf(text: string): string {
+  return text.slice(0, 4 * SHAPE_CHARS).replace(VARYING, (m) => (m.length < 6 || m.includes('-') || /\d/.test(m) ? '#' : m)).slice(0, SHAPE_CHARS);
+}
+
+/** A line's shape is its first this many characters, once masked. */
+const SHAPE_CHARS = 160;
+/** A UUID, a run of hex letters and digits (masked only when it holds a digit), or a number. */
+const VARYING = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{6,}|\d+/gi;
 
 interface Cut {
   headEnd: number;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -240,6 +241,43 @@ describe('failureRank', () => {
     const d = digestText(lines.join('\n') + '\n', opts(2048));
     expect(d).toContain('FAIL  src/merge.test.ts');
     expect(d).toContain('AssertionError: expected { a: 1 }');
+  });
+});
+
+describe('a crowd of failure-like lines', () => {
+  /** A deterministic id per n, shaped like a UUID. */
+  const uuid = (n: number) => {
+    const hex = createHash('sha256').update(String(n)).digest('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
+
+  it.each([
+    ['a verdict', 'FATAL: migration 0042 aborted: duplicate key value violates unique constraint'],
+    ['a mention', 'migration 0042 stopped after an error in users_email_key'],
+  ])('keeps %s among hundreds of retries that each name a new request', (_kind, root) => {
+    const lines: string[] = [];
+    const noise = (from: number) => {
+      for (let i = from; i < from + 40_000; i++) {
+        lines.push(`12:00:0${i % 10} INFO processed record ${i}`);
+        if (i % 100 === 0) lines.push(`12:00:00 WARN request ${uuid(i)} failed (id ${uuid(-i).slice(0, 13)}), retrying`);
+      }
+    };
+    noise(0);
+    lines.push(root);
+    noise(40_000);
+    lines.push('done: exit 1');
+    expect(digestText(lines.join('\n') + '\n', opts(2048))).toContain(root);
+  });
+
+  it('keeps the failure among more passing tests named for errors than it remembers shapes', () => {
+    const words = ['null', 'empty', 'unicode', 'timeout', 'retry', 'auth', 'quota', 'json', 'xml', 'header', 'cookie', 'gzip'];
+    const pass = (i: number) => `  \u2713 throws an error on ${words[i % 12]} ${words[Math.floor(i / 12) % 12]} ${words[Math.floor(i / 144) % 12]} input (${i % 9} ms)`;
+    const lines: string[] = [];
+    for (let i = 0; i < 600; i++) lines.push(pass(i), 'x'.repeat(40));
+    lines.push('  \u25cf checkout \u203a charges the card', "    TypeError: Cannot read properties of undefined (reading 'amount')");
+    for (let i = 600; i < 1200; i++) lines.push(pass(i), 'x'.repeat(40));
+    lines.push('Tests: 1 failed, 1199 passed, 1200 total');
+    expect(digestText(lines.join('\n') + '\n', opts(2048))).toContain("reading 'amount'");
   });
 });
 
