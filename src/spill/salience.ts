@@ -45,8 +45,8 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // Failures that name no failure word: crashes, the shell, test protocols (TAP's `not ok`, jest's `●`), linkers.
 const FAILURE_PHRASE =
   /\bsegmentation fault\b|\bcore dumped\b|^\s*(?:aborted|killed)\b|\b\d+\s+(?:aborted|killed)\b|\bterminate called\b|\bcommand not found\b|\bno such file or directory\b|\bpermission denied\b|^\s*not ok\b|^\s*\u25cf\s|\bundefined reference to\b|\bcannot find module\b|\bout of memory\b|\btimed out\b/gi;
-// Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured`.
-const QUALIFIED_EXCEPTION = /^\s*(?:\w+\.)+(?:errors?|exceptions?)\.\w+(?::|$)/i;
+// Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured` (after pytest's `E` too).
+const QUALIFIED_EXCEPTION = /^\s*(?:E\s+)?(?:\w+\.)+(?:errors?|exceptions?)\.\w+(?::|$)/i;
 // "0 errors", "no failures", "without errors", "errors: 0" report success.
 const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;

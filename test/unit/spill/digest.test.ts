@@ -194,6 +194,8 @@ describe('isFailureLine', () => {
     'AssertionError: 0 != 1',
     'psycopg2.errors.UndefinedTable: relation "users" does not exist',
     'django.core.exceptions.ImproperlyConfigured: Requested setting DEBUG',
+    'E       psycopg2.errors.UndefinedTable: relation "users" does not exist',
+    'E   django.core.exceptions.ImproperlyConfigured: x',
     'Segmentation fault (core dumped)',
     "terminate called after throwing an instance of 'std::runtime_error'",
     'Aborted (core dumped)',
