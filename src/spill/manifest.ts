@@ -44,7 +44,8 @@ export async function openManifestForAppend(dir: string | AnchoredDir): Promise<
   const shown = typeof dir === 'string' ? file : path.join(dir.path, MANIFEST_NAME);
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(file, C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW | C.O_NONBLOCK, 0o600);
+    // Read too: an append looks at the last byte first.
+    handle = await fsp.open(file, C.O_RDWR | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW | C.O_NONBLOCK, 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(shown, 'symlink');
@@ -60,10 +61,16 @@ export async function openManifestForAppend(dir: string | AnchoredDir): Promise<
   }
   return {
     // A single write(2) of one line on an O_APPEND descriptor lands whole for
-    // the line sizes we produce: concurrent writers never interleave.
+    // the line sizes we produce: concurrent writers never interleave. A line
+    // a failed write tore (a full disk, a killed writer) is ended first, so
+    // this record does not join it and get lost with it.
     async append(record) {
-      const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
-      await handle.write(line, 0, line.length);
+      const { size } = await handle.stat();
+      const last = Buffer.alloc(1);
+      const torn = size > 0 && (await handle.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
+      const line = Buffer.from(`${torn ? '\n' : ''}${JSON.stringify(record)}\n`, 'utf8');
+      const { bytesWritten } = await handle.write(line, 0, line.length);
+      if (bytesWritten < line.length) throw new Error(`the record was cut short (${bytesWritten} of ${line.length} bytes written)`);
     },
     close: () => handle.close(),
   };

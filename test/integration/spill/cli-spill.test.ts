@@ -92,6 +92,22 @@ describe('spillway spill (built CLI)', () => {
     expect(r.stderr).toMatch(/ENOTDIR/);
   });
 
+  it('says so when the manifest line was cut short (a file size limit), and the next spill\'s record is not lost with it', () => {
+    const root = tmp();
+    const first = JSON.parse(spill(['--session', 's', '--tool', 'Bash', '--root', root, '--max-inline', '1000', '--json'], big).stdout);
+    const manifest = path.join(path.dirname(first.ref.locator), 'spillway.jsonl');
+    // Fill the manifest to 40 bytes short of 256 KiB (padding lines are skipped as malformed), then spill under a 256 KiB file size limit.
+    const size = statSync(manifest).size;
+    writeFileSync(manifest, 'x'.repeat(262_144 - 40 - size - 1) + '\n', { flag: 'a' });
+    const args = ['spill', '--session', 's', '--tool', 'Bash', '--root', root, '--max-inline', '1000', '--json'];
+    const limited = spawnSync('bash', ['-c', 'ulimit -f 256; exec "$0" "$@"', process.execPath, cli, ...args], { input: big + 'second\n', encoding: 'utf8' });
+    expect(limited.status).toBe(0);
+    expect(limited.stderr).toMatch(/manifest append failed .*cut short/);
+    const third = JSON.parse(spill(args.slice(1), big + 'third\n').stdout);
+    const files = readFileSync(manifest, 'utf8').split('\n').flatMap((l) => { try { return [JSON.parse(l).file as string]; } catch { return []; } });
+    expect(files).toEqual([path.basename(first.ref.locator), path.basename(third.ref.locator)]);
+  });
+
   it.each([
     [['--tool', 'Bash'], /--session/],
     [['--session', 's'], /--tool/],

@@ -21,6 +21,17 @@ describe('manifest', () => {
     expect(records[1]).toMatchObject({ turn: 3, aliasOf: 'a.txt' });
   });
 
+  it('ends a line a failed write tore before appending, so the next record is not lost with it', async () => {
+    const dir = tempDir('spillway-manifest-');
+    await appendManifest(dir, record('a.txt'));
+    appendFileSync(path.join(dir, MANIFEST_NAME), JSON.stringify(record('torn.txt')).slice(0, 40));
+    await appendManifest(dir, record('b.txt'));
+    await appendManifest(dir, record('c.txt'));
+    const { records, skipped } = await readManifest(dir);
+    expect(records.map((r) => r.file)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(skipped).toBe(1);
+  });
+
   it('skips a torn last line and malformed lines, ignores unknown fields', () => {
     const good = JSON.stringify({ ...record('a.txt'), future: { x: 1 } });
     const text = [good, '{"file": 3}', 'not json', good.slice(0, 20)].join('\n');
