@@ -48,6 +48,7 @@ import { isInside } from '../spill/inside';
 import { isInternalName } from '../spill/internal-files';
 import { childPath } from './child-path';
 import { pauser } from './pause';
+import { isoTime } from './iso-time';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
 const USER_ROOT_DEPTH = 6;
@@ -1124,7 +1125,7 @@ function sessionInfo(key: string, root: string, session: Described['session'], b
     transcript,
     root,
     bytes: blobs.reduce((sum, b) => sum + b.bytes, 0),
-    updatedAt: new Date(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)).toISOString(),
+    updatedAt: isoTime(blobs.reduce((max, b) => Math.max(max, b.mtimeMs), -Infinity)),
     blobs,
     skipped,
     notes,

@@ -6,6 +6,7 @@ import type { BlobFolderNames, GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
 import type { SessionInfo, TurnSeries } from './types';
+import { isoTime } from './iso-time';
 
 /** Sessions as a one-off command goes through them (see Catalog.scanSessions). */
 export interface SessionListing {
@@ -105,7 +106,7 @@ export class SettledSessions {
       newest = Math.max(newest, blob.mtimeMs);
     });
     if (settled.blobs === 0) return;
-    settled.updatedAt = new Date(newest).toISOString();
+    settled.updatedAt = isoTime(newest);
     settled.skipped = described.session.skipped;
     for (const folder of described.blobFolders ?? []) this.blobFolders.set(folder, described.blobNames);
   }

@@ -12,6 +12,7 @@ import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
 import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts, type FileStat } from './common';
+import { isoTime } from '../iso-time';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
@@ -216,7 +217,7 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
   let attribution: Attribution = 'none';
   let tool: string | undefined;
   let args: string | undefined;
-  let createdAt = new Date(stat.mtimeMs).toISOString();
+  let createdAt = isoTime(stat.mtimeMs);
   let turn: number | undefined;
   let digestChars: number | undefined;
   if (use) {

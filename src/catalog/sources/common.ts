@@ -9,6 +9,7 @@ import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/ma
 import { compactArgs } from '../args';
 import type { Described, Source } from '../source';
 import type { SourceName } from '../types';
+import { isoTime } from '../iso-time';
 
 export interface FileFacts {
   path: string;
@@ -116,7 +117,7 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
       toolCallId: record?.toolCallId || undefined,
       args: record ? compactArgs(record.args) : undefined,
       bytes: file.stat.size,
-      createdAt: record?.createdAt || new Date(file.stat.mtimeMs).toISOString(),
+      createdAt: record?.createdAt || isoTime(file.stat.mtimeMs),
       mtimeMs: file.stat.mtimeMs,
       turn: record?.turn,
       attribution: record ? 'manifest' : 'none',
@@ -149,7 +150,7 @@ export function plainBlob(file: FileFacts & { stat: FileStat }, extra: Partial<D
     name: file.name,
     kind: 'tool-result',
     bytes: file.stat.size,
-    createdAt: new Date(file.stat.mtimeMs).toISOString(),
+    createdAt: isoTime(file.stat.mtimeMs),
     mtimeMs: file.stat.mtimeMs,
     attribution: 'none',
     ...extra,

@@ -15,6 +15,7 @@ import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
+import { isoTime } from '../iso-time';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
 /** A session's blob folder is `<id>-blobs/` beside its session file. */
@@ -309,7 +310,7 @@ export const pi: Source = {
         toolCallId: callId,
         args: call?.args,
         bytes: stat.size,
-        createdAt: call?.timestamp || new Date(stat.mtimeMs).toISOString(),
+        createdAt: call?.timestamp || isoTime(stat.mtimeMs),
         mtimeMs: stat.mtimeMs,
         turn: turnOf(callId),
         attribution: 'transcript',
@@ -379,7 +380,7 @@ async function describeUnattached(dir: string): Promise<Described | undefined> {
       kind: 'shell-output',
       tool,
       bytes: stat.size,
-      createdAt: new Date(stat.mtimeMs).toISOString(),
+      createdAt: isoTime(stat.mtimeMs),
       mtimeMs: stat.mtimeMs,
       attribution: 'none',
     });

@@ -1,7 +1,7 @@
 // The lower-priority layouts (goose, OpenHands, Roo Code, Cline): each is
 // listed with its source, tool and session, and a clean of goose's or Cline's
 // TMPDIR folder deletes only their own files.
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -167,5 +167,29 @@ describe('spillway CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     expect((JSON.parse(run.stdout) as { deleted: string[] }).deleted.sort()).toEqual([...lp.goose.blobs].sort());
     expect(await snapshot([...lp.untouchable, ...lp.manifests, ...lp.cline.blobs])).toEqual(before);
+  });
+});
+
+describe('a file time past what a Date holds', () => {
+  it('is shown clamped, and its session is still described and listed', async () => {
+    // tmpfs (where TMPDIR often lives) takes any time; ext4 caps it at 2446.
+    const base = await fsp.mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'catalog-far-future-'));
+    try {
+      const home = await buildFixtureHome(base, { realClaude: false, lowerPriority: true });
+      const [blob] = home.lowerPriority!.goose.blobs;
+      await fsp.utimes(blob!, 9e12, 9e12);
+      const far = (await fsp.stat(blob!)).mtimeMs;
+      const other = new Catalog({ env: home.env, roots: home.userRoots });
+      try {
+        await other.scan();
+        const s = other.findSessions(GOOSE_SESSION_ID)[0];
+        expect(paths(s)).toEqual([...home.lowerPriority!.goose.blobs].sort());
+        expect(Date.parse(s!.updatedAt)).toBe(Math.min(far, 8.64e15));
+      } finally {
+        await other.dispose();
+      }
+    } finally {
+      await fsp.rm(base, { recursive: true, force: true });
+    }
   });
 });
