@@ -95,7 +95,9 @@ export async function folderManifest(folder: string): Promise<{ records: Manifes
  * sessions, and adapters' folders other layouts own). Files the manifest
  * does not name are listed unattributed.
  */
-export async function describeManifestFolder(folder: string): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; listed: FileFacts[] }> {
+export async function describeManifestFolder(
+  folder: string,
+): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; listed: FileFacts[]; manifest: string }> {
   const manifest = await folderManifest(folder);
   const records = new Map<string, ManifestRecord>();
   manifestIndex(folder, manifest.records, records);
@@ -123,7 +125,8 @@ export async function describeManifestFolder(folder: string): Promise<{ blobs: D
       attribution: record ? 'manifest' : 'none',
     });
   }
-  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, listed };
+  // `manifest` is a dependency of the description: a record appended to it changes no folder's stamp.
+  return { blobs, skipped, sessionId: manifest.records[0]?.sessionId, hasManifest: manifest.records.length > 0 || manifest.skipped > 0, listed, manifest: path.join(folder, MANIFEST_NAME) };
 }
 
 /**

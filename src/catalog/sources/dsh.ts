@@ -26,7 +26,7 @@ export const dsh: Source = {
     return {
       session: { source: 'dsh', id: path.basename(claim.dir).replace(/^session-/, ''), dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
-      dependsOn: [],
+      dependsOn: [folder.manifest],
       blobFolders: wholeFolder(claim.dir, folder.listed, blobs.length),
     };
   },

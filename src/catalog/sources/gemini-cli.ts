@@ -50,7 +50,7 @@ export const geminiCli: Source = {
         notes: [],
       },
       blobs: folder.blobs,
-      dependsOn: [],
+      dependsOn: [folder.manifest],
       blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },

@@ -22,7 +22,7 @@ export const opencode: Source = {
     return {
       session: { source: 'opencode', id: 'tool-output', title: 'opencode tool output', dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs,
-      dependsOn: [],
+      dependsOn: [folder.manifest],
       blobFolders: wholeFolder(claim.dir, folder.listed, blobs.length),
     };
   },

@@ -25,7 +25,7 @@ export const orgrt: Source = {
     return {
       session: { source: 'orgrt', id: path.basename(claim.dir), title: `role ${path.basename(claim.dir)}`, dir: claim.dir, skipped: folder.skipped, notes: [] },
       blobs: folder.blobs,
-      dependsOn: [],
+      dependsOn: [folder.manifest],
       blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },

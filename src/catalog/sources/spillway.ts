@@ -25,7 +25,7 @@ export const spillway: Source = {
         notes: [],
       },
       blobs: folder.blobs,
-      dependsOn: [path.join(claim.dir, MANIFEST_NAME)],
+      dependsOn: [folder.manifest],
       blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },

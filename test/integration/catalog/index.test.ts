@@ -225,6 +225,26 @@ describe('persistent index', () => {
     expect(warm.findSessions(fx.claude.sessionId)[0]!.skipped).toBe(skipped + 1);
   });
 
+  it.each([
+    ['gemini', 'read_file_call9.txt'],
+    ['opencode', 'tool_01JQTESTMANIFEST'],
+  ] as const)('re-reads a %s folder whose Spillway manifest gained a record (no folder stamp changes)', async (agent, name) => {
+    const folder = fx[agent].dir;
+    const blob = path.join(folder, name);
+    const manifest = path.join(folder, 'spillway.jsonl');
+    await fsp.writeFile(blob, 'output\n'.repeat(1000));
+    await fsp.writeFile(manifest, JSON.stringify({ v: 1, file: 'elsewhere.txt', tool: 'Seed', sessionId: 's0' }) + '\n');
+    await backdate(folder);
+    const cold = await scanned();
+    expect(cold.blob(blob)).toBeDefined();
+    expect(cold.blob(blob)!.tool).not.toBe('Grep');
+    await fsp.appendFile(manifest, JSON.stringify({ v: 1, file: name, tool: 'Grep', sessionId: 's1', args: { pattern: 'TODO' }, turn: 4 }) + '\n');
+    const warm = await scanned();
+    expect(warm.blob(blob)).toMatchObject({ tool: 'Grep', turn: 4, attribution: 'manifest' });
+    await fsp.rm(manifest);
+    await fsp.rm(blob);
+  });
+
   it('rebuilds a corrupt index and one of another version', async () => {
     const cold = await scanned();
     const file = await indexFile();
