@@ -108,6 +108,48 @@ describe("goose's folder in TMPDIR, read by ripgrep for goose's names", () => {
   });
 });
 
+describe('TMPDIR is shared: what another user made there is none of your outputs', () => {
+  const NOBODY = 65534;
+  const asRoot = process.getuid?.() === 0;
+
+  it('refuses a goose folder others may write to: reported, never listed, grepped or cleaned', async () => {
+    const c = await caseDirs(base(), 'tmp-writable-by-others');
+    const folder = path.join(c.tmp, 'goose_mcp_responses');
+    const planted = await write(path.join(folder, 'mcp_response_20990101_000000.txt'), `${SECRET} planted\n`);
+    await fsp.chmod(folder, 0o777);
+    const r = await run(['list', '--json'], { env: c.env });
+    expect(r.stderr).toContain(`refusing ${folder}: writable by others`);
+    expect((JSON.parse(r.stdout.toString('utf8')) as ListJson).sessions.flatMap((s) => s.blobs.map((b) => b.path))).not.toContain(planted);
+    expect(await grep(c, SECRET)).not.toContain(`${SECRET} planted`);
+    await run(['clean', '--older-than', '0s', '--yes'], { env: c.env });
+    expect(await fsp.readFile(planted, 'utf8')).toContain(SECRET);
+  });
+
+  // Only root can make a file another user owns.
+  it.runIf(asRoot)("skips, and counts, goose responses and pi logs another user owns; refuses another user's goose folder", async () => {
+    const c = await caseDirs(base(), 'tmp-foreign-owner');
+    const folder = path.join(c.tmp, 'goose_mcp_responses');
+    const own = await write(path.join(folder, 'mcp_response_20260101_000000.txt'), 'own response\n');
+    const theirs = await write(path.join(folder, 'mcp_response_20990101_000000.txt'), `${SECRET} planted\n`);
+    const ownLog = await write(path.join(c.tmp, 'pi-bash-00000000000000aa.log'), 'own log\n');
+    const theirLog = await write(path.join(c.tmp, 'pi-bash-00000000000000bb.log'), `${SECRET} planted log\n`);
+    for (const file of [theirs, theirLog]) await fsp.lchown(file, NOBODY, NOBODY);
+    const out = await list(c);
+    const listed = out.sessions.flatMap((s) => s.blobs.map((b) => b.path));
+    expect(listed).toEqual(expect.arrayContaining([own, ownLog]));
+    expect(listed).not.toContain(theirs);
+    expect(listed).not.toContain(theirLog);
+    expect(out.skipped).toBeGreaterThanOrEqual(2);
+    expect(await grep(c, SECRET)).not.toContain('planted');
+    await run(['clean', '--older-than', '0s', '--yes'], { env: c.env });
+    for (const file of [theirs, theirLog]) expect(await fsp.readFile(file, 'utf8')).toContain(SECRET);
+
+    await fsp.lchown(folder, NOBODY, NOBODY);
+    const r = await run(['list', '--json'], { env: c.env });
+    expect(r.stderr).toContain(`refusing ${folder}: owned by another user`);
+  });
+});
+
 describe('a deeply nested transcript line', () => {
   it('costs at most that line, not the session', async () => {
     const c = await caseDirs(base(), 'nested-line');

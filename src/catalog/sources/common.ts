@@ -29,8 +29,11 @@ export interface FileStat {
   mtimeMs: number;
 }
 
-/** Regular files and symlinks directly in `dir` (empty when it is missing, unreadable, or itself a symlink). */
-export async function listFiles(dir: string): Promise<FileFacts[]> {
+/**
+ * Regular files and symlinks directly in `dir` (empty when it is missing, unreadable, or itself a symlink).
+ * With `ownOnly` (a shared folder: TMPDIR) a file another user owns is refused as a hard link is (no `stat`).
+ */
+export async function listFiles(dir: string, opts: { ownOnly?: boolean } = {}): Promise<FileFacts[]> {
   let entries;
   try {
     // readdir follows a symlinked folder: its files lie elsewhere and are no session's blobs.
@@ -58,9 +61,21 @@ export async function listFiles(dir: string): Promise<FileFacts[]> {
     }
     const stat = lstatQuiet(file);
     // A file with other hard links is no blob either: its other name may lie anywhere.
-    facts.push({ path: file, name: e.name, symlink: false, stat: stat && !refusedKind(stat) ? { size: stat.size, mtimeMs: stat.mtimeMs } : undefined });
+    const refused = !stat || refusedKind(stat) || (opts.ownOnly && notOurs(stat));
+    facts.push({ path: file, name: e.name, symlink: false, stat: refused ? undefined : { size: stat.size, mtimeMs: stat.mtimeMs } });
   }
   return facts;
+}
+
+/**
+ * Why a file or folder in a shared folder (TMPDIR) is no agent output of yours, or undefined: anyone can
+ * make one with an agent's output name there. A folder must be yours and not writable by others.
+ */
+export function notOurs(stat: Pick<Stats, 'uid' | 'mode' | 'isDirectory'>): string | undefined {
+  if (typeof process.getuid !== 'function') return undefined;
+  if (stat.uid !== process.getuid()) return 'owned by another user';
+  if (stat.isDirectory() && (stat.mode & 0o002) !== 0) return 'writable by others';
+  return undefined;
 }
 
 function lstatQuiet(file: string): Stats | undefined {
@@ -169,10 +184,11 @@ export async function describeNamedFiles(
   dir: string,
   pattern: RegExp,
   facts: (match: RegExpExecArray) => Partial<Described['blobs'][number]>,
+  opts: { ownOnly?: boolean } = {},
 ): Promise<{ blobs: Described['blobs']; skipped: number; listed: FileFacts[] }> {
   const blobs: Described['blobs'] = [];
   let skipped = 0;
-  const listed = await listFiles(dir);
+  const listed = await listFiles(dir, opts);
   for (const file of listed) {
     const match = pattern.exec(file.name);
     if (!match) continue;
@@ -214,7 +230,11 @@ export function tmpFolderSource(spec: {
       return [{ source: spec.name, dir: dir.path, owns: [] }];
     },
     async describe(claim) {
-      const { blobs, skipped, listed } = await describeNamedFiles(claim.dir, spec.files, spec.facts);
+      // A folder another user made (or may write to) holds no output of yours, whatever its files are named.
+      const folder = lstatSync(claim.dir, { throwIfNoEntry: false });
+      const theirs = folder && notOurs(folder);
+      if (theirs) throw new Error(`refusing ${claim.dir}: ${theirs}`);
+      const { blobs, skipped, listed } = await describeNamedFiles(claim.dir, spec.files, spec.facts, { ownOnly: true });
       if (blobs.length === 0) return undefined;
       // A folder of TMPDIR may hold anything: ripgrep reads it whole only for the files named like this
       // agent's (the glob), and only while each of those is a blob (a hard link so named keeps it file by file).

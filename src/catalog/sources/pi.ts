@@ -13,7 +13,7 @@ import { compactArgs } from '../args';
 import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
-import { describeManifestFolder, wholeFolder } from './common';
+import { describeManifestFolder, notOurs, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { isoTime } from '../iso-time';
 
@@ -297,8 +297,8 @@ export const pi: Source = {
       // without a symlink: anything else named here is never listed, so never printed or cleaned.
       const refused = isPiOutputPath(fullPath) ? await ctx.refusal(fullPath) : 'not a pi output file';
       const stat = refused ? undefined : await fsp.lstat(fullPath).catch(() => undefined);
-      if (!stat) {
-        if (refused && refused !== 'no such file') skipped++; // a missing file was deleted by the OS or by a clean: normal
+      if (!stat || notOurs(stat)) {
+        if (stat || (refused && refused !== 'no such file')) skipped++; // a missing file was deleted by the OS or by a clean: normal
         continue;
       }
       const call = state.toolCalls.get(callId);
@@ -370,8 +370,8 @@ async function describeUnattached(dir: string): Promise<Described | undefined> {
     const file = path.join(dir, name);
     const stat = await fsp.lstat(file).catch(() => undefined);
     if (!stat) continue; // vanished meanwhile
-    if (refusedKind(stat)) {
-      skipped++; // a symlink, folder or hard link with a log's name: never listed
+    if (refusedKind(stat) || notOurs(stat)) {
+      skipped++; // a symlink, folder or hard link with a log's name, or another user's file: never listed
       continue;
     }
     blobs.push({
