@@ -320,7 +320,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
             if (file !== undefined && keepError(file)) summary.errors.push({ path: file, message: m![2]! });
           }
           if (fileErrors.length === 0 && stderr.trim()) {
-            reject(new Error(`ripgrep: ${stderr.trim().split('\n')[0]}`));
+            reject(new Error(`ripgrep: ${stderr.trim()}`)); // whole: a regex parse error shows the pattern and a caret under the fault
             return;
           }
         }

@@ -173,12 +173,13 @@ export async function grepWhileLoading(
   onProgress?: (progress: GrepProgress) => void,
 ): Promise<GrepSummary> {
   const ignoreCase = effectiveIgnoreCase(options);
-  const lineRegex = compilePattern({ ...options, ignoreCase });
   const maxPerBlob = options.maxPerBlob ?? 0;
   if (!Number.isInteger(maxPerBlob) || maxPerBlob < 0) throw new Error('maxPerBlob must be a whole number (0: no cap)');
   const engine = options.engine ?? 'auto';
   const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
   if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
+  // Checked before anything is read; ripgrep checks its own syntax (`(?i)`, `\z`, `[[:upper:]]` are its).
+  const lineRegex = rg ? undefined : compilePattern({ ...options, ignoreCase });
   const resolved: Resolved = {
     pattern: options.pattern,
     regex: options.regex ?? false,
@@ -245,7 +246,7 @@ export async function grepWhileLoading(
       }
     }
     if (!signal?.aborted && !summary.truncated) await runRipgrep(rg, run, { folders: rest, accept: known.accept });
-  } else await runNode(run, lineRegex);
+  } else await runNode(run, lineRegex!);
   if (signal?.aborted) summary.cancelled = true;
   onProgress?.({ ...progress });
   return summary;

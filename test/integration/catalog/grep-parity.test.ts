@@ -135,6 +135,14 @@ describe('grep behaviour', () => {
   });
 });
 
+describe("each engine's own regex syntax", () => {
+  it("ripgrep's syntax is ripgrep's to check: (?i) runs there; its parse error comes whole, with the caret", async () => {
+    expect(await run('rg', { pattern: '(?i)über needle', regex: true })).toEqual([expect.stringMatching(/aa11bb22-odd\.txt:1:Über NEEDLE/)]);
+    await expect(catalog.grep({ pattern: '(?i)needle', regex: true, engine: 'node' }, () => undefined)).rejects.toThrow(/invalid regular expression/);
+    await expect(catalog.grep({ pattern: 'x{', regex: true, engine: 'rg' }, () => undefined)).rejects.toThrow(/x\{\n\s*\^\nerror: unclosed counted repetition/);
+  });
+});
+
 describe('the 60 MB blob', () => {
   it('slices deep lines without loading it, reusing the sparse index, and previews only its head', async () => {
     const big = fx.claude.big!;
