@@ -7,7 +7,7 @@
 // `digestFile` gives exactly what `digestText` gives on the same bytes.
 import { promises as fsp, constants as C } from 'node:fs';
 import { failureRank, headWeight, isFailureLine, toolKind, type ToolKind } from './salience';
-import { countNewlines, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
+import { countNewlines, decodeWithin, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
 import { DROP_ITEM, classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
 
 export { toolKind, isFailureLine, isReadLikeTool, type ToolKind } from './salience';
@@ -179,7 +179,7 @@ class LineScanner {
   }
 
   private consider(raw: Buffer, lineNo: number, start: number): void {
-    const text = raw.subarray(0, utf8FloorBoundary(raw, raw.length)).toString('utf8').replace(/\r$/, '');
+    const text = decodeWithin(raw.subarray(0, utf8FloorBoundary(raw, raw.length))).replace(/\r$/, '');
     if (!isFailureLine(text)) return;
     const shape = shapeOf(text);
     const rank = failureRank(text);
@@ -381,8 +381,9 @@ function* planDigest(size: number, opts: DigestOptions): Generator<Request, stri
   const tailAtLineStart = beforeTail === 0x0a;
   const lastElidedLine = lineOffset + headNewlines + middleNewlines + (tailAtLineStart ? 0 : 1);
 
-  const head = headBuf.subarray(0, cut.headEnd).toString('utf8');
-  const tail = tailBuf.subarray(cut.tailStart - tailBufStart).toString('utf8');
+  // Bytes that are not UTF-8 (a binary capture) show as `?`, one byte each: the digest stays within its budget.
+  const head = decodeWithin(headBuf.subarray(0, cut.headEnd));
+  const tail = decodeWithin(tailBuf.subarray(cut.tailStart - tailBufStart));
   const notice = renderNotice(opts, {
     totalBytes: opts.totalBytes ?? size,
     totalLines: opts.totalLines ?? ownLines,
@@ -424,7 +425,7 @@ export async function digestFile(filePath: string, opts: DigestOptions): Promise
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new Error(`not a regular file: ${filePath}`);
-    if (st.size <= opts.budgetBytes) return (await handle.readFile()).toString('utf8');
+    if (st.size <= opts.budgetBytes) return decodeWithin(await handle.readFile());
     const read = async (start: number, end: number): Promise<Buffer> => {
       const buf = Buffer.alloc(Math.max(0, end - start));
       let got = 0;

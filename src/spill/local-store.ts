@@ -19,7 +19,7 @@ import { isStaleTemp, LOCK_PREFIX, processAlive, STALE_AFTER_MS, tempName } from
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
 import { refusedKind } from './regular-file';
 import { testPause } from './test-pause';
-import { ContentTally, countLines, sha256Hex, Utf8Check } from './text';
+import { ContentTally, countLines, sha256Hex, TextCheck } from './text';
 import {
   SpillError,
   type SaveTextSpill,
@@ -119,8 +119,8 @@ interface BlobFacts {
 export interface StagedText extends BlobFacts {
   /** Where its bytes can be read back until it is saved or discarded. */
   readonly path: string;
-  /** Whether the bytes are UTF-8 text. */
-  readonly utf8: boolean;
+  /** Whether the bytes are text (TextCheck: no NUL, UTF-8 at the start), a stray invalid byte further on allowed. */
+  readonly text: boolean;
   readonly root: AnchoredDir;
   readonly temp: string;
   readonly written: Stats;
@@ -175,7 +175,7 @@ export class LocalSpillStore implements SpillStore {
   }
 
   /**
-   * Write a text too big to hold in memory to a private temp file in the root
+   * Write an output (too big to hold in memory, or not all UTF-8) to a private temp file in the root
    * as it arrives, with its facts; then `saveStaged` or `discardStaged` it.
    * When writing fails once part of the output was taken, `StageError` says
    * how many bytes the temp holds and has the piece in hand, so the caller
@@ -185,7 +185,7 @@ export class LocalSpillStore implements SpillStore {
     const root = await this.openRoot();
     const temp = tempName();
     const tally = new ContentTally();
-    const utf8 = new Utf8Check();
+    const text = new TextCheck();
     /** A piece taken from `chunks` and not yet written whole. */
     let pending: Buffer | undefined;
     try {
@@ -197,13 +197,13 @@ export class LocalSpillStore implements SpillStore {
             pending = next.value;
             await writeChunked(handle, pending);
             tally.add(pending);
-            utf8.add(pending);
+            text.add(pending);
             pending = undefined;
           }
         },
         { keepOnError: true },
       );
-      return { path: root.at(temp), root, temp, written, utf8: utf8.isUtf8, ...tally.finish() };
+      return { path: root.at(temp), root, temp, written, text: text.isText, ...tally.finish() };
     } catch (err) {
       const release = async (): Promise<void> => {
         await fsp.unlink(root.at(temp)).catch(() => undefined);

@@ -56,23 +56,80 @@ export class ContentTally {
   }
 }
 
-/** Whether a body that arrives in pieces is UTF-8, a character split between two pieces included. */
-export class Utf8Check {
-  private carry: Buffer = Buffer.alloc(0);
-  private valid = true;
+/**
+ * Whether a body that arrives in pieces is text: no NUL byte anywhere (ripgrep's and git's test) and UTF-8
+ * in its first TEXT_PROBE_BYTES. A log with a stray Latin-1 byte further on is still text.
+ */
+export class TextCheck {
+  private probe: Buffer[] = [];
+  private probed = 0;
+  private bytes = 0;
+  private nul = false;
 
   add(chunk: Buffer): void {
-    if (!this.valid) return;
-    const whole = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    const end = utf8FloorBoundary(whole, whole.length);
-    this.valid = isUtf8(whole.subarray(0, end));
-    this.carry = Buffer.from(whole.subarray(end));
+    this.bytes += chunk.length;
+    if (!this.nul && chunk.indexOf(0) >= 0) this.nul = true;
+    if (this.probed < TEXT_PROBE_BYTES) {
+      const part = chunk.subarray(0, TEXT_PROBE_BYTES - this.probed);
+      this.probe.push(Buffer.from(part));
+      this.probed += part.length;
+    }
   }
 
-  /** The verdict, once the last piece came (a character cut off at the end is not UTF-8). */
-  get isUtf8(): boolean {
-    return this.valid && this.carry.length === 0;
+  /** The verdict, once the last piece came. */
+  get isText(): boolean {
+    return !this.nul && startsAsUtf8(Buffer.concat(this.probe), this.bytes);
   }
+}
+
+/** How much of a body must be UTF-8 for it to be text. */
+const TEXT_PROBE_BYTES = 8192;
+
+/** `bytes` (a whole body, or its first bytes) as TextCheck judges it; a character cut at the end of the probe is allowed. */
+export function looksLikeText(bytes: Buffer): boolean {
+  return !bytes.includes(0) && startsAsUtf8(bytes.subarray(0, TEXT_PROBE_BYTES), bytes.length);
+}
+
+/** Whether `probe`, the first bytes of a body of `total` bytes, is UTF-8 (a character it cuts off allowed). */
+function startsAsUtf8(probe: Buffer, total: number): boolean {
+  return isUtf8(probe.subarray(0, probe.length === total ? probe.length : utf8FloorBoundary(probe, probe.length)));
+}
+
+/**
+ * UTF-8 bytes as text, each byte that is no part of a well-formed character as `?`: never longer in UTF-8
+ * than the bytes (U+FFFD takes three), so a digest cut to a byte budget stays within it.
+ */
+export function decodeWithin(bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const n = sequenceLength(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out += bytes.toString('utf8', from, i) + '?';
+    from = ++i;
+  }
+  return out + bytes.toString('utf8', from);
+}
+
+/** Length of the well-formed UTF-8 character at `i` (Unicode's table 3-7), or 0. */
+function sequenceLength(b: Buffer, i: number): number {
+  const c = b[i]!;
+  if (c < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const [lo, hi] = c === 0xe0 ? [0xa0, 0xbf] : c === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const [lo, hi] = c === 0xf0 ? [0x90, 0xbf] : c === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
 }
 
 export function countLines(text: string | Buffer): number {

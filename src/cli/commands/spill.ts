@@ -6,8 +6,9 @@ import { parseArgs } from 'node:util';
 import { createReadStream } from 'node:fs';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
+import { looksLikeText } from '../../spill/text';
 import type { SpillRef } from '../../spill/types';
-import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
+import { noInput, readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage: spillway spill --session ID --tool NAME [options] < output
 
@@ -100,9 +101,11 @@ export const spillCommand: CliCommand = async (argv, io) => {
   }
   const bytes = Buffer.concat([...head.chunks, ...(head.more ? [await readAll(stdin)] : [])]);
   const text = decodeUtf8(bytes);
-  // Bytes that are not UTF-8 (an image, a binary dump) are non-text: printed back unchanged.
   if (text === undefined) {
-    printKept(io, json, bytes, 'non-text output (not UTF-8)');
+    // A log with a stray byte that is not UTF-8 is still text: spilled from its exact bytes (the digest shows
+    // such bytes as `?`). Anything else (an image, a binary dump) is non-text: printed back unchanged.
+    if (!v['json-input'] && looksLikeText(bytes)) await spillStaged(io, store, policy, request, json, continued([bytes], noInput()), flushWarnings);
+    else printKept(io, json, bytes, 'non-text output (not UTF-8)');
     return 0;
   }
   let output: unknown = text;

@@ -60,6 +60,18 @@ describe('spillway spill (built CLI)', () => {
     expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
   });
 
+  it('spills a log with stray bytes that are not UTF-8 from its exact bytes; the digest shows them as ?', () => {
+    const root = tmp();
+    const input = Buffer.concat([Buffer.from(big.slice(0, 30_000)), Buffer.from('caf\xe9 au lait\n', 'latin1'), Buffer.from(big.slice(30_000))]);
+    const r = spawnSync(process.execPath, [cli, 'spill', '--session', 's', '--tool', 'Bash', '--root', root, '--json'], { input });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout.toString('utf8'));
+    expect(out).toMatchObject({ spilled: true, ref: { bytes: input.length } });
+    expect(Buffer.compare(readFileSync(out.ref.locator), input)).toBe(0);
+    expect(out.text).toContain('FAIL src/deep.test.ts > adds');
+    expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(2048);
+  });
+
   it('keeps a JSON tool result\'s shape with --json-input', () => {
     const value = { stdout: big, stderr: 'warn\n', interrupted: false };
     const r = spill(['--session', 's', '--tool', 'Bash', '--root', tmp(), '--max-inline', '2000', '--json-input'], JSON.stringify(value));
@@ -156,7 +168,7 @@ describe('spillway spill, an output too big to hold', () => {
   });
 
   it.each([
-    ['its last character is cut off (not UTF-8)', ['--tool', 'Bash'], Buffer.concat([huge, Buffer.from([0xe2, 0x80])])],
+    ['it is binary (a NUL byte)', ['--tool', 'Bash'], Buffer.concat([huge, Buffer.from([0x00, 0xff, 0x89])])],
     ['a read-like tool', ['--tool', 'Read'], huge],
   ])('prints it back byte for byte when %s, and keeps no file', (_why, args, input) => {
     const root = tmp();

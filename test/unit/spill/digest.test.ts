@@ -332,6 +332,18 @@ describe('digestFile', () => {
   });
 });
 
+describe('bytes that are not UTF-8', () => {
+  it.each([
+    ['0xFF bytes', Buffer.alloc(50_000, 0xff)],
+    ['Latin-1 text', Buffer.from(Array.from({ length: 3000 }, (_, i) => `caf\xe9 ${i} d\xe9j\xe0 vu\n`).join(''), 'latin1')],
+    ['a small file of them', Buffer.alloc(2000, 0xfe)],
+  ])('%s: the digest of a file stays within its budget', async (_what, bytes) => {
+    const file = path.join(tempDir('spillway-digest-bytes-'), 'out.txt');
+    writeFileSync(file, bytes);
+    for (const budget of [256, 2048]) expect(utf8Bytes(await digestFile(file, opts(budget)))).toBeLessThanOrEqual(budget);
+  });
+});
+
 describe('digestValue (shape-preserving)', () => {
   it("never cuts a block's type: 600 MCP text blocks stay text blocks", () => {
     const blocks = Array.from({ length: 600 }, (_, i) => ({ type: 'text', text: `row ${i}: ok` }));

@@ -1,6 +1,5 @@
-import { isUtf8 } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { ContentTally, countLines, sha256Hex, Utf8Check } from '../../../src/spill/text';
+import { ContentTally, countLines, decodeWithin, looksLikeText, sha256Hex, TextCheck } from '../../../src/spill/text';
 
 /** `bytes` cut at every offset in `cuts` and fed piece by piece. */
 function pieces(bytes: Buffer, cuts: number[]): Buffer[] {
@@ -8,28 +7,43 @@ function pieces(bytes: Buffer, cuts: number[]): Buffer[] {
   return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
 }
 
-describe('Utf8Check', () => {
+describe('TextCheck', () => {
   const text = Buffer.from('a\u00e9\u5efa\u7acb\u{1f600}\r\n\u00df\u{10ffff}z', 'utf8');
+  const long = Buffer.from('\u5efa'.repeat(4000), 'utf8'); // 12,000 bytes: the 8 KiB probe ends inside a character
   const samples: Buffer[] = [
     text,
-    Buffer.concat([text, Buffer.from([0xe2, 0x80])]), // cut off at the end
-    Buffer.concat([Buffer.from([0xc3]), text]), // a lead byte without its continuation
-    Buffer.concat([text.subarray(0, 3), Buffer.from([0x80]), text]), // a stray continuation byte
+    long,
+    Buffer.concat([long, Buffer.from([0xff])]), // a stray byte past the probe: still text
+    Buffer.concat([text, Buffer.from([0xe2, 0x80])]), // a cut character within the probe
+    Buffer.concat([Buffer.from([0xc3]), text]),
+    Buffer.concat([long, Buffer.from([0x00])]), // a NUL anywhere
     Buffer.from([0xed, 0xa0, 0x80]), // an encoded surrogate
-    Buffer.from([0xf4, 0x90, 0x80, 0x80]), // past U+10FFFF
-    Buffer.from([0xc0, 0xaf]), // overlong
     Buffer.alloc(0),
   ];
 
-  it('agrees with a whole-buffer check however the bytes are cut', () => {
+  it('judges as looksLikeText does on the whole, however the bytes are cut', () => {
+    expect(samples.map(looksLikeText)).toEqual([true, true, true, false, false, false, false, true]);
     for (const bytes of samples) {
-      for (let a = 0; a <= bytes.length; a++) {
-        for (let b = a; b <= bytes.length; b++) {
-          const check = new Utf8Check();
-          for (const piece of pieces(bytes, [a, b])) check.add(piece);
-          expect(check.isUtf8, `${bytes.toString('hex')} cut at ${a}, ${b}`).toBe(isUtf8(bytes));
-        }
+      for (const cuts of [[1], [8191, 8192], [3, 8193], [bytes.length - 1]]) {
+        const check = new TextCheck();
+        for (const piece of pieces(bytes, cuts)) check.add(piece);
+        expect(check.isText, `${bytes.length} bytes cut at ${cuts}`).toBe(looksLikeText(bytes));
       }
+    }
+  });
+});
+
+describe('decodeWithin', () => {
+  it('is toString for UTF-8, and never longer in UTF-8 than the bytes: one `?` per stray byte', () => {
+    expect(decodeWithin(Buffer.from('h\u00e9 \u{1f600}\ufffd', 'utf8'))).toBe('h\u00e9 \u{1f600}\ufffd');
+    expect(decodeWithin(Buffer.from([0x61, 0xff, 0xe2, 0x82, 0x62, 0xf0, 0x9f, 0x98, 0x80, 0xc0, 0xaf, 0xed, 0xa0, 0x80]))).toBe('a???b\u{1f600}?????');
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    for (let n = 0; n < 2000; n++) {
+      const bytes = Buffer.from(Array.from({ length: n % 40 }, random));
+      const out = decodeWithin(bytes);
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(bytes.length);
+      expect(out.replace(/\?/g, '')).toBe(new TextDecoder().decode(bytes).replace(/[\ufffd?]/g, ''));
     }
   });
 });
