@@ -72,6 +72,23 @@ describe('LocalSpillStore.saveText', () => {
     expect(path.basename(ref.locator)).toMatch(/^[0-9a-f]{12}-Bash-toolu_01\.txt$/);
   });
 
+  it('keeps small arguments whole in the record and cuts big ones down (a 300 KB payload would be read back by every later dedup lookup)', async () => {
+    const root = path.join(tmp(), 'spills');
+    const store = new LocalSpillStore({ root });
+    const small = { command: 'npm test', timeout: 5000, env: ['A=1'] };
+    const big = { file_path: '/w/notes.md', content: 'x'.repeat(300_000), items: Array.from({ length: 500 }, (_, i) => ({ i, text: 'y'.repeat(100) })) };
+    const a = await store.saveText(save('one\n', { args: small }));
+    await store.saveText(save('two\n', { args: big }));
+    const manifest = path.join(path.dirname(a.locator), 'spillway.jsonl');
+    const lines = readFileSync(manifest, 'utf8').trim().split('\n');
+    const [first, second] = lines.map((l) => JSON.parse(l));
+    expect(first.args).toEqual(small);
+    expect(lines[1]!.length).toBeLessThan(20_000);
+    expect(second.args.file_path).toBe('/w/notes.md');
+    expect(second.args.content).toMatch(/^x{1023}…$/);
+    expect(second.args.items).toHaveLength(21);
+  });
+
   it('appends one manifest record per save', async () => {
     const root = tmp();
     const store = new LocalSpillStore({ root });
