@@ -6,7 +6,7 @@
 // path: each folder and file is opened here (below its root, never through a
 // symlink) and handed to rg as an inherited descriptor it reads through
 // /proc/self/fd/<n>; the paths it prints are mapped back.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { closeSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
@@ -39,6 +39,21 @@ function openFileLimit(): number {
 const FIRST_FD = 3;
 /** A printed line longer than this is not rg's (clipped lines are short): it is dropped. */
 const MAX_OUTPUT_LINE = 1 << 20;
+
+/**
+ * Throws ripgrep's own parse error for a pattern it refuses. Most patterns are valid JavaScript too
+ * (`jsCheck` passes): only the others cost ripgrep a run, on empty input.
+ */
+export function checkRipgrepSyntax(rg: string, pattern: string, jsCheck: () => unknown): void {
+  try {
+    jsCheck();
+    return;
+  } catch {
+    // Not JavaScript: ripgrep's syntax may still hold it.
+  }
+  const run = spawnSync(rg, ['--no-config', '--regexp', pattern, '-'], { input: '', encoding: 'utf8' });
+  if (run.status === 2) throw new Error(`ripgrep: ${run.stderr.trim()}`);
+}
 
 export interface RipgrepTargets {
   /** Folders searched whole, or for the files their glob names (one level, Spillway's manifests left out). */

@@ -8,7 +8,7 @@ import { countNewlines } from './newlines';
 import { pauser } from './pause';
 import { AS_NAMED, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
-import { runRipgrep } from './grep-rg';
+import { checkRipgrepSyntax, runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
 const CHUNK = 2 << 20;
@@ -178,8 +178,9 @@ export async function grepWhileLoading(
   const engine = options.engine ?? 'auto';
   const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
   if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
-  // Checked before anything is read; ripgrep checks its own syntax (`(?i)`, `\z`, `[[:upper:]]` are its).
+  // Checked before anything is read or scanned; ripgrep's syntax is its own (`(?i)`, `\z`, `[[:upper:]]`).
   const lineRegex = rg ? undefined : compilePattern({ ...options, ignoreCase });
+  if (rg && options.regex) checkRipgrepSyntax(rg, options.pattern, () => compilePattern({ ...options, ignoreCase }));
   const resolved: Resolved = {
     pattern: options.pattern,
     regex: options.regex ?? false,

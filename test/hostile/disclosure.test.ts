@@ -98,6 +98,7 @@ describe("goose's folder in TMPDIR, read by ripgrep for goose's names", () => {
     await fsp.symlink(path.join(sentinel(), 'secret.txt'), path.join(folder, 'mcp_response_20260101_000001.txt'));
     execFileSync('mkfifo', [path.join(folder, 'mcp_response_20260101_000002.txt')]); // nobody writes to it: a read would block
     await write(path.join(folder, 'notes.txt'), `${SECRET} another program's\n`);
+    expect((await list(c)).skipped, 'the symlink and the FIFO named like responses').toBe(2);
     for (const pattern of [SECRET, 'needle-7f3a']) {
       const r = await run(['grep', pattern, '--engine', 'rg'], { env: c.env });
       expect(r.timedOut).toBe(false);

@@ -30,7 +30,8 @@ export interface FileStat {
 }
 
 /**
- * Regular files and symlinks directly in `dir` (empty when it is missing, unreadable, or itself a symlink).
+ * Regular files, symlinks and special files (no `stat`) directly in `dir` (empty when it is missing,
+ * unreadable, or itself a symlink).
  * With `ownOnly` (a shared folder: TMPDIR) a file another user owns is refused as a hard link is (no `stat`).
  */
 export async function listFiles(dir: string, opts: { ownOnly?: boolean } = {}): Promise<FileFacts[]> {
@@ -53,8 +54,13 @@ export async function listFiles(dir: string, opts: { ownOnly?: boolean } = {}): 
   }
   const facts: FileFacts[] = [];
   for (const e of entries) {
-    if (!e.isFile() && !e.isSymbolicLink()) continue;
+    if (e.isDirectory()) continue;
     const file = childPath(dir, e.name);
+    // A FIFO, socket or device where a blob could be: never read, counted as skipped where its name is a blob's.
+    if (!e.isFile() && !e.isSymbolicLink()) {
+      facts.push({ path: file, name: e.name, symlink: false });
+      continue;
+    }
     if (e.isSymbolicLink()) {
       facts.push({ path: file, name: e.name, symlink: true });
       continue;

@@ -135,7 +135,7 @@ describe('grep while the catalog loads', () => {
     expect(got).toHaveLength(25);
     expect(summary.truncated).toBe(true);
     const fresh = new Catalog({ roots: [root], useDefaultRoots: false, cacheDir: path.join(dir, 'cache-unused') });
-    await expect(fresh.scanAndGrep({ pattern: '(', regex: true }, () => undefined)).rejects.toThrow(/regular expression/);
+    await expect(fresh.scanAndGrep({ pattern: '(', regex: true }, () => undefined)).rejects.toThrow(/regex parse error/);
     // The scan never started: no index was written.
     await expect(fsp.readdir(path.join(dir, 'cache-unused'))).rejects.toThrow();
     await catalog.dispose();
