@@ -48,7 +48,7 @@ import { isInside } from '../spill/inside';
 import { isInternalName } from '../spill/internal-files';
 import { childPath } from './child-path';
 import { pauser } from './pause';
-import { isoTime } from './iso-time';
+import { isoTime } from '../spill/iso-time';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */
 const USER_ROOT_DEPTH = 6;

@@ -6,7 +6,7 @@ import type { BlobFolderNames, GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
 import type { SessionInfo, TurnSeries } from './types';
-import { isoTime } from './iso-time';
+import { isoTime } from '../spill/iso-time';
 
 /** Sessions as a one-off command goes through them (see Catalog.scanSessions). */
 export interface SessionListing {

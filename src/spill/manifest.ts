@@ -3,6 +3,7 @@
 import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
 import type { AnchoredDir } from './anchored-dir';
+import { isIsoTime } from './iso-time';
 import { NotRegularFileError, openRegularFile, refusedKind } from './regular-file';
 
 export const MANIFEST_NAME = 'spillway.jsonl';
@@ -148,7 +149,7 @@ function toRecord(raw: string): ManifestRecord | undefined {
     lines: typeof r.lines === 'number' ? r.lines : 0,
     sha256: typeof r.sha256 === 'string' ? r.sha256 : '',
     // A time that is no date, a turn that is no turn number: left out (the blob's mtime, no turn), never shown as read.
-    createdAt: typeof r.createdAt === 'string' && !Number.isNaN(Date.parse(r.createdAt)) ? r.createdAt : '',
+    createdAt: typeof r.createdAt === 'string' && isIsoTime(r.createdAt) ? r.createdAt : '',
     sessionId: r.sessionId,
     ...(Number.isSafeInteger(r.turn) && (r.turn as number) >= 1 ? { turn: r.turn as number } : {}),
     ...(typeof r.aliasOf === 'string' ? { aliasOf: r.aliasOf } : {}),

@@ -12,7 +12,7 @@ import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
 import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts, type FileStat } from './common';
-import { isoTime } from '../iso-time';
+import { isoTime } from '../../spill/iso-time';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;

@@ -9,7 +9,7 @@ import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/ma
 import { compactArgs } from '../args';
 import type { Described, Source } from '../source';
 import type { SourceName } from '../types';
-import { isoTime } from '../iso-time';
+import { isoTime } from '../../spill/iso-time';
 
 export interface FileFacts {
   path: string;

@@ -15,7 +15,7 @@ import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder, notOurs, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
-import { isoTime } from '../iso-time';
+import { isoTime } from '../../spill/iso-time';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
 /** A session's blob folder is `<id>-blobs/` beside its session file. */

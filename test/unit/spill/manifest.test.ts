@@ -43,10 +43,11 @@ describe('manifest', () => {
 
   it('leaves out a turn that is no turn number and a time that is no date', () => {
     const lines = [-1, 0, 1.5, 2].map((turn) => JSON.stringify({ ...record(`t${turn}.txt`), turn }));
-    lines.push(JSON.stringify({ ...record('d.txt'), createdAt: 'yesterday' }));
+    const times = ['yesterday', '0', 'Tuesday 1', '2026-02-30T00:00:00Z', '2026-11-29T10:00:00+01:00', '2024-02-29T23:59:59.999Z'];
+    for (const createdAt of times) lines.push(JSON.stringify({ ...record('d.txt'), createdAt }));
     const { records } = parseManifest(lines.join('\n'));
-    expect(records.map((r) => r.turn)).toEqual([undefined, undefined, undefined, 2, undefined]);
-    expect(records[4]!.createdAt).toBe('');
+    expect(records.map((r) => r.turn)).toEqual([undefined, undefined, undefined, 2, ...times.map(() => undefined)]);
+    expect(records.slice(4).map((r) => r.createdAt)).toEqual(['', '', '', '', '2026-11-29T10:00:00+01:00', '2024-02-29T23:59:59.999Z']);
   });
 
   it('reads a missing manifest as empty', async () => {
