@@ -100,6 +100,8 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
 
 /** Ripgrep's word character (Rust regex's Unicode `\w`), as members of a JavaScript `u` class. */
 const WORD = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}`;
+/** Unicode's White_Space, ripgrep's `\s` (JavaScript's adds U+FEFF and leaves out U+0085). */
+const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
 
 /**
  * A regex as ripgrep reads it, in JavaScript: `.` is anything but '\n' (JavaScript's also refuses '\r',
@@ -108,9 +110,9 @@ const WORD = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}`;
  */
 function asRipgrep(source: string, unicode: boolean): string {
   const outside: Record<string, string> = unicode
-    ? { w: `[${WORD}]`, W: `[^${WORD}]`, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}`, b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`, B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))` }
+    ? { w: `[${WORD}]`, W: `[^${WORD}]`, s: `[${SPACE}]`, S: `[^${SPACE}]`, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}`, b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`, B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))` }
     : {};
-  const inside: Record<string, string> = unicode ? { w: WORD, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}` } : {};
+  const inside: Record<string, string> = unicode ? { w: WORD, s: SPACE, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}` } : {};
   let out = '';
   let inClass = false;
   for (let i = 0; i < source.length; i++) {

@@ -29,6 +29,8 @@ beforeAll(async () => {
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb28-nul.txt'), `NEEDLE before\n${'filler NEEDLE line\n'.repeat(8000)}binary \0 NEEDLE\nNEEDLE after\n`);
   // Invalid UTF-8 (each byte decodes to a 3-byte U+FFFD) lines before a match: its line number must not move.
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb27-invalid.txt'), Buffer.concat([Buffer.from('garbage '), Buffer.alloc(300, 0xff), Buffer.from('\nrow 2 \xff\xfe\nrow 3 NEEDLE here step 3999 ok\n', 'latin1')]));
+  // Unicode's White_Space, as ripgrep's \s: U+0085 is one, U+FEFF is not.
+  await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb30-spaces.txt'), 'nel\u0085x NEEDLE\nbom\ufeffx NEEDLE\nnbsp\u00a0x NEEDLE\n');
   // A regex's literal on near lines, non-ASCII between them: they reach its worker as one stretch.
   await fsp.writeFile(path.join(fx.dsh.dir, 'aa11bb25-near.txt'), 'Ünïcödé NEEDLE one\nnaïve filler\nNEEDLE two end\nplain\n');
   catalog = new Catalog({ env: fx.env, roots: fx.userRoots });
@@ -71,6 +73,7 @@ describe('grep parity (ripgrep vs Node)', () => {
     ['a regex with a hex escape', { pattern: '\\x4eEEDLE', regex: true }],
     ['an anchored regex on a line after a byte-order mark', { pattern: '^NEEDLE at', regex: true }],
     ['a regex with \\w and \\b over non-ASCII words', { pattern: '^\\w+ NEEDLE\\b', regex: true }],
+    ['a regex with \\s and \\S over Unicode spaces', { pattern: '^[a-z]+\\sx|^bom\\Sx|^[a-z]+[\\s]x N', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {
