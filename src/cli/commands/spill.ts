@@ -173,6 +173,7 @@ async function spillStaged(
     const decision = await policy.applyStaged({ ...request, staged });
     flushWarnings();
     if (decision.spilled) printSpilled(io, json, decision.output, decision);
+    else if (json && staged.bytes > JSON_TEXT_BYTES) await printKeptBase64(io, fileChunks(decision.from ?? staged.path, staged.bytes), decision.reason);
     else if (json) printKept(io, json, await readFile(decision.from ?? staged.path, staged.bytes), decision.reason);
     else await pipeOut(io, fileChunks(decision.from ?? staged.path, staged.bytes));
   } finally {
@@ -188,6 +189,23 @@ function printKept(io: CliIO, json: boolean, bytes: Buffer, reason: string): voi
   }
   const text = decodeUtf8(bytes);
   io.stdout(JSON.stringify(text === undefined ? { spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason } : { spilled: false, text, reason }) + '\n');
+}
+
+/** Over this, a kept output printed as JSON is base64, streamed: no JavaScript string holds 512 MiB. */
+const JSON_TEXT_BYTES = 256 << 20;
+
+/** `{"spilled":false,"text":<base64>,"encoding":"base64","reason"}`, written as `chunks` arrive. */
+async function printKeptBase64(io: CliIO, chunks: AsyncIterable<Buffer>, reason: string): Promise<void> {
+  io.stdout('{"spilled":false,"text":"');
+  let carry = Buffer.alloc(0);
+  for await (const chunk of chunks) {
+    const all = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    const whole = all.length - (all.length % 3); // base64 of whole 3-byte groups joins up with no padding
+    io.stdout(all.toString('base64', 0, whole));
+    carry = Buffer.from(all.subarray(whole));
+    await io.caughtUp?.();
+  }
+  io.stdout(`${carry.toString('base64')}","encoding":"base64","reason":${JSON.stringify(reason)}}\n`);
 }
 
 function printSpilled(io: CliIO, json: boolean, text: string, decision: { ref: SpillRef; aliased: boolean }): void {

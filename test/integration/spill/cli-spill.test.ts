@@ -1,5 +1,5 @@
 // `spillway spill` as a real child process: the built artifact (dist/cli.js).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -200,6 +200,52 @@ describe('spillway spill, an output too big to hold', () => {
     const four = Buffer.concat([huge, huge, huge, huge]);
     const extra = peak(four) - peak(huge);
     expect(extra).toBeLessThan(four.length - huge.length);
+  });
+
+  it('prints a kept output too big for one JSON string as streamed base64 with --json (300 MB, a read-like tool)', async () => {
+    const block = createHash('sha256').update('seed').digest().toString('hex').repeat(1 << 14); // 1 MiB of text
+    const blocks = 300;
+    const child = spawn(process.execPath, [cli, 'spill', '--session', 's', '--tool', 'Read', '--root', tmp(), '--json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const inputHash = createHash('sha256');
+    const feed = (async () => {
+      for (let i = 0; i < blocks; i++) {
+        inputHash.update(block);
+        if (!child.stdin.write(block)) await new Promise((r) => child.stdin.once('drain', r));
+      }
+      child.stdin.end();
+    })();
+    // Decode the base64 as it comes (never held whole): the output is 400 MB.
+    const outputHash = createHash('sha256');
+    let head = '';
+    let pending = '';
+    let tail = '';
+    const PREFIX = '{"spilled":false,"text":"';
+    for await (const chunk of child.stdout.setEncoding('latin1') as AsyncIterable<string>) {
+      let text = chunk;
+      if (head.length < PREFIX.length) {
+        const take = PREFIX.length - head.length;
+        head += text.slice(0, take);
+        text = text.slice(take);
+      }
+      if (tail) {
+        tail += text;
+        continue;
+      }
+      const quote = text.indexOf('"');
+      if (quote >= 0) {
+        tail = text.slice(quote);
+        text = text.slice(0, quote);
+      }
+      const all = pending + text;
+      const whole = all.length - (all.length % 4);
+      outputHash.update(Buffer.from(all.slice(0, whole), 'base64'));
+      pending = all.slice(whole);
+    }
+    outputHash.update(Buffer.from(pending, 'base64'));
+    await feed;
+    expect(head).toBe(PREFIX);
+    expect(JSON.parse(`{"text":"${tail}`)).toMatchObject({ encoding: 'base64', reason: expect.stringMatching(/read-like/) });
+    expect(outputHash.digest('hex')).toBe(inputHash.digest('hex'));
   });
 
   it('prints it back byte for byte when no file can be made (a file in place of the root)', () => {
