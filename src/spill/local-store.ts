@@ -165,11 +165,12 @@ export class LocalSpillStore implements SpillStore {
   async saveText(input: SaveTextSpill): Promise<SpillRef> {
     const data = Buffer.from(input.content, 'utf8');
     const root = await this.openRoot();
+    const temp = tempName();
     try {
-      const temp = tempName();
       const written = await writeTemp(root, temp, (handle) => writeChunked(handle, data));
       return await this.place(root, temp, written, input, { bytes: data.length, lines: countLines(data), sha256: sha256Hex(data) });
     } finally {
+      await fsp.unlink(root.at(temp)).catch(() => undefined); // placed: gone already
       await root.close();
     }
   }
@@ -229,30 +230,29 @@ export class LocalSpillStore implements SpillStore {
     await staged.root.close();
   }
 
-  /** A written temp moved into the session's folder under a fresh name, and recorded in its manifest. */
+  /**
+   * A written temp moved into the session's folder under a fresh name, and recorded in its manifest. When
+   * it cannot be, the temp is still there (the caller removes it, or prints a staged output back from it).
+   */
   private async place(root: AnchoredDir, temp: string, written: Stats, input: Omit<SaveTextSpill, 'content'>, facts: BlobFacts): Promise<SpillRef> {
     const sessionId = input.owner?.sessionId;
     if (!sessionId) throw new SpillError('ENOSESSION', 'no session id: refusing to spill outside a session');
     const prefix = sanitizeSegment(this.randomId()).slice(0, 32);
     const name = `${prefix}-${sanitizeSegment(input.suggestedName, MAX_NAME_BYTES - prefix.length - 1)}`;
-    try {
-      // Temps go in the root, where no layout lists files and every spill into
-      // the root looks for ones a killed spill left.
-      return await withDir(this.ensureSessionDir(input.owner, root), async (dir) => {
-        const manifest = await openManifestForAppend(dir);
-        try {
-          await reclaimStaleTemps(root);
-          await placeTemp(root, temp, written, dir, name);
-          await testPause('before-manifest');
-          await this.append(dir, manifest, manifestRecord(input, name, facts));
-        } finally {
-          await manifest.close().catch(() => undefined);
-        }
-        return { locator: path.join(dir.path, name) as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
-      });
-    } finally {
-      await fsp.unlink(root.at(temp)).catch(() => undefined);
-    }
+    // Temps go in the root, where no layout lists files and every spill into
+    // the root looks for ones a killed spill left.
+    return withDir(this.ensureSessionDir(input.owner, root), async (dir) => {
+      const manifest = await openManifestForAppend(dir);
+      try {
+        await reclaimStaleTemps(root);
+        await placeTemp(root, temp, written, dir, name);
+        await testPause('before-manifest');
+        await this.append(dir, manifest, manifestRecord(input, name, facts));
+      } finally {
+        await manifest.close().catch(() => undefined);
+      }
+      return { locator: path.join(dir.path, name) as SpillLocator, bytes: facts.bytes, retrievalHint: LOCAL_RETRIEVAL_HINT, sha256: facts.sha256, lines: facts.lines };
+    });
   }
 
   /**
@@ -497,7 +497,8 @@ async function writeChunked(handle: fsp.FileHandle, data: Buffer): Promise<void>
 
 /**
  * Rename the written temp to `name` in `dir`, so `name` is complete or absent
- * whatever happens to this process; the caller removes the temp if this fails.
+ * whatever happens to this process. If this fails the temp is still the
+ * temp (moved back when the folder moved meanwhile): the caller decides.
  */
 async function placeTemp(tempDir: AnchoredDir, temp: string, written: Stats, dir: AnchoredDir, name: string): Promise<void> {
   const final = dir.at(name);
@@ -508,7 +509,7 @@ async function placeTemp(tempDir: AnchoredDir, temp: string, written: Stats, dir
   // folder may have been moved away since it was opened).
   const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
   if (named?.ino !== written.ino || named.dev !== written.dev) {
-    await fsp.unlink(final).catch(() => undefined);
+    await fsp.rename(final, tempDir.at(temp)).catch(() => fsp.unlink(final).catch(() => undefined));
     throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
   }
 }

@@ -92,7 +92,18 @@ export function looksLikeText(bytes: Buffer): boolean {
 
 /** Whether `probe`, the first bytes of a body of `total` bytes, is UTF-8 (a character it cuts off allowed). */
 function startsAsUtf8(probe: Buffer, total: number): boolean {
-  return isUtf8(probe.subarray(0, probe.length === total ? probe.length : utf8FloorBoundary(probe, probe.length)));
+  if (probe.length === total) return isUtf8(probe);
+  const end = utf8FloorBoundary(probe, probe.length);
+  return isUtf8(probe.subarray(0, end)) && (end === probe.length || startsACharacter(probe.subarray(end)));
+}
+
+/** Whether `bytes` (1-3 of them) can begin a well-formed character: some continuation completes them. */
+function startsACharacter(bytes: Buffer): boolean {
+  const lead = bytes[0]!;
+  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (length <= bytes.length) return false;
+  // Only the second byte has a narrower range (E0, ED, F0, F4): one of these fills satisfies it when anything does.
+  return [0x80, 0xa0].some((fill) => isUtf8(Buffer.concat([bytes, Buffer.alloc(length - bytes.length, fill)])));
 }
 
 /**

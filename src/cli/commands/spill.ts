@@ -3,7 +3,7 @@
 // including when the spill failed and the original text was printed.
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
 import { looksLikeText } from '../../spill/text';
@@ -93,7 +93,8 @@ export const spillCommand: CliCommand = async (argv, io) => {
   const flushWarnings = () => warnings.forEach((w) => io.stderr(w + '\n'));
 
   // An output bigger than it is worth holding goes to a file as it arrives (a JSON input is parsed whole).
-  const stdin = io.stdin()[Symbol.asyncIterator]();
+  // A pipe that fails midway ends the output there: what arrived is used, and said so.
+  const stdin = endsOnError(io.stdin()[Symbol.asyncIterator](), (err) => io.stderr(`spillway spill: reading stdin failed (${err.message}); using what arrived\n`));
   const head = await readUpTo(stdin, Math.max(IN_MEMORY_BYTES, maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
   if (head.more && !v['json-input']) {
     await spillStaged(io, store, policy, request, json, continued(head.chunks, stdin), flushWarnings);
@@ -155,20 +156,24 @@ async function spillStaged(
   } catch (err) {
     const reason = `could not write the output to a file (${(err as Error).message})`;
     io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
-    if (json) {
-      const taken = err instanceof StageError ? [await readFile(err.tempPath, err.writtenBytes), err.pending] : [];
-      if (err instanceof StageError) await err.release();
-      printKept(io, json, Buffer.concat([...taken, await readAll(stdin)]), reason);
-      return;
+    const taken = err instanceof StageError ? err : undefined;
+    const forget = taken && removeOnExit(taken.tempPath);
+    try {
+      if (json) printKept(io, json, Buffer.concat([...(taken ? [await readFile(taken.tempPath, taken.writtenBytes), taken.pending] : []), await readAll(stdin)]), reason);
+      else {
+        if (taken) {
+          await pipeOut(io, fileChunks(taken.tempPath, taken.writtenBytes));
+          io.stdout(taken.pending);
+        }
+        await pipeOut(io, { [Symbol.asyncIterator]: () => stdin });
+      }
+    } finally {
+      forget?.();
+      await taken?.release();
     }
-    if (err instanceof StageError) {
-      await pipeOut(io, fileChunks(err.tempPath, err.writtenBytes));
-      await err.release();
-      io.stdout(err.pending);
-    }
-    await pipeOut(io, { [Symbol.asyncIterator]: () => stdin });
     return;
   }
+  const forget = removeOnExit(staged.path);
   try {
     const decision = await policy.applyStaged({ ...request, staged });
     flushWarnings();
@@ -177,8 +182,33 @@ async function spillStaged(
     else if (json) printKept(io, json, await readFile(decision.from ?? staged.path, staged.bytes), decision.reason);
     else await pipeOut(io, fileChunks(decision.from ?? staged.path, staged.bytes));
   } finally {
+    forget();
     await store.discardStaged(staged);
   }
+}
+
+/**
+ * Remove `file` if the process exits before the returned function is called: a reader that goes away
+ * ends the command at once (processIO), and a temp of the output must not stay behind.
+ */
+function removeOnExit(file: string): () => void {
+  const remove = (): void => rmSync(file, { force: true });
+  process.once('exit', remove);
+  return () => process.off('exit', remove);
+}
+
+/** `chunks`, ending quietly (after `onError`) where reading them fails. */
+function endsOnError(chunks: AsyncIterator<Buffer>, onError: (err: Error) => void): AsyncIterator<Buffer> {
+  return {
+    next: async () => {
+      try {
+        return await chunks.next();
+      } catch (err) {
+        onError(err as Error);
+        return { done: true, value: undefined };
+      }
+    },
+  };
 }
 
 /** The output as it came (text, or base64 with --json when it is not UTF-8). */
@@ -232,7 +262,7 @@ async function* continued(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGen
 }
 
 function fileChunks(file: string, bytes: number): AsyncIterable<Buffer> {
-  return createReadStream(file, { start: 0, end: bytes - 1 });
+  return bytes === 0 ? noInput() : createReadStream(file, { start: 0, end: bytes - 1 });
 }
 
 async function readFile(file: string, bytes: number): Promise<Buffer> {

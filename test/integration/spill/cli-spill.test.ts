@@ -1,7 +1,7 @@
 // `spillway spill` as a real child process: the built artifact (dist/cli.js).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../unit/spill/temp-dirs';
@@ -246,6 +246,37 @@ describe('spillway spill, an output too big to hold', () => {
     expect(head).toBe(PREFIX);
     expect(JSON.parse(`{"text":"${tail}`)).toMatchObject({ encoding: 'base64', reason: expect.stringMatching(/read-like/) });
     expect(outputHash.digest('hex')).toBe(inputHash.digest('hex'));
+  });
+
+  it.each([
+    ['a folder', (file: string) => mkdirSync(file)],
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+  ])('prints it back byte for byte when the save fails after staging (%s in place of the manifest), and leaves no temp', (_what, plant) => {
+    const root = tmp();
+    const session = path.join(root, `session-${createHash('sha256').update('s').digest('hex').slice(0, 12)}`);
+    mkdirSync(session, { recursive: true, mode: 0o700 });
+    plant(path.join(session, 'spillway.jsonl'));
+    for (const input of [huge, Buffer.concat([Buffer.from('a'.repeat(9000)), Buffer.from([0xe9]), Buffer.from(big)])]) {
+      const r = run(['--tool', 'Bash', '--root', root], input);
+      expect(r.status).toBe(0);
+      expect(sha(r.stdout)).toBe(sha(input));
+      expect(temps(root)).toEqual([]);
+    }
+  });
+
+  it('prints it back byte for byte when not even its first piece could be written (a 10 KiB file size limit)', () => {
+    const root = tmp();
+    const r = run(['--tool', 'Bash', '--root', root], huge, 'ulimit -f 10; ');
+    expect(r.status).toBe(0);
+    expect(sha(r.stdout)).toBe(sha(huge));
+    expect(temps(root)).toEqual([]);
+  });
+
+  it('leaves no temp behind when the reader goes away while it is printed back', () => {
+    const root = tmp();
+    const r = spawnSync('bash', ['-c', '"$0" "$@" | head -c 100 > /dev/null', process.execPath, cli, 'spill', '--session', 's', '--tool', 'Read', '--root', root], { input: huge });
+    expect(r.status).toBe(0);
+    expect(temps(root)).toEqual([]);
   });
 
   it('prints it back byte for byte when no file can be made (a file in place of the root)', () => {

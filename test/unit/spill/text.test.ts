@@ -19,10 +19,12 @@ describe('TextCheck', () => {
     Buffer.concat([long, Buffer.from([0x00])]), // a NUL anywhere
     Buffer.from([0xed, 0xa0, 0x80]), // an encoded surrogate
     Buffer.alloc(0),
+    Buffer.concat([Buffer.alloc(8191, 0x61), Buffer.from([0xff]), long]), // a byte no character starts with, last in the probe
+    Buffer.concat([Buffer.alloc(8190, 0x61), Buffer.from([0xe0, 0x80]), long]), // E0 80 starts none either
   ];
 
   it('judges as looksLikeText does on the whole, however the bytes are cut', () => {
-    expect(samples.map(looksLikeText)).toEqual([true, true, true, false, false, false, false, true]);
+    expect(samples.map(looksLikeText)).toEqual([true, true, true, false, false, false, false, true, false, false]);
     for (const bytes of samples) {
       for (const cuts of [[1], [8191, 8192], [3, 8193], [bytes.length - 1]]) {
         const check = new TextCheck();
