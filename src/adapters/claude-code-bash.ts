@@ -10,6 +10,7 @@ import { LOCAL_RETRIEVAL_HINT, LocalSpillStore, sanitizeSegment } from '../spill
 import { readManifest } from '../spill/manifest';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
+import { truncateUtf8 } from '../spill/text';
 import { captureFileOf, shellQuote, whyNotCapturable, wrapBashCommand, wrappedCommandOf } from './bash-capture';
 import { CLAUDE_CODE_SPILL_FOLDER, claudeSessionDir, claudeSpillDir, type PostToolUseEvent, type PostToolUseFailureEvent, type PreToolUseEvent } from './claude-code-event';
 
@@ -83,7 +84,18 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
     inlineBytes: opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES,
     finishCommand: opts.finishCommand,
   });
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...(input as Record<string, unknown>), command: wrapped } } };
+  const fields = input as Record<string, unknown>;
+  // Claude Code names a command moved to the background by its description, else by its command: the
+  // wrapper's shell must not be what the model reads in the task's notices, so one is given from the command.
+  const description = typeof fields.description === 'string' && fields.description.trim() !== '' ? {} : { description: describeCommand(command) };
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...fields, command: wrapped, ...description } } };
+}
+
+/** A command as a one-line description (its first line, at most 100 bytes). */
+function describeCommand(command: string): string {
+  const line = command.trim().split('\n')[0]!.trim();
+  const short = truncateUtf8(line, 100);
+  return short === line && !command.trim().includes('\n') ? short : `${truncateUtf8(line, 97)}…`;
 }
 
 /**

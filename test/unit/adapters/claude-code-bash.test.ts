@@ -48,6 +48,23 @@ describe('PreToolUse', () => {
     expect(out.hookSpecificOutput.updatedInput).toMatchObject({ timeout: 5000, run_in_background: true, description: 'build' });
   });
 
+  it('describes a command given no description from its own first line (Claude Code names a backgrounded command by it, else by the wrapper)', async () => {
+    let id = 0;
+    const described = async (command: string) => {
+      const out = (await hookOutputFor({ ...pre(command, 'bypassPermissions', `toolu_d${id++}`), tool_input: { command } }, { finishCommand: FINISH })) as { hookSpecificOutput: { updatedInput: Record<string, unknown> } };
+      return out.hookSpecificOutput.updatedInput.description;
+    };
+    expect(await described('npm test')).toBe('npm test');
+    expect(await described('cd app\nmake -j8 all')).toBe('cd app…');
+    const long = await described(`echo ${'\u6587'.repeat(200)}`);
+    expect(Buffer.byteLength(long as string)).toBeLessThanOrEqual(100);
+    expect(long).toMatch(/^echo \u6587+…$/);
+    // A description the model gave is kept.
+    const event = pre('make');
+    const out = (await hookOutputFor(event, { finishCommand: FINISH })) as { hookSpecificOutput: { updatedInput: Record<string, unknown> } };
+    expect(out.hookSpecificOutput.updatedInput.description).toBe('d');
+  });
+
   it.each(['default', 'acceptEdits', 'plan', undefined])('leaves commands alone in a %s session (permission rules read the command)', async (mode) => {
     expect(await rewrite('make', mode ?? 'unset-mode')).toBeUndefined();
   });
