@@ -51,7 +51,7 @@ export function checkRipgrepSyntax(rg: string, pattern: string, jsCheck: () => u
   } catch {
     // Not JavaScript: ripgrep's syntax may still hold it.
   }
-  const run = spawnSync(rg, ['--no-config', '--regexp', pattern, '-'], { input: '', encoding: 'utf8' });
+  const run = spawnSync(rg, ['--no-config', '--regexp', pattern, '-'], { input: '', encoding: 'utf8', timeout: 10_000 });
   if (run.status === 2) throw new Error(`ripgrep: ${run.stderr.trim()}`);
 }
 

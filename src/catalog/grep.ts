@@ -83,8 +83,7 @@ export function effectiveIgnoreCase(options: Pick<GrepOptions, 'pattern' | 'rege
 
 /** Validate a pattern the way both engines will read it; throws a clear error. */
 export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase'>): RegExp {
-  if (!options.pattern) throw new Error('empty pattern');
-  if (options.pattern.includes('\n')) throw new Error('a pattern cannot contain a newline (matches are per line)');
+  checkPatternShape(options.pattern);
   const flags = options.ignoreCase ? 'i' : '';
   if (!options.regex) return new RegExp(options.pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), flags + 'u');
   try {
@@ -98,10 +97,17 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
   }
 }
 
+/** What no engine searches for: nothing, or more than one line. */
+function checkPatternShape(pattern: string): void {
+  if (!pattern) throw new Error('empty pattern');
+  if (pattern.includes('\n')) throw new Error('a pattern cannot contain a newline (matches are per line)');
+}
+
 /** Ripgrep's word character (Rust regex's Unicode `\w`), as members of a JavaScript `u` class. */
 const WORD = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}`;
-/** Unicode's White_Space, ripgrep's `\s` (JavaScript's adds U+FEFF and leaves out U+0085). */
-const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
+/** Unicode's White_Space, ripgrep's `\s` (JavaScript's adds U+FEFF and leaves out U+0085), and its complement. */
+const SPACE = String.raw`\p{White_Space}`;
+const NOT_SPACE = String.raw`\P{White_Space}`;
 
 /**
  * A regex as ripgrep reads it, in JavaScript: `.` is anything but '\n' (JavaScript's also refuses '\r',
@@ -110,9 +116,9 @@ const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\
  */
 function asRipgrep(source: string, unicode: boolean): string {
   const outside: Record<string, string> = unicode
-    ? { w: `[${WORD}]`, W: `[^${WORD}]`, s: `[${SPACE}]`, S: `[^${SPACE}]`, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}`, b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`, B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))` }
+    ? { w: `[${WORD}]`, W: `[^${WORD}]`, s: SPACE, S: NOT_SPACE, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}`, b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`, B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))` }
     : {};
-  const inside: Record<string, string> = unicode ? { w: WORD, s: SPACE, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}` } : {};
+  const inside: Record<string, string> = unicode ? { w: WORD, s: SPACE, S: NOT_SPACE, d: String.raw`\p{Nd}`, D: String.raw`\P{Nd}` } : {};
   let out = '';
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
@@ -181,6 +187,7 @@ export async function grepWhileLoading(
   const rg = engine === 'node' ? undefined : findRipgrep(options.rgPath);
   if (engine === 'rg' && !rg) throw new Error(options.rgPath ? `ripgrep not executable at ${options.rgPath}` : 'ripgrep (rg) not found on PATH');
   // Checked before anything is read or scanned; ripgrep's syntax is its own (`(?i)`, `\z`, `[[:upper:]]`).
+  checkPatternShape(options.pattern);
   const lineRegex = rg ? undefined : compilePattern({ ...options, ignoreCase });
   if (rg && options.regex) checkRipgrepSyntax(rg, options.pattern, () => compilePattern({ ...options, ignoreCase }));
   const resolved: Resolved = {

@@ -1,5 +1,6 @@
 // Small text formatters shared by the tree, tooltips, dialogs and the chart
 // header. Pure: no vscode import, so unit tests reach them directly.
+import { isoTime } from '../spill/iso-time';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
@@ -37,7 +38,7 @@ export function formatAge(then: number, now: number): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   if (s < 30 * 86_400) return `${Math.floor(s / 86_400)} d ago`;
-  return new Date(then).toISOString().slice(0, 10);
+  return isoTime(then).slice(0, 10);
 }
 
 /**

@@ -209,13 +209,13 @@ class LineScanner {
  * thousands that fill the table before the root cause comes.
  */
 function shapeOf(text: string): string {
-  return text.slice(0, 4 * SHAPE_CHARS).replace(VARYING, (m) => (m.length < 6 || m.includes('-') || /\d/.test(m) ? '#' : m)).slice(0, SHAPE_CHARS);
+  return text.slice(0, 4 * SHAPE_CHARS).replace(VARYING, (m) => (m.length < 8 || m.includes('-') || /\d/.test(m) ? '#' : m)).slice(0, SHAPE_CHARS);
 }
 
 /** A line's shape is its first this many characters, once masked. */
 const SHAPE_CHARS = 160;
-/** A UUID, a run of hex letters and digits (masked only when it holds a digit), or a number. */
-const VARYING = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{6,}|\d+/gi;
+/** A UUID, a word of 8+ hex letters and digits (masked only when it holds a digit: a hash, an id), or a number. */
+const VARYING = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{8,}\b|\d+/gi;
 
 interface Cut {
   headEnd: number;

@@ -119,7 +119,7 @@ interface BlobFacts {
 export interface StagedText extends BlobFacts {
   /** Where its bytes can be read back until it is saved or discarded. */
   readonly path: string;
-  /** Whether the bytes are text (TextCheck: no NUL, UTF-8 at the start), a stray invalid byte further on allowed. */
+  /** Whether the bytes are text (TextCheck: UTF-8 at the start), a stray invalid byte further on allowed. */
   readonly text: boolean;
   readonly root: AnchoredDir;
   readonly temp: string;

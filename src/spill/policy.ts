@@ -112,7 +112,7 @@ export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
     const { staged, toolName } = req;
     if (isReadLikeTool(toolName)) return { spilled: false, reason: `read-like tool ${toolName} is never spilled` };
     if (protectedTools.has(normalizeToolName(toolName))) return { spilled: false, reason: `protected tool ${toolName}` };
-    if (!staged.text) return { spilled: false, reason: 'non-text output (a NUL byte, or not UTF-8 at the start)' };
+    if (!staged.text) return { spilled: false, reason: 'non-text output (not UTF-8 at the start)' };
     if (staged.bytes <= Math.max(maxInline, digestBytes)) return { spilled: false, reason: `at or below the threshold (${staged.bytes} <= ${maxInline} bytes)` };
     if (!req.sessionId) return noSession(req);
     const { saveStaged } = store;

@@ -57,18 +57,17 @@ export class ContentTally {
 }
 
 /**
- * Whether a body that arrives in pieces is text: no NUL byte anywhere (ripgrep's and git's test) and UTF-8
- * in its first TEXT_PROBE_BYTES. A log with a stray Latin-1 byte further on is still text.
+ * Whether a body that arrives in pieces is text: UTF-8 in its first TEXT_PROBE_BYTES, as an image or an
+ * executable never is. A log with a stray Latin-1 byte further on is still text, and so is one with NUL
+ * bytes (`find -print0`): NUL is UTF-8.
  */
 export class TextCheck {
   private probe: Buffer[] = [];
   private probed = 0;
   private bytes = 0;
-  private nul = false;
 
   add(chunk: Buffer): void {
     this.bytes += chunk.length;
-    if (!this.nul && chunk.indexOf(0) >= 0) this.nul = true;
     if (this.probed < TEXT_PROBE_BYTES) {
       const part = chunk.subarray(0, TEXT_PROBE_BYTES - this.probed);
       this.probe.push(Buffer.from(part));
@@ -78,16 +77,16 @@ export class TextCheck {
 
   /** The verdict, once the last piece came. */
   get isText(): boolean {
-    return !this.nul && startsAsUtf8(Buffer.concat(this.probe), this.bytes);
+    return startsAsUtf8(Buffer.concat(this.probe), this.bytes);
   }
 }
 
 /** How much of a body must be UTF-8 for it to be text. */
 const TEXT_PROBE_BYTES = 8192;
 
-/** `bytes` (a whole body, or its first bytes) as TextCheck judges it; a character cut at the end of the probe is allowed. */
+/** `bytes` (a whole body) as TextCheck judges it; a character cut at the end of the probe is allowed. */
 export function looksLikeText(bytes: Buffer): boolean {
-  return !bytes.includes(0) && startsAsUtf8(bytes.subarray(0, TEXT_PROBE_BYTES), bytes.length);
+  return startsAsUtf8(bytes.subarray(0, TEXT_PROBE_BYTES), bytes.length);
 }
 
 /** Whether `probe`, the first bytes of a body of `total` bytes, is UTF-8 (a character it cuts off allowed). */

@@ -4,6 +4,7 @@ import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseS
 import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
 import { mayName } from '../../catalog/catalog';
 import type { CleanableSession, CleanPlan, SessionInfo } from '../../catalog/types';
+import { isoTime } from '../../spill/iso-time';
 
 export const CLEAN_USAGE =
   'usage: spillway clean (--session ID | --older-than 7d | --max-total 5GB | --policy) [--dry-run] [--yes] [--json] [--root DIR]... [--no-default-roots]\n' +
@@ -67,13 +68,13 @@ export const cleanCommand: CliCommand = async (argv, io) => {
   if (values.json) {
     json(io, {
       dryRun: !execute,
-      items: plan.items.map((i) => ({ path: i.path, bytes: i.bytes, session: i.sessionKey, mtime: new Date(i.mtimeMs).toISOString() })),
+      items: plan.items.map((i) => ({ path: i.path, bytes: i.bytes, session: i.sessionKey, mtime: isoTime(i.mtimeMs) })),
       bytes: plan.bytes,
       refused: plan.refused,
       ...(result ? { deleted: result.deleted.map((d) => d.path), deletedBytes: result.bytes, failed: result.failed, manifestsRewritten: result.manifestsRewritten } : {}),
     });
   } else {
-    await writeInPieces(io, tableLines(plan.items.map((i) => [formatBytes(i.bytes), new Date(i.mtimeMs).toISOString(), i.path])));
+    await writeInPieces(io, tableLines(plan.items.map((i) => [formatBytes(i.bytes), isoTime(i.mtimeMs), i.path])));
     for (const r of plan.refused) io.stderr(human`spillway clean: refused ${r.path}: ${r.reason}\n`);
     if (result) {
       for (const f of result.failed) io.stderr(human`spillway clean: failed ${f.path}: ${f.reason}\n`);

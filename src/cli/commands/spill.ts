@@ -106,7 +106,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
     // A log with a stray byte that is not UTF-8 is still text: spilled from its exact bytes (the digest shows
     // such bytes as `?`). Anything else (an image, a binary dump) is non-text: printed back unchanged.
     if (!v['json-input'] && looksLikeText(bytes)) await spillStaged(io, store, policy, request, json, continued([bytes], noInput()), flushWarnings);
-    else printKept(io, json, bytes, 'non-text output (not UTF-8)');
+    else await printKept(io, json, bytes, 'non-text output (not UTF-8)');
     return 0;
   }
   let output: unknown = text;
@@ -117,7 +117,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
       // The output is the agent's, whatever its shape: printed back unchanged, never lost.
       const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
       io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
-      printKept(io, json, bytes, reason);
+      await printKept(io, json, bytes, reason);
       return 0;
     }
   }
@@ -125,7 +125,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
   const decision = await policy.apply({ ...request, output });
   flushWarnings();
   if (!decision.spilled) {
-    printKept(io, json, bytes, decision.reason);
+    await printKept(io, json, bytes, decision.reason);
     return 0;
   }
   // With --json-input the output is JSON whatever the value (a JSON string included).
@@ -159,7 +159,7 @@ async function spillStaged(
     const taken = err instanceof StageError ? err : undefined;
     const forget = taken && removeOnExit(taken.tempPath);
     try {
-      if (json) printKept(io, json, Buffer.concat([...(taken ? [await readFile(taken.tempPath, taken.writtenBytes), taken.pending] : []), await readAll(stdin)]), reason);
+      if (json) await printKept(io, json, Buffer.concat([...(taken ? [await readFile(taken.tempPath, taken.writtenBytes), taken.pending] : []), await readAll(stdin)]), reason);
       else {
         if (taken) {
           await pipeOut(io, fileChunks(taken.tempPath, taken.writtenBytes));
@@ -179,7 +179,7 @@ async function spillStaged(
     flushWarnings();
     if (decision.spilled) printSpilled(io, json, decision.output, decision);
     else if (json && staged.bytes > JSON_TEXT_BYTES) await printKeptBase64(io, fileChunks(decision.from ?? staged.path, staged.bytes), decision.reason);
-    else if (json) printKept(io, json, await readFile(decision.from ?? staged.path, staged.bytes), decision.reason);
+    else if (json) await printKept(io, json, await readFile(decision.from ?? staged.path, staged.bytes), decision.reason);
     else await pipeOut(io, fileChunks(decision.from ?? staged.path, staged.bytes));
   } finally {
     forget();
@@ -211,21 +211,32 @@ function endsOnError(chunks: AsyncIterator<Buffer>, onError: (err: Error) => voi
   };
 }
 
-/** The output as it came (text, or base64 with --json when it is not UTF-8). */
-function printKept(io: CliIO, json: boolean, bytes: Buffer, reason: string): void {
+/** The output as it came (text, or base64 with --json when it is not UTF-8 or too big for one JSON string). */
+async function printKept(io: CliIO, json: boolean, bytes: Buffer, reason: string): Promise<void> {
   if (!json) {
     io.stdout(bytes);
+    return;
+  }
+  if (bytes.length > JSON_TEXT_BYTES) {
+    await printKeptBase64(io, slices(bytes, 3 << 20), reason);
     return;
   }
   const text = decodeUtf8(bytes);
   io.stdout(JSON.stringify(text === undefined ? { spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason } : { spilled: false, text, reason }) + '\n');
 }
 
-/** Over this, a kept output printed as JSON is base64, streamed: no JavaScript string holds 512 MiB. */
-const JSON_TEXT_BYTES = 256 << 20;
+/**
+ * Over this, a kept output printed as JSON is base64, streamed: no JavaScript string holds 512 MiB, and
+ * JSON escapes a control character in six (`\u0001`).
+ */
+const JSON_TEXT_BYTES = 64 << 20;
+
+function* slices(bytes: Buffer, size: number): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
 
 /** `{"spilled":false,"text":<base64>,"encoding":"base64","reason"}`, written as `chunks` arrive. */
-async function printKeptBase64(io: CliIO, chunks: AsyncIterable<Buffer>, reason: string): Promise<void> {
+async function printKeptBase64(io: CliIO, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, reason: string): Promise<void> {
   io.stdout('{"spilled":false,"text":"');
   let carry = Buffer.alloc(0);
   for await (const chunk of chunks) {

@@ -74,6 +74,7 @@ describe('grep parity (ripgrep vs Node)', () => {
     ['an anchored regex on a line after a byte-order mark', { pattern: '^NEEDLE at', regex: true }],
     ['a regex with \\w and \\b over non-ASCII words', { pattern: '^\\w+ NEEDLE\\b', regex: true }],
     ['a regex with \\s and \\S over Unicode spaces', { pattern: '^[a-z]+\\sx|^bom\\Sx|^[a-z]+[\\s]x N', regex: true }],
+    ['a regex with \\S inside a character class', { pattern: '^bom[\\S]x|^nel[^\\S]x', regex: true }],
   ];
   for (const [name, options] of cases) {
     it(`finds the same matches for ${name}`, async () => {
@@ -143,6 +144,12 @@ describe("each engine's own regex syntax", () => {
     expect(await run('rg', { pattern: '(?i)über needle', regex: true })).toEqual([expect.stringMatching(/aa11bb22-odd\.txt:1:Über NEEDLE/)]);
     await expect(catalog.grep({ pattern: '(?i)needle', regex: true, engine: 'node' }, () => undefined)).rejects.toThrow(/invalid regular expression/);
     await expect(catalog.grep({ pattern: 'x{', regex: true, engine: 'rg' }, () => undefined)).rejects.toThrow(/x\{\n\s*\^\nerror: unclosed counted repetition/);
+    for (const regex of [false, true]) {
+      for (const engine of ['rg', 'node'] as const) {
+        await expect(catalog.grep({ pattern: '', regex, engine }, () => undefined)).rejects.toThrow(/empty pattern/);
+        await expect(catalog.grep({ pattern: 'a\nb', regex, engine }, () => undefined)).rejects.toThrow(/newline/);
+      }
+    }
   });
 });
 

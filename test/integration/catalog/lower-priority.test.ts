@@ -185,6 +185,12 @@ describe('a file time past what a Date holds', () => {
         const s = other.findSessions(GOOSE_SESSION_ID)[0];
         expect(paths(s)).toEqual([...home.lowerPriority!.goose.blobs].sort());
         expect(Date.parse(s!.updatedAt)).toBe(Math.min(far, 8.64e15));
+        ensureBuilt();
+        for (const args of [['clean', '--session', GOOSE_SESSION_ID, '--dry-run'], ['clean', '--max-total', '1B', '--dry-run', '--json']]) {
+          const r = await runCli(args, home.env);
+          expect(r.stderr).toBe('');
+          expect(r.code).toBe(0);
+        }
       } finally {
         await other.dispose();
       }

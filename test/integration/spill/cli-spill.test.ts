@@ -168,7 +168,7 @@ describe('spillway spill, an output too big to hold', () => {
   });
 
   it.each([
-    ['it is binary (a NUL byte)', ['--tool', 'Bash'], Buffer.concat([huge, Buffer.from([0x00, 0xff, 0x89])])],
+    ['it is binary (a PNG header: not UTF-8 at the start)', ['--tool', 'Bash'], Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), huge])],
     ['a read-like tool', ['--tool', 'Read'], huge],
   ])('prints it back byte for byte when %s, and keeps no file', (_why, args, input) => {
     const root = tmp();
@@ -186,6 +186,16 @@ describe('spillway spill, an output too big to hold', () => {
     expect(sha(r.stdout)).toBe(sha(huge));
     expect(r.stderr.toString('utf8')).toMatch(/could not write the output to a file \(EFBIG/);
     expect(temps(root)).toEqual([]);
+  });
+
+  it('spills it when it holds NUL bytes (find -print0 prints them; NUL is UTF-8), with --json too', () => {
+    const root = tmp();
+    const input = Buffer.concat([huge.subarray(0, 9000), Buffer.alloc(3, 0), huge.subarray(9000)]);
+    const r = run(['--tool', 'Bash', '--root', root, '--json'], input);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout.toString('utf8'));
+    expect(out).toMatchObject({ spilled: true, ref: { bytes: input.length } });
+    expect(sha(readFileSync(out.ref.locator))).toBe(sha(input));
   });
 
   it('does not hold it: four times the output costs less extra memory than the extra output', () => {

@@ -271,6 +271,17 @@ describe('a crowd of failure-like lines', () => {
     expect(digestText(lines.join('\n') + '\n', opts(2048))).toContain(root);
   });
 
+  it('keeps failures told apart by a test parameter or an error code apart (not one "alike" line)', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 400; i++) lines.push(`ok ${i} ${'.'.repeat(30)}`);
+    for (let i = 0; i < 50; i++) lines.push('FAILED tests/test_db.py::test_lookup[a1b2c3] - AssertionError: 1 != 2');
+    lines.push('FAILED tests/test_db.py::test_lookup[cafe12] - AssertionError: 1 != 2');
+    lines.push('error: access denied (0x8007000E)', 'error: access denied (0x80070005)');
+    for (let i = 0; i < 400; i++) lines.push(`ok ${i} ${'.'.repeat(30)}`);
+    const d = digestText(lines.join('\n') + '\n', opts(2048));
+    for (const told of ['[cafe12]', '0x8007000E', '0x80070005']) expect(d).toContain(told);
+  });
+
   it('keeps the failure among more passing tests named for errors than it remembers shapes', () => {
     const words = ['null', 'empty', 'unicode', 'timeout', 'retry', 'auth', 'quota', 'json', 'xml', 'header', 'cookie', 'gzip'];
     const pass = (i: number) => `  \u2713 throws an error on ${words[i % 12]} ${words[Math.floor(i / 12) % 12]} ${words[Math.floor(i / 144) % 12]} input (${i % 9} ms)`;
