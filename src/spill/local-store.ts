@@ -160,7 +160,7 @@ export class LocalSpillStore implements SpillStore {
   /**
    * Writes the full text under a temp name, renames it into place, then
    * appends the manifest line (its failure is logged, the blob stays valid and
-   * listed). A manifest that cannot be opened fails the save before anything is written.
+   * listed). A manifest that cannot be opened fails the save before the blob is in place (its temp removed).
    */
   async saveText(input: SaveTextSpill): Promise<SpillRef> {
     const data = Buffer.from(input.content, 'utf8');
