@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import type { ApiCall } from './calls';
 import type { BlobInfo, BlobUse, SourceName, TokensSaved, TurnDrop, TurnPart, TurnPoint, TurnSeries } from './types';
+import { isTurn } from '../spill/manifest';
 
 /** Assumption for turning chars into tokens (English text and code average ~4). */
 export const CHARS_PER_TOKEN = 4;
@@ -159,9 +160,4 @@ export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonl
   }
   estimate.calls = carried.size;
   return estimate;
-}
-
-/** A turn number a blob may carry: 1, 2, ... (anything else, from an odd manifest or index, is no known turn). */
-function isTurn(turn: number | undefined): turn is number {
-  return Number.isSafeInteger(turn) && turn! >= 1;
 }

@@ -129,6 +129,11 @@ async function openManifest(dir: string): Promise<fsp.FileHandle | undefined> {
   }
 }
 
+/** A turn number a record (or an index row made from one) may carry: 1, 2, ...; anything else is no known turn. */
+export function isTurn(turn: unknown): turn is number {
+  return Number.isSafeInteger(turn) && (turn as number) >= 1;
+}
+
 function toRecord(raw: string): ManifestRecord | undefined {
   let value: unknown;
   try {
@@ -151,7 +156,7 @@ function toRecord(raw: string): ManifestRecord | undefined {
     // A time that is no date, a turn that is no turn number: left out (the blob's mtime, no turn), never shown as read.
     createdAt: typeof r.createdAt === 'string' && isIsoTime(r.createdAt) ? r.createdAt : '',
     sessionId: r.sessionId,
-    ...(Number.isSafeInteger(r.turn) && (r.turn as number) >= 1 ? { turn: r.turn as number } : {}),
+    ...(isTurn(r.turn) ? { turn: r.turn } : {}),
     ...(typeof r.aliasOf === 'string' ? { aliasOf: r.aliasOf } : {}),
   };
 }

@@ -13,7 +13,7 @@ import { compactArgs } from '../args';
 import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
-import { describeManifestFolder, notOurs, wholeFolder } from './common';
+import { describeManifestFolder, notOurs, plainBlob, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { isoTime } from '../../spill/iso-time';
 
@@ -374,16 +374,7 @@ async function describeUnattached(dir: string): Promise<Described | undefined> {
       skipped++; // a symlink, folder or hard link with a log's name, or another user's file: never listed
       continue;
     }
-    blobs.push({
-      path: file,
-      name,
-      kind: 'shell-output',
-      tool,
-      bytes: stat.size,
-      createdAt: isoTime(stat.mtimeMs),
-      mtimeMs: stat.mtimeMs,
-      attribution: 'none',
-    });
+    blobs.push(plainBlob({ path: file, name, symlink: false, stat: { size: stat.size, mtimeMs: stat.mtimeMs } }, { kind: 'shell-output', tool }));
   }
   if (blobs.length === 0) return undefined;
   return {
