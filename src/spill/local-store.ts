@@ -170,8 +170,7 @@ export class LocalSpillStore implements SpillStore {
       const written = await writeTemp(root, temp, (handle) => writeChunked(handle, data));
       return await this.place(root, temp, written, input, { bytes: data.length, lines: countLines(data), sha256: sha256Hex(data) });
     } finally {
-      await fsp.unlink(root.at(temp)).catch(() => undefined); // placed: gone already
-      await root.close();
+      await dropTemp(root, temp); // placed: gone already
     }
   }
 
@@ -206,10 +205,7 @@ export class LocalSpillStore implements SpillStore {
       );
       return { path: root.at(temp), root, temp, written, text: text.isText, ...tally.finish() };
     } catch (err) {
-      const release = async (): Promise<void> => {
-        await fsp.unlink(root.at(temp)).catch(() => undefined);
-        await root.close();
-      };
+      const release = (): Promise<void> => dropTemp(root, temp);
       // Nothing taken yet: the caller still holds the whole output.
       if (tally.bytes === 0 && !pending?.length) {
         await release();
@@ -226,8 +222,7 @@ export class LocalSpillStore implements SpillStore {
 
   /** A staged text not kept: its temp removed (a no-op once saved). */
   async discardStaged(staged: StagedText): Promise<void> {
-    await fsp.unlink(staged.root.at(staged.temp)).catch(() => undefined);
-    await staged.root.close();
+    await dropTemp(staged.root, staged.temp);
   }
 
   /**
@@ -512,6 +507,12 @@ async function placeTemp(tempDir: AnchoredDir, temp: string, written: Stats, dir
     await fsp.rename(final, tempDir.at(temp)).catch(() => fsp.unlink(final).catch(() => undefined));
     throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
   }
+}
+
+/** Remove the temp `temp` if it is still there, and close the root holding it. */
+async function dropTemp(root: AnchoredDir, temp: string): Promise<void> {
+  await fsp.unlink(root.at(temp)).catch(() => undefined);
+  await root.close();
 }
 
 /** Remove blob temps that killed spills left in `dir` (the root). */

@@ -217,12 +217,9 @@ async function printKept(io: CliIO, json: boolean, bytes: Buffer, reason: string
     io.stdout(bytes);
     return;
   }
-  if (bytes.length > JSON_TEXT_BYTES) {
-    await printKeptBase64(io, slices(bytes, 3 << 20), reason);
-    return;
-  }
-  const text = decodeUtf8(bytes);
-  io.stdout(JSON.stringify(text === undefined ? { spilled: false, text: bytes.toString('base64'), encoding: 'base64', reason } : { spilled: false, text, reason }) + '\n');
+  const text = bytes.length > JSON_TEXT_BYTES ? undefined : decodeUtf8(bytes);
+  if (text === undefined) await printKeptBase64(io, slices(bytes, 3 << 20), reason);
+  else io.stdout(JSON.stringify({ spilled: false, text, reason }) + '\n');
 }
 
 /**
