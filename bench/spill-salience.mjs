@@ -25,6 +25,12 @@ const FAILURES = [
   (i) => `Traceback (most recent call last): File "build_${i}.py", line ${i % 500}, in <module>`,
   (i) => `npm ERR! code ELIFECYCLE (errno ${i})`,
   (i) => `FAILED tests/test_orders.py::test_refund_${i} - KeyError: 'amount'`,
+  // Failure lines that carry no failure word.
+  (i) => `make[2]: *** No rule to make target 'gen/schema_${i}.h', needed by 'all'.  Stop.`,
+  (i) => `./internal/store/orders.go:${i % 900}:14: undefined: RefundPolicy${i}`,
+  (i) => `CONFLICT (content): Merge conflict in src/billing/invoice_${i}.ts`,
+  (i) => `cp: cannot create regular file 'dist/bundle_${i}.js': No space left on device`,
+  (i) => `ssh: connect to host build-${i % 250} port 22: Connection refused`,
 ];
 // Lines that mention failure words without being the failure: paths and
 // zero counts (which the matcher rejects) and repeated retry/deprecation noise
@@ -36,6 +42,7 @@ const DECOYS = [
   (i) => `lint: 0 errors, ${i % 9} warnings`,
   (i) => `retrying request ${i}: error ECONNRESET`,
   (i) => `warning: fs.exists is deprecated and will fail in v${i % 5 + 5}`,
+  (i) => `npm WARN optional could not install fsevents@2.3.${i % 9} (platform linux)`,
 ];
 
 function failingLog(bytes, decoyRate) {

@@ -73,10 +73,22 @@ const SHAPES_KEPT = 256;
 const CANDIDATE_TEXT_MAX = 512;
 
 // A line can only be a failure line if it holds one of these stems; finding
-// them across a whole chunk first keeps the scan near memchr speed.
-// (The text is searched as latin1: `\xe2\x97\x8f` is jest's `●`.)
-const FAILURE_STEM =
-  /err|fail|fatal|panic|exception|traceback|assert|fault|dumped|abort|killed|terminate|not found|no such file|denied|not ok|\xe2\x97\x8f|undefined reference|cannot find|out of memory|timed out/gi;
+// them across a whole chunk first keeps the scan near memchr speed. Every line
+// salience.ts flags holds one (a test feeds each flagged line through the scan).
+// Stems sharing a first letter are grouped (`c(?:annot|ould|...)`): each
+// alternative the regex tries at every position costs, 3.5x ungrouped.
+// (The text is searched as latin1: `\xe2\x97\x8f` is jest's `●`, then the crosses ✕ ✖ ✗ ✘, × and ❌.)
+const FAILURE_STEM = new RegExp(
+  [
+    /err|fail|fatal|fault|panic|exception|exit|traceback|assert|abort|dumped|denied|killed|terminate|timed out/,
+    /out of memory|overflow|undefined reference|illegal|quota|unable|unreachable|stop\.|\be:|go:\d/,
+    /\bno(?:t ok|t found|t permitted| such file| space| route)|\bc(?:annot|an't|ould|onflict)|\bre(?:fused|set by|ad-only)/,
+    /\xe2\x97\x8f|\xe2\x9c[\x95-\x98]|\xc3\x97|\xe2\x9d\x8c/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+  'gi',
+);
 
 /**
  * Streams bytes, counts newlines, and keeps the first/last failure lines with

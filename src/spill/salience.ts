@@ -42,13 +42,31 @@ const FAILURE_WORD =
   /\b(?:errors?|failed|failures?|failing|fail|fatal|panic(?:ked|s)?|exceptions?|traceback|assert(?:ions?|s)?)\b/gi;
 // TypeError, AssertionError, NullPointerException, ComparisonFailure, ...
 const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR!/g;
-// Failures that name no failure word: crashes, the shell, test protocols (TAP's `not ok`, jest's `●`), linkers.
-const FAILURE_PHRASE =
-  /\bsegmentation fault\b|\bcore dumped\b|^\s*(?:aborted|killed)\b|\b\d+\s+(?:aborted|killed)\b|\bterminate called\b|\bcommand not found\b|\bno such file or directory\b|\bpermission denied\b|^\s*not ok\b|^\s*\u25cf\s|\bundefined reference to\b|\bcannot find module\b|\bout of memory\b|\btimed out\b/gi;
+// Failures that name no failure word: crashes, the shell and the system (errno texts), test protocols (TAP's
+// `not ok`, jest's `●`, a failed test's cross: ✕ ✗ ✘ ✖ × ❌), linkers, make's `*** ... Stop.`, git's merge
+// `CONFLICT (`, a non-zero exit status, apt's and Kotlin's `E:`/`e:`, Go's compiler (`x.go:3:5: undefined: y`).
+const FAILURE_PHRASE = new RegExp(
+  [
+    /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
+    /^\s*(?:aborted|killed)\b|\b\d+\s+(?:aborted|killed)\b|\boomkilled\b|\bterminate called\b|\bout of memory\b|\btimed out\b/,
+    /\bcommand not found\b|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
+    /\bno space left on device\b|\bdisk quota exceeded\b|\bread-only file system\b/,
+    /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
+    /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s/,
+    /\bundefined reference to\b|\bcannot find module\b|\*\*\*.*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
+    /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+  'gi',
+);
+// What only suggests a failure (ranked below a verdict): `Could not resolve host`, `unable to`, `cannot open`,
+// and a Go test's own message (`    x_test.go:12: got 1, want 2`, which t.Log prints alike).
+const FAILURE_HEDGE = /\bcould ?not\b|\bcouldn't\b|\bunable to\b|\bcannot\b|\bcan't\b|^\s+[^\s:]+_test\.go:\d+:\s/gi;
 // Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured` (after pytest's `E` too).
 const QUALIFIED_EXCEPTION = /^\s*(?:E\s+)?(?:\w+\.)+(?:errors?|exceptions?)\.\w+(?::|$)/i;
-// "0 errors", "no failures", "without errors", "errors: 0" report success.
-const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|\bzero)\s+$/i;
+// "0 errors", "no failures", "without errors", "errors: 0" report success ("non-zero exit status" does not).
+const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|(?<!-)\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;
 // Part of a path or file name: `src/errors/index.ts`, `error-boundary.tsx`, `failures.log`.
 const PATH_BEFORE = /[/\\][\w.-]*$/;
@@ -63,6 +81,7 @@ const RULES: ReadonlyArray<{ re: RegExp; countAfter: boolean; path: boolean }> =
   { re: FAILURE_WORD, countAfter: true, path: true },
   { re: FAILURE_COMPOUND, countAfter: false, path: true },
   { re: FAILURE_PHRASE, countAfter: false, path: false },
+  { re: FAILURE_HEDGE, countAfter: false, path: false },
 ];
 
 /** True when the line carries a failure word that is not negated ("0 failed"). */
@@ -91,7 +110,7 @@ const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
 
 /**
  * How a failure line ranks for the digest's few lines: 0 a verdict (a failure as tools print
- * it), 1 a failure word in passing, 2 a passing test's line. Only for lines isFailureLine flags.
+ * it, or a phrase only a failure prints), 1 a failure word in passing or a hedge, 2 a passing test's line. Only for lines isFailureLine flags.
  */
 export function failureRank(line: string): 0 | 1 | 2 {
   const text = line.includes('\x1b') ? line.replace(ANSI, '') : line;

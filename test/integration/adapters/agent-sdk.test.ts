@@ -69,7 +69,7 @@ describe('Agent SDK query() with spillHook()', () => {
 
   it('with spillwayHooks(), a failing 300 KB build reaches the model with its failure line, exit code and the complete output file', async () => {
     const dirs = claudeDirs(fs.mkdtempSync(path.join(tmp, 'capture-')));
-    const build = failingBuild(300_000, 2);
+    const build = failingBuild(300_000, 2, Math.random, 1); // make's `*** ... Stop.`: no failure word
     const mock = await startMockAnthropic(bashScript([build.command, 'echo ok']));
     try {
       const { query } = await import('@anthropic-ai/claude-agent-sdk');

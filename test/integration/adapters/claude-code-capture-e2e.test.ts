@@ -16,13 +16,14 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
 const claudeBin = path.join(repoRoot, ...CLAUDE_BIN_RELATIVE);
 
+// Each kind of failure line once, the compiler's twice (the first and the last build).
 const BUILDS: FailingBuild[] = [
-  failingBuild(20_000, 1),
-  failingBuild(20_000, 2),
-  failingBuild(300_000, 1),
-  failingBuild(300_000, 2),
-  failingBuild(5_000_000, 1),
-  failingBuild(5_000_000, 2),
+  failingBuild(20_000, 1, Math.random, 0),
+  failingBuild(20_000, 2, Math.random, 1),
+  failingBuild(300_000, 1, Math.random, 2),
+  failingBuild(300_000, 2, Math.random, 3),
+  failingBuild(5_000_000, 1, Math.random, 4),
+  failingBuild(5_000_000, 2, Math.random, 0),
 ];
 const ECHO = 'echo ok';
 const CD = 'mkdir -p nested/dir && cd nested/dir';
@@ -103,7 +104,7 @@ describe('Claude Code 2.1.332 with the Bash capture', () => {
 });
 
 describe('Claude Code 2.1.332 with the Bash capture: background and timeout', () => {
-  const build = failingBuild(300_000, 2);
+  const build = failingBuild(300_000, 2, Math.random, 0);
   const SLOW = `seq 1 3000 | sed 's/$/ step ok/'; echo "FATAL: worker 7 lost its lease"; seq 1 2000; sleep 20`;
   let seen: string[] = [];
   let workDir2 = '';

@@ -176,8 +176,36 @@ describe('digest invariants on random inputs', () => {
   });
 });
 
+// Failure lines that carry no failure word: crashes, errno texts, test crosses, make, git, apt, Kotlin, Go, exit statuses.
+const WORDLESS_FAILURES = [
+  'Illegal instruction (core dumped)',
+  "thread 'main' has overflowed its stack",
+  "make: *** No rule to make target 'install'.  Stop.",
+  'Makefile:3: *** missing separator.  Stop.',
+  'CONFLICT (content): Merge conflict in src/app.ts',
+  'E: Unable to locate package libfoo-dev',
+  "e: /src/Main.kt: (3, 5): Unresolved reference: frob",
+  './main.go:12:2: undefined: frobnicate',
+  'exit status 2',
+  "subprocess returned non-zero exit status 1.",
+  'Process exited with code 137',
+  'cp: cannot create regular file \'/mnt/out\': No space left on device',
+  'ssh: connect to host example.com port 22: Connection refused',
+  'touch: cannot touch \'/etc/x\': Read-only file system',
+  'mkdir: cannot create directory \'/sys/x\': Operation not permitted',
+  '  \u2715 renders the header (12 ms)',
+  '   \u00d7 src/sum.test.ts > sum > adds 2ms',
+  '  \u2717 install step',
+  '\u274c build of web failed',
+  'Last State: Terminated, Reason: OOMKilled',
+];
+// What only suggests one: kept, ranked below the verdicts.
+const HEDGED_FAILURES = ['curl: (6) Could not resolve host: example.invalid', 'unable to open config', "    parse_test.go:41: got 3, want 4"];
+
 describe('isFailureLine', () => {
   it.each([
+    ...WORDLESS_FAILURES,
+    ...HEDGED_FAILURES,
     'Error: Cannot find module x',
     'npm ERR! code ELIFECYCLE',
     'FAIL src/app.test.ts',
@@ -208,7 +236,7 @@ describe('isFailureLine', () => {
     "main.c:(.text+0x1c): undefined reference to `helper'",
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
@@ -227,6 +255,15 @@ describe('failureRank', () => {
     [2, 'tests/test_io.py::test_error_path PASSED'],
     [2, 'ok 3 - reports errors'],
   ])('ranks %i: %j', (rank, line) => expect(failureRank(line)).toBe(rank));
+  it.each(WORDLESS_FAILURES)('ranks a wordless failure as a verdict: %j', (line) => expect(failureRank(line)).toBe(0));
+  it.each(HEDGED_FAILURES)('ranks a hedge 1: %j', (line) => expect(failureRank(line)).toBe(1));
+
+  // The scan only looks at lines holding one of its stems: every line flagged above must hold one.
+  it.each([...WORDLESS_FAILURES, ...HEDGED_FAILURES])('finds %j in the middle of a log', (line) => {
+    const noise = Array.from({ length: 200 }, (_, i) => `   Compiling crate-${i} v0.1.0`).join('\n');
+    const found = scanFailureLines([Buffer.from(`${noise}\n${line}\n${noise}\n`)]);
+    expect(found.map((f) => [f.lineNo, f.text])).toEqual([[201, line]]);
+  });
 
   it("keeps a real failure among many passing tests named for errors", () => {
     const lines: string[] = [];
