@@ -75,20 +75,45 @@ const CANDIDATE_TEXT_MAX = 512;
 // A line can only be a failure line if it holds one of these stems; finding
 // them across a whole chunk first keeps the scan near memchr speed. Every line
 // salience.ts flags holds one (a test feeds each flagged line through the scan).
-// Stems sharing a first letter are grouped (`c(?:annot|ould|...)`): each
-// alternative the regex tries at every position costs, 3.5x ungrouped.
-// (The text is searched as latin1: `\xe2\x97\x8f` is jest's `●`, then the crosses ✕ ✖ ✗ ✘, × and ❌.)
-const FAILURE_STEM = new RegExp(
-  [
-    /err|fail|fatal|fault|panic|exception|exit|traceback|assert|abort|dumped|denied|killed|terminate|timed out/,
-    /out of memory|overflow|undefined reference|illegal|quota|unable|unreachable|stop\.|\be:|go:\d/,
-    /\bno(?:t ok|t found|t permitted| such file| space| route)|\bc(?:annot|an't|ould|onflict)|\bre(?:fused|set by|ad-only)/,
-    /\xe2\x97\x8f|\xe2\x9c[\x95-\x98]|\xc3\x97|\xe2\x9d\x8c/,
-  ]
-    .map((r) => r.source)
-    .join('|'),
-  'gi',
-);
+// The text is searched as latin1: `\xe2\x97\x8f` is jest's `●`, then the
+// crosses ✕ ✖ ✗ ✘, × and ❌.
+const FAILURE_STEMS = [
+  'err', 'fail', 'fatal', 'fault', 'panic', 'exception', 'exit', 'traceback', 'assert', 'abort', 'dumped', 'denied',
+  'killed', 'terminate', 'timed out', 'out of memory', 'overflow', 'undefined reference', 'illegal', 'exceeded',
+  'unable', 'unreachable', 'stop.', 'backoff', 'not ok', 'not found', 'not permitted', 'not known', 'not a dir',
+  'no such file', 'no space', 'no route', 'cannot', "can't", 'could', 'conflict', 'refused', 'reset by', 'read-only',
+  'invalid', 'in use', 'unrecognized', 'unknown', 'is a dir', 'too many', 'forbidden', 'unauthorized', 'unavailable',
+  'bad request', 'bad gateway', 'gateway timeout', 'rspec ', 'econn', 'eaddr', 'eacces', 'enoent', 'enospc', 'emfile',
+  'etimedout', 'eperm', 'ehostun', 'sigsegv', 'sigabrt', 'sigkill', 'sigbus', 'sigill', 'sigfpe',
+  '\xe2\x97\x8f', '\xe2\x9c\x95', '\xe2\x9c\x96', '\xe2\x9c\x97', '\xe2\x9c\x98', '\xc3\x97', '\xe2\x9d\x8c',
+];
+const FAILURE_STEM = new RegExp(`${literalTrie(FAILURE_STEMS)}|\\be:|go:\\d`, 'gi');
+
+/**
+ * Lower-case literals as one regex source in which those sharing a start share it (`c(?:annot|ould)`): the
+ * regex then tries one branch per position, not each word. A flat alternation of the stems above scanned at
+ * half the speed (112 ms against 70 ms on 28 MB).
+ */
+function literalTrie(words: readonly string[]): string {
+  interface Node { end: boolean; next: Map<string, Node> }
+  const root: Node = { end: false, next: new Map() };
+  for (const word of words) {
+    let node = root;
+    for (const ch of word.toLowerCase()) {
+      let child = node.next.get(ch);
+      if (!child) node.next.set(ch, (child = { end: false, next: new Map() }));
+      node = child;
+    }
+    node.end = true;
+  }
+  const source = (node: Node): string => {
+    const alternatives = [...node.next].map(([ch, child]) => ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + source(child));
+    if (alternatives.length === 0) return '';
+    const body = alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join('|')})`;
+    return node.end ? `(?:${body})?` : body;
+  };
+  return source(root);
+}
 
 /**
  * Streams bytes, counts newlines, and keeps the first/last failure lines with

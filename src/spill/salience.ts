@@ -42,17 +42,21 @@ const FAILURE_WORD =
   /\b(?:errors?|failed|failures?|failing|fail|fatal|panic(?:ked|s)?|exceptions?|traceback|assert(?:ions?|s)?)\b/gi;
 // TypeError, AssertionError, NullPointerException, ComparisonFailure, ...
 const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR!/g;
-// Failures that name no failure word: crashes, the shell and the system (errno texts), test protocols (TAP's
-// `not ok`, jest's `●`, a failed test's cross: ✕ ✗ ✘ ✖ × ❌), linkers, make's `*** ... Stop.`, git's merge
-// `CONFLICT (`, a non-zero exit status, apt's and Kotlin's `E:`/`e:`, Go's compiler (`x.go:3:5: undefined: y`).
+// Failures that name no failure word: crashes and signals, the shell (`Killed`, dash's `sh: 1: jq: not found`),
+// the system's errno texts, test protocols (TAP's `not ok`, jest's `●`, a failed test's cross: ✕ ✗ ✘ ✖ × ❌,
+// rspec's `rspec ./x_spec.rb:12 #`), linkers, make's `*** ... Stop.`, git's merge `CONFLICT (`, a non-zero
+// exit status, a limit exceeded, Kubernetes' back-offs, apt's and Kotlin's `E:`/`e:`, Go's compiler
+// (`x.go:3:5: undefined: y`), rake's `aborted!`.
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
-    /^\s*(?:aborted|killed)\b|\b\d+\s+(?:aborted|killed)\b|\boomkilled\b|\bterminate called\b|\bout of memory\b|\btimed out\b/,
-    /\bcommand not found\b|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
-    /\bno space left on device\b|\bdisk quota exceeded\b|\bread-only file system\b/,
+    /(?:^\s*|:\s+|\b\d+\s+)(?:aborted|killed|terminated)\b(?![-./])|\baborted!|\boomkilled\b|\bterminate called\b|\bsig(?:segv|abrt|kill|bus|ill|fpe)\b/,
+    /\bout of memory\b|\btimed out\b|\b(?:quota|deadline|call stack size|time limit|memory limit)[ _]exceeded\b/,
+    /\bcommand not found\b|:\s*not found\s*$|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
+    /\bno space left on device\b|\bread-only file system\b|\btoo many open files\b|: (?:is|not) a directory\b/,
     /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
-    /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s/,
+    /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b/,
+    /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\*\*\*.*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
   ]
@@ -61,8 +65,20 @@ const FAILURE_PHRASE = new RegExp(
   'gi',
 );
 // What only suggests a failure (ranked below a verdict): `Could not resolve host`, `unable to`, `cannot open`,
-// and a Go test's own message (`    x_test.go:12: got 1, want 2`, which t.Log prints alike).
-const FAILURE_HEDGE = /\bcould ?not\b|\bcouldn't\b|\bunable to\b|\bcannot\b|\bcan't\b|^\s+[^\s:]+_test\.go:\d+:\s/gi;
+// `invalid option`, `unknown command`, a limit `exceeded`, errno names (`ECONNREFUSED`: retry noise names them
+// too), HTTP's failing statuses, and a Go test's own message (`    x_test.go:12: got 1, want 2`, which t.Log
+// prints alike).
+const FAILURE_HEDGE = new RegExp(
+  [
+    /\bcould ?not\b|\bcouldn't\b|\bunable to\b|\bcannot\b|\bcan't\b|\binvalid (?:argument|option)\b/,
+    /\b(?:unrecognized|unknown) (?:option|command|argument)\b|\bexceeded\b|^\s+[^\s:]+_test\.go:\d+:\s/,
+    /\be(?:connrefused|connreset|addrinuse|acces|noent|nospc|mfile|timedout|perm|hostunreach)\b/,
+    /\b[45]\d\d (?:bad request|unauthorized|forbidden|not found|conflict|too many requests|bad gateway|service unavailable|gateway timeout)\b/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+  'gi',
+);
 // Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured` (after pytest's `E` too).
 const QUALIFIED_EXCEPTION = /^\s*(?:E\s+)?(?:\w+\.)+(?:errors?|exceptions?)\.\w+(?::|$)/i;
 // "0 errors", "no failures", "without errors", "errors: 0" report success ("non-zero exit status" does not).

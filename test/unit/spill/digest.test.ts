@@ -198,9 +198,32 @@ const WORDLESS_FAILURES = [
   '  \u2717 install step',
   '\u274c build of web failed',
   'Last State: Terminated, Reason: OOMKilled',
+  'zsh: killed     node build.js',
+  'bash: line 1: 31337 Terminated              sleep 100',
+  'rake aborted!',
+  'sh: 1: jq: not found',
+  'Program received signal SIGSEGV',
+  'rpc: context DEADLINE_EXCEEDED while dialing',
+  'RangeError: Maximum call stack size exceeded',
+  'accept: Too many open files',
+  'listen tcp :8080: bind: address already in use',
+  'ping: db.internal: Name or service not known',
+  'cat: src/: Is a directory',
+  'web-7d9f 0/1 CrashLoopBackOff 5 3m',
+  'rspec ./spec/models/user_spec.rb:12 # User validates email',
 ];
 // What only suggests one: kept, ranked below the verdicts.
-const HEDGED_FAILURES = ['curl: (6) Could not resolve host: example.invalid', 'unable to open config', "    parse_test.go:41: got 3, want 4"];
+const HEDGED_FAILURES = [
+  'curl: (6) Could not resolve host: example.invalid',
+  'unable to open config',
+  '    parse_test.go:41: got 3, want 4',
+  "tar: invalid option -- 'q'",
+  'git: unknown command frob',
+  'rate limit exceeded, giving up',
+  'connect ECONNREFUSED 127.0.0.1:5432',
+  'HTTP/1.1 403 Forbidden',
+  'upstream said 504 Gateway Timeout',
+];
 
 describe('isFailureLine', () => {
   it.each([
@@ -236,7 +259,7 @@ describe('isFailureLine', () => {
     "main.c:(.text+0x1c): undefined reference to `helper'",
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
