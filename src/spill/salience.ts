@@ -57,7 +57,7 @@ const FAILURE_PHRASE = new RegExp(
     /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
     /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b/,
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
-    /\bundefined reference to\b|\bcannot find module\b|\*\*\*.*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
+    /\bundefined reference to\b|\bcannot find module\b|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
   ]
     .map((r) => r.source)
@@ -120,7 +120,7 @@ export function isFailureLine(line: string): boolean {
 
 // A failure as tools print their verdicts: `FAIL x`, `error[E0308]:`, `TypeError: ...`, `FAILED`, make's `***`.
 const VERDICT =
-  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\b(?:error|fatal|panic)(?:\[[^\]]*\])?:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*.*\bError\b|\bpanicked\b/;
+  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*[^*]*\bError\b|\bpanicked\b/;
 // A passing test's line, whose name may say "error": `✓ throws an error`, `PASS x`, TAP's `ok 3`, pytest's `PASSED`.
 const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
 
