@@ -95,8 +95,8 @@ const FAILURE_STEM = new RegExp(`${literalTrie(FAILURE_STEMS)}|\\be:|go:\\d`, 'g
  * half the speed (112 ms against 70 ms on 28 MB).
  */
 function literalTrie(words: readonly string[]): string {
-  interface Node { end: boolean; next: Map<string, Node> }
-  const root: Node = { end: false, next: new Map() };
+  interface TrieNode { end: boolean; next: Map<string, TrieNode> }
+  const root: TrieNode = { end: false, next: new Map() };
   for (const word of words) {
     let node = root;
     for (const ch of word.toLowerCase()) {
@@ -106,7 +106,7 @@ function literalTrie(words: readonly string[]): string {
     }
     node.end = true;
   }
-  const source = (node: Node): string => {
+  const source = (node: TrieNode): string => {
     const alternatives = [...node.next].map(([ch, child]) => ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + source(child));
     if (alternatives.length === 0) return '';
     const body = alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join('|')})`;
