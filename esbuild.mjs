@@ -1,6 +1,8 @@
 // Bundles every entry point: the VS Code extension (cjs, `vscode` external),
 // the `spillway` CLI, the library API, and the chart webview script.
 import * as esbuild from 'esbuild';
+import { readdirSync } from 'node:fs';
+import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -17,9 +19,23 @@ const node = {
   logLevel: 'info',
 };
 
+// The CLI's commands, each a file of its own that dist/cli.js loads when that command runs
+// (src/cli/main.ts): `spillway show` does not load ripgrep's runner, nor `list` the spill engine.
+const commands = readdirSync('src/cli/commands').filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -'.ts'.length));
+const commandsApart = {
+  name: 'commands-apart',
+  setup(build) {
+    // A plain require at run time (an import() of it would start Node's ES module loader: slower).
+    build.onResolve({ filter: /^\.\/commands\/[a-z-]+\.js$/ }, (args) => ({ path: path.basename(args.path, '.js'), namespace: 'command' }));
+    build.onLoad({ filter: /.*/, namespace: 'command' }, (args) => ({ contents: `module.exports = require('./cli-${args.path}.js');`, loader: 'js' }));
+    build.onResolve({ filter: /^\.\/cli-[a-z-]+\.js$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: `${out}/extension.js`, external: ['vscode'] },
-  { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' }, plugins: [commandsApart] },
+  ...commands.map((name) => ({ ...node, entryPoints: [`src/cli/commands/${name}.ts`], outfile: `${out}/cli-${name}.js` })),
   { ...node, entryPoints: ['src/index.ts'], outfile: `${out}/index.js` },
   // The worker thread a large warm scan checks sessions in (see src/catalog/blob-check.ts), beside the bundles that scan.
   { ...node, entryPoints: ['src/catalog/blob-check-worker.ts'], outfile: `${out}/blob-check-worker.js` },

@@ -6,7 +6,7 @@
 // path: each folder and file is opened here (below its root, never through a
 // symlink) and handed to rg as an inherited descriptor it reads through
 // /proc/self/fd/<n>; the paths it prints are mapped back.
-import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import { closeSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
@@ -15,6 +15,10 @@ import { clipLine, type BlobFolder, type GrepRun } from './grep';
 import { LineReader } from './line-reader';
 import { pauser } from './pause';
 import { cmp } from './settled';
+
+// Loaded when ripgrep runs: child_process brings net and dgram, a few ms of every command's start otherwise
+// (the catalog, and so `list`, carries this module).
+const childProcess = (): typeof import('node:child_process') => require('node:child_process');
 
 /** Bytes of file and folder arguments given to one rg process (well under the smallest ARG_MAX, macOS's 1 MB). */
 const RG_ARGS_BYTES = 256 * 1024;
@@ -51,7 +55,7 @@ export function checkRipgrepSyntax(rg: string, pattern: string, jsCheck: () => u
   } catch {
     // Not JavaScript: ripgrep's syntax may still hold it.
   }
-  const run = spawnSync(rg, ['--no-config', '--regexp', pattern, '-'], { input: '', encoding: 'utf8', timeout: 10_000 });
+  const run = childProcess().spawnSync(rg, ['--no-config', '--regexp', pattern, '-'], { input: '', encoding: 'utf8', timeout: 10_000 });
   if (run.status === 2) throw new Error(`ripgrep: ${run.stderr.trim()}`);
 }
 
@@ -209,7 +213,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
   const { options, summary, signal } = run;
   const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
+    const child = childProcess().spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
     // Out of descriptors for its pipes, spawn hands back a child without them (its error follows).
     if (!child.stdout || !child.stderr) {
       child.once('error', () => undefined);

@@ -26,7 +26,14 @@ export async function readAll(chunks: AsyncIterable<Buffer> | AsyncIterator<Buff
 }
 
 /** Thrown for bad arguments: printed with the usage line, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Known by name, not by class: each built command (dist/cli-NAME.js) carries its own copy of the class. */
+export function isUsageError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'UsageError';
+}
 
 /** What standard output may hold for a slower reader before a long output waits (then until all of it is taken). */
 const BACKLOG_BYTES = 1 << 20;

@@ -1,23 +1,17 @@
 // `spillway`: one command per module under commands/.
-import { processIO, UsageError, type CliCommand, type CliIO } from './io';
-import { escapeControls, human } from './format';
-import { spillCommand } from './commands/spill';
-import { hookCommand } from './commands/hook';
-import { listCommand } from './commands/list';
-import { showCommand } from './commands/show';
-import { grepCommand } from './commands/grep';
-import { turnsCommand } from './commands/turns';
-import { cleanCommand } from './commands/clean';
+import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
+import { escapeControls, human } from './escape';
 
-const COMMANDS: Record<string, { run: CliCommand; summary: string }> = {
-  // one line per command, e.g. spill: { run: spillCommand, summary: '...' },
-  list: { run: listCommand, summary: 'List every agent\'s spill sessions and blobs (--json)' },
-  show: { run: showCommand, summary: 'Print a blob or a line range of it (--lines A:B)' },
-  grep: { run: grepCommand, summary: 'Search every blob (ripgrep when found, else Node)' },
-  turns: { run: turnsCommand, summary: 'Per-turn context growth of a session and the tokens spills saved' },
-  clean: { run: cleanCommand, summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
-  hook: { run: hookCommand, summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
-  spill: { run: spillCommand, summary: 'Spill a tool output read on stdin; print what the model should see' },
+// Each command is loaded when it runs: the built CLI keeps each in a file of its own (dist/cli-NAME.js,
+// esbuild.mjs), so a command does not pay to load the others (the catalog, ripgrep's runner, the spill engine).
+const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: string }> = {
+  list: { load: () => import('./commands/list.js').then((m) => m.listCommand), summary: 'List every agent\'s spill sessions and blobs (--json)' },
+  show: { load: () => import('./commands/show.js').then((m) => m.showCommand), summary: 'Print a blob or a line range of it (--lines A:B)' },
+  grep: { load: () => import('./commands/grep.js').then((m) => m.grepCommand), summary: 'Search every blob (ripgrep when found, else Node)' },
+  turns: { load: () => import('./commands/turns.js').then((m) => m.turnsCommand), summary: 'Per-turn context growth of a session and the tokens spills saved' },
+  clean: { load: () => import('./commands/clean.js').then((m) => m.cleanCommand), summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
+  hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
+  spill: { load: () => import('./commands/spill.js').then((m) => m.spillCommand), summary: 'Spill a tool output read on stdin; print what the model should see' },
 };
 
 function usage(): string {
@@ -41,12 +35,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load())(rest, io);
   } catch (err) {
     // Messages name paths and patterns: escaped line by line (the line breaks are the message's own).
     const message = (err instanceof Error ? err.message : String(err)).split('\n').map(escapeControls).join('\n');
     io.stderr(`spillway ${name}: ${message}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    return isUsageError(err) ? 2 : 1;
   }
 }
 

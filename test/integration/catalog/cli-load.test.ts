@@ -1,0 +1,52 @@
+// The built CLI loads the command it runs and nothing of the others: each is a
+// file of its own (esbuild.mjs), and what only ripgrep needs (child_process,
+// with net and dgram) waits until rg runs. Seen from inside the real process.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from './helpers';
+
+let dir: string;
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'spillway-cli-load-'));
+  // Preloaded into the CLI's process: on exit, what it had loaded.
+  writeFileSync(
+    path.join(dir, 'loaded.js'),
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_OUT, JSON.stringify({ files: Object.keys(require.cache), builtins: process.moduleLoadList })));\n`,
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function loadedBy(args: string[]): { files: string[]; builtins: string[]; status: number | null } {
+  const out = path.join(dir, 'out.json');
+  const home = mkdtempSync(path.join(dir, 'home-'));
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), LOADED_OUT: out };
+  const run = spawnSync(process.execPath, ['--require', path.join(dir, 'loaded.js'), CLI, ...args], { env, encoding: 'utf8' });
+  const { files, builtins } = JSON.parse(readFileSync(out, 'utf8')) as { files: string[]; builtins: string[] };
+  const dist = path.dirname(CLI);
+  return { files: files.filter((f) => path.dirname(f) === dist).map((f) => path.basename(f)).sort(), builtins, status: run.status };
+}
+
+describe('the built CLI', () => {
+  it('`list` loads its own file only, and not child_process', () => {
+    const run = loadedBy(['list', '--json', '--no-default-roots']);
+    expect(run.status).toBe(0);
+    expect(run.files).toEqual(['cli-list.js', 'cli.js']);
+    expect(run.builtins).not.toContain('NativeModule child_process');
+  });
+
+  it('`spill` loads the spill engine without the catalog', () => {
+    const run = loadedBy(['spill', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.files).toEqual(['cli-spill.js', 'cli.js']);
+  });
+
+  it('`--help` loads no command', () => {
+    const run = loadedBy(['--help']);
+    expect(run.status).toBe(0);
+    expect(run.files).toEqual(['cli.js']);
+  });
+});
