@@ -309,8 +309,10 @@ export const claudeCode: Source = {
     if (!main) notes.push('transcript missing');
     skipped += main?.skipped ?? 0;
     const states = main ? [main.state] : [];
+    // Listed only when the walk found it (the claim's sub-folders; a new one changes the claim): no probe for
+    // the folder most sessions lack.
     const subagentDir = path.join(dir, 'subagents');
-    for (const file of await listFiles(subagentDir)) {
+    for (const file of claim.owns.includes(subagentDir) ? await listFiles(subagentDir) : []) {
       if (!file.name.endsWith('.jsonl') || file.symlink) continue;
       dependsOn.push(file.path);
       const sub = await ctx.transcripts.read(file.path, claudeReducer);
@@ -331,14 +333,16 @@ export const claudeCode: Source = {
     /** Each folder whose files are blobs, as listed, with how many of them became blobs. */
     const listings: Array<{ folder: string; toolResults: boolean; listed: FileFacts[]; blobs: number }> = [];
     for (const [i, folder] of folders.entries()) {
-      const manifest = await folderManifest(folder);
+      const toolResults = i === 0;
+      // tool-results/ is listed in any case, and its listing says whether a manifest is there.
+      const listed = toolResults ? await listFiles(folder) : undefined;
+      const manifest = await folderManifest(folder, listed);
       skipped += manifest.skipped;
       if (manifest.records.length > 0) dependsOn.push(path.join(folder, MANIFEST_NAME));
       manifestIndex(folder, manifest.records, records);
-      const toolResults = i === 0;
       // Other folders count only when a manifest makes them Spillway's (and are listed only then).
       if (!toolResults && manifest.records.length === 0) continue;
-      listings.push({ folder, toolResults, listed: await listFiles(folder), blobs: 0 });
+      listings.push({ folder, toolResults, listed: listed ?? (await listFiles(folder)), blobs: 0 });
     }
 
     const blobs: Described['blobs'] = [];

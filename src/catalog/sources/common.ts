@@ -104,10 +104,11 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
  * The Spillway manifest in `folder`: its records, and 1 skipped when something of its name could not be read
  * as one. Nothing of that name (most blob folders): nothing is opened (a promise failing on the missing file
  * left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else there (a FIFO, a symlink) is tried,
- * refused and counted.
+ * refused and counted. `listed`: the folder's listing when the caller has it (then no lstat asks).
  */
-export async function folderManifest(folder: string): Promise<{ records: ManifestRecord[]; skipped: number }> {
-  if (!lstatQuiet(path.join(folder, MANIFEST_NAME))) return { records: [], skipped: 0 };
+export async function folderManifest(folder: string, listed?: readonly FileFacts[]): Promise<{ records: ManifestRecord[]; skipped: number }> {
+  const there = listed ? listed.some((f) => f.name === MANIFEST_NAME) : !!lstatQuiet(path.join(folder, MANIFEST_NAME));
+  if (!there) return { records: [], skipped: 0 };
   return readManifest(folder).catch(() => ({ records: [], skipped: 1 }));
 }
 
@@ -119,12 +120,12 @@ export async function folderManifest(folder: string): Promise<{ records: Manifes
 export async function describeManifestFolder(
   folder: string,
 ): Promise<{ blobs: Described['blobs']; skipped: number; sessionId?: string; hasManifest: boolean; listed: FileFacts[]; manifest: string }> {
-  const manifest = await folderManifest(folder);
+  const listed = await listFiles(folder);
+  const manifest = await folderManifest(folder, listed);
   const records = new Map<string, ManifestRecord>();
   manifestIndex(folder, manifest.records, records);
   let skipped = manifest.skipped;
   const blobs: Described['blobs'] = [];
-  const listed = await listFiles(folder);
   for (const file of listed) {
     if (isInternalName(file.name)) continue;
     if (file.symlink || !file.stat) {

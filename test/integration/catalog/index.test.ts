@@ -214,6 +214,32 @@ describe('persistent index', () => {
     expect(removed.findSessions(fx.claude.sessionId)[0]!.blobs.map((b) => b.path)).not.toContain(path.join(extra, 'extra.txt'));
   });
 
+  it('reads a subagents/ folder that appears after a scan, and a manifest written into tool-results/ since', async () => {
+    // subagents/ is read only when the walk found it (no probe for it): it must still be found once it appears.
+    const subagents = path.join(fx.claude.sessionDir, 'subagents');
+    const aside = path.join(dir, 'subagents-aside');
+    await fsp.rename(subagents, aside);
+    try {
+      const before = await scanned();
+      expect(before.blob(fx.claude.blobs.subagent)).toMatchObject({ tool: undefined, attribution: 'none' });
+      await fsp.rename(aside, subagents);
+      // tool-results/' manifest is looked for in its listing (no lstat): one written since is read.
+      const spilled = path.join(fx.claude.toolResults, 'spilled-by-hook.txt');
+      await fsp.writeFile(spilled, 'x\n');
+      const record = { v: 1, file: path.basename(spilled), sessionId: fx.claude.sessionId, tool: 'ManifestTool', toolCallId: 'm1', args: 'a', bytes: 2, createdAt: '2026-03-01T10:00:00.000Z' };
+      await fsp.writeFile(path.join(fx.claude.toolResults, 'spillway.jsonl'), JSON.stringify(record) + '\n');
+      const after = await scanned();
+      expect(after.blob(fx.claude.blobs.subagent)).toMatchObject({ tool: 'Glob', attribution: 'transcript' });
+      expect(after.blob(spilled)).toMatchObject({ tool: 'ManifestTool', attribution: 'manifest' });
+      const skipped = (c: Catalog): number => c.findSessions(fx.claude.sessionId)[0]!.skipped;
+      expect(skipped(after)).toBe(skipped(before));
+    } finally {
+      await fsp.rm(path.join(fx.claude.toolResults, 'spillway.jsonl'), { force: true });
+      await fsp.rm(path.join(fx.claude.toolResults, 'spilled-by-hook.txt'), { force: true });
+      await fsp.rename(aside, subagents).catch(() => undefined);
+    }
+  });
+
   it('re-reads a transcript that changed, and only that one', async () => {
     const cold = await scanned();
     const skipped = cold.findSessions(fx.claude.sessionId)[0]!.skipped;
