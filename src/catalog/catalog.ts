@@ -144,6 +144,11 @@ export class Catalog {
   private indexLoading: Promise<void> | undefined;
   /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
   private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
+  /**
+   * While a scan describes what its walk found: the stamps that walk took before listing each folder. A session's
+   * own folder is then not stat'ed again to be stamped (a stamp taken before the description reads it is what it needs).
+   */
+  private scanStamps: WalkedStamps | undefined;
   private indexSave: NodeJS.Timeout | undefined;
   private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
@@ -223,6 +228,7 @@ export class Catalog {
     };
     await describeInOrder(false);
     await describeInOrder(true);
+    this.scanStamps = undefined;
     stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
     if (this.options.previewOnScan) {
@@ -309,6 +315,7 @@ export class Catalog {
         }
       }
     } finally {
+      this.scanStamps = undefined;
       await ahead?.stop();
     }
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
@@ -404,6 +411,7 @@ export class Catalog {
       for (const claim of result.claims) claims.set(claimKey(claim), claim);
     }
     if (memo) this.walked = { listings: memo.listings, walkedAt: memo.walkedAt };
+    this.scanStamps = memo?.listings;
     return { claims, foldersListed, walked: memo?.listings };
   }
 
@@ -772,7 +780,9 @@ export class Catalog {
 
   /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
   private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
-    const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher });
+    const stamps = this.scanStamps;
+    const stamped = stamps && ((folder: string) => stamps.get(folder)?.stamp);
+    const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher, stamped });
     if (described.problem) this.reportOnce(described.problem);
     return described;
   }

@@ -17,6 +17,8 @@ export interface DescribeEnv {
   logger: CatalogLogger;
   /** Keep parsed transcript state (live updates then read only what was appended). */
   keepTranscripts: boolean;
+  /** A folder's stamp taken before this description reads it (a scan's walk took it), when there is one. */
+  stamped?: (folder: string) => string | undefined;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Prom
   // Folders are stamped before they are read: a change during the read leaves a stamp that no longer holds.
   const stamps = new Map<string, string>();
   const describedAt = Date.now();
-  for (const folder of claimFolders(claim)) stamps.set(folder, stampOf(folder));
+  for (const folder of claimFolders(claim)) stamps.set(folder, env.stamped?.(folder) ?? stampOf(folder));
   let described: Described | undefined;
   try {
     described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots) });
