@@ -44,9 +44,10 @@ describe('the built CLI', () => {
     expect(run.files).toEqual(['cli-spill.js', 'cli.js']);
   });
 
-  it('`--help` loads no command', () => {
+  it('`--help` loads no command, and not child_process', () => {
     const run = loadedBy(['--help']);
     expect(run.status).toBe(0);
     expect(run.files).toEqual(['cli.js']);
+    expect(run.builtins).not.toContain('NativeModule child_process');
   });
 });
