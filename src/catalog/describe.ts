@@ -41,8 +41,11 @@ export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Prom
   }
   if (!described) return { indexed: { claim, described: null, stamps: [...stamps], describedAt } };
   // Files read (transcripts, manifests) and blob folders: stamped after, so a change
-  // meanwhile is caught only by its mtime, which the racy check covers.
-  for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) if (!stamps.has(file)) stamps.set(file, stampOf(file));
+  // meanwhile is caught only by its mtime, which the racy check covers. A transcript keeps the
+  // stamp its read took (before reading, of what it read): it is not stat'ed again.
+  for (const file of [...described.dependsOn, ...described.blobs.map((b) => path.dirname(b.path))]) {
+    if (!stamps.has(file)) stamps.set(file, env.transcripts.stampRead(file) ?? stampOf(file));
+  }
   // A one-off scan of thousands of sessions would otherwise hold every transcript's state at once.
   if (!env.keepTranscripts) for (const file of described.dependsOn) env.transcripts.forget(file);
   const { calls, ...stored } = described;

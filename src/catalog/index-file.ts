@@ -60,7 +60,11 @@ export function indexFileFor(cacheDir: string, roots: readonly KnownRoot[], sour
  * catches a folder whose mtime was put back after a change (`touch -r`, a restore) and a chmod that made it readable.
  */
 export function stampOf(file: string): string {
-  const stat = statOf(file);
+  return stampFrom(statOf(file));
+}
+
+/** The stamp of an lstat already made (null: missing, undefined: unreadable), as stampOf() would give it. */
+export function stampFrom(stat: Stats | null | undefined): string {
   return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : stat === null ? '-' : '?';
 }
 

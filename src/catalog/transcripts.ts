@@ -2,6 +2,7 @@
 // only grew is read from where the last read stopped, not from the start.
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { openRegularFileSync, refusedKind } from '../spill/regular-file';
+import { stampFrom } from './index-file';
 import { pauser } from './pause';
 import type { SlimReader } from './slim-line';
 
@@ -59,6 +60,8 @@ const CHUNK = 256 * 1024;
 
 export class TranscriptCache {
   private readonly entries = new Map<string, Entry>();
+  /** Each path's stamp as its last read() found it (the lstat before reading; read only up to that size). */
+  private readonly stamps = new Map<string, string>();
   private readonly maxLineBytes: number;
   /** Shared by every read: each chunk is read into it and parsed between two awaits. */
   private readonly buffer = Buffer.allocUnsafe(CHUNK);
@@ -76,8 +79,10 @@ export class TranscriptCache {
       // lstat: a symlink in a transcript's place is no transcript (it may lead anywhere).
       // Synchronous: one stat costs less than a promise around it.
       stat = lstatSync(path, { throwIfNoEntry: false });
+      this.stamps.set(path, stampFrom(stat ?? null));
     } catch {
       stat = undefined;
+      this.stamps.delete(path);
     }
     if (!stat) {
       this.entries.delete(path);
@@ -103,6 +108,15 @@ export class TranscriptCache {
 
   forget(path: string): void {
     this.entries.delete(path);
+    this.stamps.delete(path);
+  }
+
+  /**
+   * The stamp `path` had when read() last looked at it, taken before it was read: what that read saw, since it
+   * reads no further than the size it found (undefined when read() has not looked at it).
+   */
+  stampRead(path: string): string | undefined {
+    return this.stamps.get(path);
   }
 
   /** Parse from entry.offset to `size` (as last seen; a later append is read next time). */

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeReducer } from '../../../src/catalog/sources/claude-code';
+import { stampOf } from '../../../src/catalog/index-file';
 import { TranscriptCache, type LineReducer } from '../../../src/catalog/transcripts';
 import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
 
@@ -51,6 +52,30 @@ describe('TranscriptCache', () => {
     expect((await cache.read(file, counter))!.state.ids).toEqual([9]);
     await fsp.rm(file);
     expect(await cache.read(file, counter)).toBeUndefined();
+  });
+});
+
+describe('TranscriptCache: the stamp of what was read', () => {
+  it('keeps the stamp its read took, so a line appended after the read is not taken as read', async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, '{"id":1}\n');
+    const cache = new TranscriptCache();
+    expect(cache.stampRead(file)).toBeUndefined();
+    await cache.read(file, counter);
+    const read = cache.stampRead(file);
+    expect(read).toBe(stampOf(file));
+    await fsp.appendFile(file, '{"id":2}\n');
+    // What a later scan compares with: the file now, which differs from what was read.
+    expect(cache.stampRead(file)).toBe(read);
+    expect(stampOf(file)).not.toBe(read);
+    await cache.read(file, counter);
+    expect(cache.stampRead(file)).toBe(stampOf(file));
+    await fsp.rm(file);
+    await cache.read(file, counter);
+    expect(cache.stampRead(file)).toBe('-');
+    cache.forget(file);
+    expect(cache.stampRead(file)).toBeUndefined();
   });
 });
 
