@@ -39,6 +39,8 @@ const builds = [
   { ...node, entryPoints: ['src/index.ts'], outfile: `${out}/index.js` },
   // The worker thread a large warm scan checks sessions in (see src/catalog/blob-check.ts), beside the bundles that scan.
   { ...node, entryPoints: ['src/catalog/blob-check-worker.ts'], outfile: `${out}/blob-check-worker.js` },
+  // The worker thread a large scan without an index describes sessions in (see src/catalog/describe-ahead.ts).
+  { ...node, entryPoints: ['src/catalog/describe-ahead-worker.ts'], outfile: `${out}/describe-ahead-worker.js` },
   // The Claude Code hook alone (what `spillway hook install claude-code` wires in): no catalog, fast start.
   { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: `${out}/hook.js` },
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's

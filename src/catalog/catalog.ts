@@ -33,6 +33,7 @@ import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
+import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker } from './describe-ahead';
 import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
@@ -43,7 +44,7 @@ import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type Gre
 import { buildTurnSeries } from './turns';
 import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
-import { describeClaim, rootOf } from './describe';
+import { claimFolders, describeClaim, rootOf } from './describe';
 import { isInside } from '../spill/inside';
 import { isInternalName } from '../spill/internal-files';
 import { childPath } from './child-path';
@@ -91,6 +92,8 @@ export interface ScanStats {
   foldersListed: number;
   /** Sessions a worker thread checked (see ScanOptions.checkAhead). */
   checkedAhead: number;
+  /** Sessions a worker thread described (see ScanOptions.describeAhead). */
+  describedAhead: number;
 }
 
 export interface ScanOptions {
@@ -105,6 +108,12 @@ export interface ScanOptions {
    * from the first (see blob-check.ts): `workerFile` (default beside this bundle), from `minBytes` of lines. false: never.
    */
   checkAhead?: { workerFile?: string; minBytes?: number } | false;
+  /**
+   * When a streaming scan (scanSessions) has sessions to describe that would take this thread `minMs` or more at its
+   * pace so far, a worker thread describes them from the last one back while the scan goes on from where it is (see
+   * describe-ahead.ts): `workerFile` (default beside this bundle). false: never.
+   */
+  describeAhead?: { workerFile?: string; minMs?: number } | false;
 }
 
 /**
@@ -150,7 +159,7 @@ export class Catalog {
    */
   private scanStamps: WalkedStamps | undefined;
   private indexSave: NodeJS.Timeout | undefined;
-  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
+  private lastScan: ScanStats = { described: 0, reused: 0, indexLoaded: false, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0, describedAhead: 0 };
   /** Transcript/manifest/log path -> keys of sessions that read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Claimed folder or owned sub-folder -> session key. */
@@ -188,7 +197,7 @@ export class Catalog {
     this.loadedIndex = undefined;
     const stored = index?.entries ?? new Map<string, IndexedClaim>();
     const { claims, foldersListed, reusable, checkedAhead } = await this.walkAndCheck(index, options);
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed, checkedAhead };
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: stored.size > 0, transcriptBytes: 0, foldersListed, checkedAhead, describedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const before = new Set(this.records.keys());
     // What is shown (an earlier scan, or the index) stays until it is described
@@ -283,7 +292,7 @@ export class Catalog {
     const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
     const statBlobs = options.statBlobs !== false;
     const ahead = old && this.startCheckAhead(old.lineSpans(), options);
-    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0 };
+    const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0, describedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
     try {
@@ -306,12 +315,33 @@ export class Catalog {
         }
         if (!fallback) checked();
         stats.described += fresh.length;
-        // One at a time: only one session's parsed transcript and description are held. Four at once
-        // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
-        // peaked at 366 MB instead of 201 MB.
-        for (const claim of fresh) {
-          const { indexed } = await this.describeClaim(claim);
-          settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
+        let there: DescribeAhead | undefined;
+        let thereAsked = false;
+        const started = Date.now();
+        try {
+          // One at a time: only one session's parsed transcript and description are held. Four at once
+          // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
+          // peaked at 366 MB instead of 201 MB.
+          for (let i = 0; i < fresh.length; i++) {
+            const claim = fresh[i]!;
+            if (!thereAsked && this.describeAheadWorth(fresh.length, i, Date.now() - started, options)) {
+              thereAsked = true;
+              there = this.startDescribeAhead(fresh, i, options);
+            }
+            const described = await there?.take(i);
+            const added = described && writer.addEncoded(claim, described.line);
+            if (added) {
+              if (described.problem) this.reportOnce(described.problem);
+              stats.transcriptBytes += described.transcriptBytes;
+              settled.add(added.entry, claimKey(claim), { old: false, at: added.at });
+              continue;
+            }
+            const { indexed } = await this.describeClaim(claim);
+            settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
+          }
+        } finally {
+          stats.describedAhead += there?.describedByWorker ?? 0;
+          await there?.stop();
         }
       }
     } finally {
@@ -319,7 +349,7 @@ export class Catalog {
       await ahead?.stop();
     }
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
-    stats.transcriptBytes = this.transcripts.bytesRead - transcriptBytesBefore;
+    stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
     let lines: Pick<IndexReader, 'entry'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
@@ -395,6 +425,27 @@ export class Catalog {
   private startCheckAhead(spans: LineSpans, options: ScanOptions): BlobCheck | undefined {
     if (options.statBlobs === false || options.checkAhead === false) return undefined;
     return BlobCheck.start(spans, options.checkAhead?.workerFile ?? DEFAULT_BLOB_CHECK_WORKER, options.checkAhead?.minBytes);
+  }
+
+  /**
+   * Whether a worker should describe the sessions after the first `done` of `total`, which took `elapsedMs` here (see
+   * ScanOptions.describeAhead). Not while watching: live updates read on from the transcripts this thread keeps.
+   */
+  private describeAheadWorth(total: number, done: number, elapsedMs: number, options: ScanOptions): boolean {
+    return options.describeAhead !== false && !this.watcher && worthAWorker(done, total, elapsedMs, options.describeAhead?.minMs);
+  }
+
+  /** A worker describing `fresh` from the last one back to `from` (see describe-ahead.ts); undefined when it cannot start. */
+  private startDescribeAhead(fresh: SessionClaim[], from: number, options: ScanOptions): DescribeAhead | undefined {
+    const stamps = this.scanStamps;
+    const claims = fresh.slice(from);
+    const stamped = claims.map((claim) => claimFolders(claim).flatMap((folder): Array<[string, string]> => {
+      const stamp = stamps?.get(folder)?.stamp;
+      return stamp === undefined ? [] : [[folder, stamp]];
+    }));
+    const job = { claims, sources: this.sources.map((s) => s.name), roots: this.roots, stamped };
+    const { workerFile = DEFAULT_DESCRIBE_WORKER } = options.describeAhead || {};
+    return DescribeAhead.start(job, from, workerFile);
   }
 
   /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */

@@ -557,6 +557,15 @@ export class IndexWriter extends IndexLines {
     return this.lineClaims.length - 1;
   }
 
+  /**
+   * Add a line encodeEntry() made (on another thread) for `claim`: the entry as read back, and its number;
+   * undefined (nothing added) when it does not parse.
+   */
+  addEncoded(claim: SessionClaim, line: string): { entry: IndexedClaim; at: number } | undefined {
+    const entry = parseEntry(Buffer.from(line), claim);
+    return entry && { entry, at: this.addLine(claim, line, lastUpdate(entry)) };
+  }
+
   /** Lines still pending are written first. */
   protected override read(i: number, inOrder?: boolean): Buffer {
     this.flush();
@@ -636,7 +645,7 @@ function lastUpdate(entry: IndexedClaim): number {
 }
 
 /** One session's line: the claim is in the trailer, the blobs in rows. */
-function encodeEntry(entry: IndexedClaim): string {
+export function encodeEntry(entry: IndexedClaim): string {
   const d = entry.described;
   const described = d && { session: d.session, blobs: encodeBlobs(d.blobs), dependsOn: d.dependsOn, blobFolders: d.blobFolders, blobNames: d.blobNames };
   return JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt }) + '\n';
