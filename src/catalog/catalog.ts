@@ -315,34 +315,7 @@ export class Catalog {
         }
         if (!fallback) checked();
         stats.described += fresh.length;
-        let there: DescribeAhead | undefined;
-        let thereAsked = false;
-        const started = Date.now();
-        try {
-          // One at a time: only one session's parsed transcript and description are held. Four at once
-          // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
-          // peaked at 366 MB instead of 201 MB.
-          for (let i = 0; i < fresh.length; i++) {
-            const claim = fresh[i]!;
-            if (!thereAsked && this.describeAheadWorth(fresh.length, i, Date.now() - started, options)) {
-              thereAsked = true;
-              there = this.startDescribeAhead(fresh, i, options);
-            }
-            const described = await there?.take(i);
-            const added = described && writer.addEncoded(claim, described.line);
-            if (added) {
-              if (described.problem) this.reportOnce(described.problem);
-              stats.transcriptBytes += described.transcriptBytes;
-              settled.add(added.entry, claimKey(claim), { old: false, at: added.at });
-              continue;
-            }
-            const { indexed } = await this.describeClaim(claim);
-            settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
-          }
-        } finally {
-          stats.describedAhead += there?.describedByWorker ?? 0;
-          await there?.stop();
-        }
+        await this.describeInOrder(fresh, writer, settled, stats, options);
       }
     } finally {
       this.scanStamps = undefined;
@@ -425,6 +398,42 @@ export class Catalog {
   private startCheckAhead(spans: LineSpans, options: ScanOptions): BlobCheck | undefined {
     if (options.statBlobs === false || options.checkAhead === false) return undefined;
     return BlobCheck.start(spans, options.checkAhead?.workerFile ?? DEFAULT_BLOB_CHECK_WORKER, options.checkAhead?.minBytes);
+  }
+
+  /**
+   * Describe `fresh` and settle each in turn, written to `writer`. Once the rest would take long at this pace, a
+   * worker takes them from the last one back (see ScanOptions.describeAhead) and hands each back as its index line,
+   * settled here in turn: the order decides which of two sessions lists a blob both name.
+   */
+  private async describeInOrder(fresh: SessionClaim[], writer: IndexWriter, settled: SettledSessions, stats: ScanStats, options: ScanOptions): Promise<void> {
+    let there: DescribeAhead | undefined;
+    let thereAsked = false;
+    const started = Date.now();
+    try {
+      // One at a time: only one session's parsed transcript and description are held. Four at once
+      // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
+      // peaked at 366 MB instead of 201 MB.
+      for (let i = 0; i < fresh.length; i++) {
+        const claim = fresh[i]!;
+        if (!thereAsked && this.describeAheadWorth(fresh.length, i, Date.now() - started, options)) {
+          thereAsked = true;
+          there = this.startDescribeAhead(fresh, i, options);
+        }
+        const described = await there?.take(i);
+        const added = described && writer.addEncoded(claim, described.line);
+        if (added) {
+          if (described.problem) this.reportOnce(described.problem);
+          stats.transcriptBytes += described.transcriptBytes;
+          settled.add(added.entry, claimKey(claim), { old: false, at: added.at });
+          continue;
+        }
+        const { indexed } = await this.describeClaim(claim);
+        settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
+      }
+    } finally {
+      stats.describedAhead += there?.describedByWorker ?? 0;
+      await there?.stop();
+    }
   }
 
   /**
