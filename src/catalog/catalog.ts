@@ -33,7 +33,7 @@ import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import type { Described, SessionClaim, Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
-import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker } from './describe-ahead';
+import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
 import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { sourcesNamed } from './sources/index';
@@ -417,14 +417,15 @@ export class Catalog {
         const claim = fresh[i]!;
         if (!thereAsked && this.describeAheadWorth(fresh.length, i, Date.now() - started, options)) {
           thereAsked = true;
-          there = this.startDescribeAhead(fresh, i, options);
+          there = this.startDescribeAhead(fresh, i, options, (at, line, updated) => writer.addLine(fresh[at]!, line, updated));
         }
         const described = await there?.take(i);
-        const added = described && writer.addEncoded(claim, described.line);
-        if (added) {
+        // (A line that did not parse would stay in the index beside the session's own: the next scan rewrites it.)
+        const entry = described && writer.entry(described.at);
+        if (entry) {
           if (described.problem) this.reportOnce(described.problem);
           stats.transcriptBytes += described.transcriptBytes;
-          settled.add(added.entry, claimKey(claim), { old: false, at: added.at });
+          settled.add(entry, claimKey(claim), { old: false, at: described.at });
           continue;
         }
         const { indexed } = await this.describeClaim(claim);
@@ -445,7 +446,7 @@ export class Catalog {
   }
 
   /** A worker describing `fresh` from the last one back to `from` (see describe-ahead.ts); undefined when it cannot start. */
-  private startDescribeAhead(fresh: SessionClaim[], from: number, options: ScanOptions): DescribeAhead | undefined {
+  private startDescribeAhead(fresh: SessionClaim[], from: number, options: ScanOptions, keep: KeepLine): DescribeAhead | undefined {
     const stamps = this.scanStamps;
     const claims = fresh.slice(from);
     const stamped = claims.map((claim) => claimFolders(claim).flatMap((folder): Array<[string, string]> => {
@@ -454,7 +455,7 @@ export class Catalog {
     }));
     const job = { claims, sources: this.sources.map((s) => s.name), roots: this.roots, stamped };
     const { workerFile = DEFAULT_DESCRIBE_WORKER } = options.describeAhead || {};
-    return DescribeAhead.start(job, from, workerFile);
+    return DescribeAhead.start(job, from, workerFile, keep);
   }
 
   /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */

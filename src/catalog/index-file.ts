@@ -557,18 +557,9 @@ export class IndexWriter extends IndexLines {
     return this.lineClaims.length - 1;
   }
 
-  /**
-   * Add a line encodeEntry() made (on another thread) for `claim`: the entry as read back, and its number;
-   * undefined (nothing added) when it does not parse.
-   */
-  addEncoded(claim: SessionClaim, line: string): { entry: IndexedClaim; at: number } | undefined {
-    const entry = parseEntry(Buffer.from(line), claim);
-    return entry && { entry, at: this.addLine(claim, line, lastUpdate(entry)) };
-  }
-
-  /** Lines still pending are written first. */
+  /** A line still pending is written first (with all that is pending). */
   protected override read(i: number, inOrder?: boolean): Buffer {
-    this.flush();
+    if (this.offsets[i]! + this.lengths[i]! > this.written) this.flush();
     return super.read(i, inOrder);
   }
 
@@ -638,7 +629,7 @@ export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, e
 }
 
 /** A session's last update as the catalog shows it: its newest blob's mtime (0 without blobs). */
-function lastUpdate(entry: IndexedClaim): number {
+export function lastUpdate(entry: IndexedClaim): number {
   let newest = 0;
   for (const blob of entry.described?.blobs ?? []) newest = Math.max(newest, blob.mtimeMs);
   return newest;
