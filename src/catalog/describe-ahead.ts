@@ -4,10 +4,10 @@
 // one back while the scan goes from the first, and hands each back as the line
 // the index stores for it, written to the index as it comes (held until the
 // scan reached them, the lines of 25,000 sessions added some 40 MB to the heap
-// at its peak). The scan still
-// settles sessions in its own order (that order decides which of two sessions
-// lists a blob both name), so what it lists is what one thread lists. Each
-// session is described once, by whichever thread takes it first.
+// at its peak). The scan still settles sessions in its own order (that order
+// decides which of two sessions lists a blob both name), so what it lists is
+// what one thread lists. Each session is described once, by whichever thread
+// takes it first.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
