@@ -21,12 +21,17 @@ const counter: LineReducer<{ ids: number[] }> = {
 let dir: string | undefined;
 afterEach(async () => dir && fsp.rm(dir, { recursive: true, force: true }));
 
+/** A transcript holding `text` in a new temporary folder, and a cache that has not read it. */
+async function transcriptHolding(text: string): Promise<{ file: string; cache: TranscriptCache }> {
+  dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
+  const file = path.join(dir, 't.jsonl');
+  await fsp.writeFile(file, text);
+  return { file, cache: new TranscriptCache() };
+}
+
 describe('TranscriptCache', () => {
   it('reads an appended transcript from where it stopped, and a torn line once it is complete', async () => {
-    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
-    const file = path.join(dir, 't.jsonl');
-    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n{"id":');
-    const cache = new TranscriptCache();
+    const { file, cache } = await transcriptHolding('{"id":1}\n{"id":2}\n{"id":');
     const first = (await cache.read(file, counter))!;
     expect(first.state.ids).toEqual([1, 2]);
     expect(first.skipped).toBe(1); // the torn tail
@@ -43,10 +48,7 @@ describe('TranscriptCache', () => {
   });
 
   it('starts over when the file shrank, and reports a missing file as undefined', async () => {
-    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
-    const file = path.join(dir, 't.jsonl');
-    await fsp.writeFile(file, '{"id":1}\n{"id":2}\n');
-    const cache = new TranscriptCache();
+    const { file, cache } = await transcriptHolding('{"id":1}\n{"id":2}\n');
     await cache.read(file, counter);
     await fsp.writeFile(file, '{"id":9}\n');
     expect((await cache.read(file, counter))!.state.ids).toEqual([9]);
@@ -57,10 +59,7 @@ describe('TranscriptCache', () => {
 
 describe('TranscriptCache: the stamp of what was read', () => {
   it('keeps the stamp its read took, so a line appended after the read is not taken as read', async () => {
-    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'transcripts-'));
-    const file = path.join(dir, 't.jsonl');
-    await fsp.writeFile(file, '{"id":1}\n');
-    const cache = new TranscriptCache();
+    const { file, cache } = await transcriptHolding('{"id":1}\n');
     expect(cache.stampRead(file)).toBeUndefined();
     await cache.read(file, counter);
     const read = cache.stampRead(file);
