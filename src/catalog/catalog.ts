@@ -447,10 +447,9 @@ export class Catalog {
 
   /** A worker describing `fresh` from the last one back to `from` (see describe-ahead.ts); undefined when it cannot start. */
   private startDescribeAhead(fresh: SessionClaim[], from: number, options: ScanOptions, keep: KeepLine): DescribeAhead | undefined {
-    const stamps = this.scanStamps;
     const claims = fresh.slice(from);
     const stamped = claims.map((claim) => claimFolders(claim).flatMap((folder): Array<[string, string]> => {
-      const stamp = stamps?.get(folder)?.stamp;
+      const stamp = this.walkStamp(folder);
       return stamp === undefined ? [] : [[folder, stamp]];
     }));
     const job = { claims, sources: this.sources.map((s) => s.name), roots: this.roots, stamped };
@@ -839,10 +838,14 @@ export class Catalog {
     return this.install(claim, indexed, keepCalls ? calls ?? [] : undefined);
   }
 
+  /** The stamp the running scan's walk took of `folder` before listing it; undefined outside a scan, or for a folder it did not list. */
+  private walkStamp(folder: string): string | undefined {
+    return this.scanStamps?.get(folder)?.stamp;
+  }
+
   /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
   private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
-    const stamps = this.scanStamps;
-    const stamped = stamps && ((folder: string) => stamps.get(folder)?.stamp);
+    const stamped = (folder: string): string | undefined => this.walkStamp(folder);
     const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher, stamped });
     if (described.problem) this.reportOnce(described.problem);
     return described;
