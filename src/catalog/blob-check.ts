@@ -5,9 +5,10 @@
 // cores; each line is checked once, by whichever thread reaches it first. The
 // worker opens the index itself (by path, refused unless it is the same file),
 // so closing the scan's descriptor never races a read of its.
-import { closeSync, existsSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, type Worker } from 'node:worker_threads';
+import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
 import { lineStillHolds } from './index-file';
 
 /** What the worker is handed: the index file, which file it must be, and where its lines lie. */
@@ -17,13 +18,10 @@ export interface BlobCheckJob {
   ino: number;
   offsets: number[];
   lengths: number[];
-  /** One Int32 per line, FREE until a thread takes it. */
+  /** One Int32 per line, FREE until a thread takes it (from-both-ends.ts), then its verdict. */
   state: SharedArrayBuffer;
 }
 
-const FREE = 0;
-const TAKEN_THERE = 1;
-const TAKEN_HERE = 2;
 const UNCHANGED = 3;
 const CHANGED = 4;
 
@@ -55,21 +53,18 @@ export class BlobCheck {
    */
   static start(job: Omit<BlobCheckJob, 'state'>, workerFile: string, minBytes = CHECK_AHEAD_MIN_BYTES): BlobCheck | undefined {
     const bytes = job.lengths.reduce((a, b) => a + b, 0);
-    if (bytes < minBytes || job.offsets.length < 2 || !existsSync(workerFile)) return undefined;
+    if (bytes < minBytes || job.offsets.length < 2) return undefined;
     const state = new SharedArrayBuffer(4 * job.offsets.length);
-    try {
-      const worker = new Worker(workerFile, { workerData: { ...job, state } satisfies BlobCheckJob });
-      const ready = new Promise<void>((resolve) => {
-        worker.once('message', () => resolve());
-        worker.once('error', () => resolve());
-        worker.once('exit', () => resolve());
-      });
-      // Not unref'd: while the scan awaits `ready`, the worker may be all that keeps the event loop alive (an unref'd
-      // one let the process exit there, with nothing printed). The scan always stops it.
-      return new BlobCheck(new Int32Array(state), worker, ready);
-    } catch {
-      return undefined;
-    }
+    const worker = startWorker(workerFile, { workerData: { ...job, state } satisfies BlobCheckJob });
+    if (!worker) return undefined;
+    const ready = new Promise<void>((resolve) => {
+      worker.once('message', () => resolve());
+      worker.once('error', () => resolve());
+      worker.once('exit', () => resolve());
+    });
+    // Not unref'd: while the scan awaits `ready`, the worker may be all that keeps the event loop alive (an unref'd
+    // one let the process exit there, with nothing printed). The scan always stops it.
+    return new BlobCheck(new Int32Array(state), worker, ready);
   }
 
   /** Whether line `i` still holds (stamps and blobs): the worker's verdict, or `check()` here when it has not taken the line. */

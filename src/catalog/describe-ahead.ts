@@ -8,10 +8,10 @@
 // decides which of two sessions lists a blob both name), so what it lists is
 // what one thread lists. Each session is described once, by whichever thread
 // takes it first.
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, type Worker } from 'node:worker_threads';
 import { describeClaim, type DescribeEnv } from './describe';
+import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
 import { encodeEntry, lastUpdate } from './index-file';
 import type { SessionClaim } from './source';
 import { sourcesNamed } from './sources';
@@ -25,7 +25,7 @@ export interface DescribeAheadJob {
   roots: KnownRoot[];
   /** Each claim's folders as the scan's walk stamped them (a stamp taken before the folder was read). */
   stamped: Array<Array<[string, string]>>;
-  /** One Int32 per claim, FREE until a thread takes it. */
+  /** One Int32 per claim, FREE until a thread takes it (from-both-ends.ts). */
   state: SharedArrayBuffer;
 }
 
@@ -43,10 +43,6 @@ export type DescribedThere = Omit<Described, 'line' | 'updated'>;
 
 /** Where a line the worker made goes: into the index being written, for the scan's session `i`; returns its line number. */
 export type KeepLine = (i: number, line: string, updated: number) => number;
-
-const FREE = 0;
-const TAKEN_THERE = 1;
-const TAKEN_HERE = 2;
 
 /** The worker's script beside this bundle (dist/); absent when running from the sources (tests name a built one). */
 export const DEFAULT_DESCRIBE_WORKER = path.join(__dirname, 'describe-ahead-worker.js');
@@ -117,16 +113,11 @@ export class DescribeAhead {
    * thread's), each line it makes handed to `keep` as it comes; undefined when it cannot start.
    */
   static start(job: Omit<DescribeAheadJob, 'state'>, from: number, workerFile: string, keep: KeepLine): DescribeAhead | undefined {
-    if (!existsSync(workerFile)) return undefined;
     const state = new SharedArrayBuffer(4 * job.claims.length);
-    try {
-      // A young generation of 8 MB, not V8's 16-48: the worker holds one session at a time, and 50,000 sessions of 2
-      // blobs peaked 20 MB lower, no slower (3 interleaved runs; at 100,000 blobs in 5,000 sessions, 5 runs: the same).
-      const worker = new Worker(workerFile, { workerData: { ...job, state } satisfies DescribeAheadJob, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      return new DescribeAhead(new Int32Array(state), worker, from, keep);
-    } catch {
-      return undefined;
-    }
+    // A young generation of 8 MB, not V8's 16-48: the worker holds one session at a time, and 50,000 sessions of 2
+    // blobs peaked 20 MB lower, no slower (3 interleaved runs; at 100,000 blobs in 5,000 sessions, 5 runs: the same).
+    const worker = startWorker(workerFile, { workerData: { ...job, state } satisfies DescribeAheadJob, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    return worker && new DescribeAhead(new Int32Array(state), worker, from, keep);
   }
 
   /** The scan's session `i` as the worker described it (its line kept); undefined when this thread is to describe it (it is then taken here). */
