@@ -65,6 +65,8 @@ interface Candidate {
   repeats: number;
   /** failureRank: verdicts first, passing tests' lines last. */
   rank: number;
+  /** A verdict's next line when it is indented: where it happened or its first detail (rustc's `  --> src/x.rs:4:5`, a stack's `    at f (x.js:3:9)`, Go's `    x_test.go:12: got 1`). */
+  next?: { text: string; start: number };
 }
 
 /** Distinct failure-line shapes remembered per rank (bounded memory); later new shapes go to a small ring. */
@@ -134,6 +136,8 @@ class LineScanner {
   /** The first bytes of a line that started in an earlier chunk. */
   private carry: Buffer[] = [];
   private carryBytes = 0;
+  /** The verdict on the line just considered, until the line after it is seen (see Candidate.next). */
+  private awaiting: Candidate | undefined;
 
   constructor(start: number, startLineNo: number) {
     this.pos = start;
@@ -157,6 +161,8 @@ class LineScanner {
     if (lastNl >= i) {
       const region = chunk.subarray(i, lastNl + 1);
       const text = region.toString('latin1'); // byte offsets == string offsets
+      const lineAt = (ls: number): Buffer => region.subarray(ls, Math.min(text.indexOf('\n', ls), ls + MATCH_WINDOW));
+      if (this.awaiting) this.attachNext(lineAt(0), this.lineNo, this.pos + i);
       let counted = 0;
       let lineNo = this.lineNo;
       FAILURE_STEM.lastIndex = 0;
@@ -166,7 +172,9 @@ class LineScanner {
         const le = text.indexOf('\n', m.index);
         lineNo += countNewlines(region, counted, ls);
         counted = ls;
-        if (m.index - ls < MATCH_WINDOW) this.consider(region.subarray(ls, Math.min(le, ls + MATCH_WINDOW)), lineNo, this.pos + i + ls);
+        if (m.index - ls < MATCH_WINDOW) this.consider(lineAt(ls), lineNo, this.pos + i + ls);
+        // The line after a verdict, unless it only begins here (then closeCarried or the next chunk sees it).
+        if (this.awaiting && le + 1 < region.length) this.attachNext(lineAt(le + 1), lineNo + 1, this.pos + i + le + 1);
         FAILURE_STEM.lastIndex = le + 1;
       }
       const regionNewlines = countNewlines(region, 0, region.length);
@@ -182,6 +190,7 @@ class LineScanner {
   /** Closes a last line that has no newline inside the scanned range. */
   finish(): void {
     if (this.pos > this.lineStart) {
+      if (this.awaiting) this.attachNext(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
       this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
       this.carry = [];
       this.carryBytes = 0;
@@ -207,6 +216,7 @@ class LineScanner {
   }
 
   private closeCarried(nextLineStart: number): void {
+    if (this.awaiting) this.attachNext(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
     this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
     this.carry = [];
     this.carryBytes = 0;
@@ -215,8 +225,18 @@ class LineScanner {
     this.lineStart = nextLineStart;
   }
 
+  /** Line `lineNo` (its first bytes, `raw`) as the next line of the verdict awaiting one, if it is that verdict's next and indented. */
+  private attachNext(raw: Buffer, lineNo: number, start: number): void {
+    const verdict = this.awaiting!;
+    this.awaiting = undefined;
+    if (verdict.lineNo + 1 !== lineNo) return;
+    const text = lineText(raw);
+    if (/^\s+\S/.test(text)) verdict.next = { text: text.slice(0, CANDIDATE_TEXT_MAX), start };
+  }
+
   private consider(raw: Buffer, lineNo: number, start: number): void {
-    const text = decodeWithin(raw.subarray(0, utf8FloorBoundary(raw, raw.length))).replace(/\r$/, '');
+    this.awaiting = undefined;
+    const text = lineText(raw);
     if (!isFailureLine(text)) return;
     const shape = shapeOf(text);
     const rank = failureRank(text);
@@ -224,6 +244,7 @@ class LineScanner {
     const overflow = this.overflow[rank]!;
     const known = shapes.get(shape);
     const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1, rank };
+    if (rank === 0) this.awaiting = c;
     if (known) {
       known.count++;
       if (known.early.length < 2) known.early.push(c);
@@ -238,6 +259,11 @@ class LineScanner {
       if (overflow.length > CANDIDATES_KEPT) overflow.shift();
     }
   }
+}
+
+/** A line's text as matched and shown: its first bytes decoded (a character cut at their end left out), without a final `\r`. */
+function lineText(raw: Buffer): string {
+  return decodeWithin(raw.subarray(0, utf8FloorBoundary(raw, raw.length))).replace(/\r$/, '');
 }
 
 /**
@@ -285,8 +311,16 @@ function cutTail(tailBuf: Buffer, tailBufStart: number, size: number, limit: num
 }
 
 function renderSalient(c: Candidate): string {
-  const prefix = c.repeats > 1 ? `[line ${c.lineNo}, ${c.repeats} alike] ` : `[line ${c.lineNo}] `;
-  const full = prefix + c.text;
+  return renderLine(c.repeats > 1 ? `[line ${c.lineNo}, ${c.repeats} alike] ` : `[line ${c.lineNo}] `, c.text);
+}
+
+/** A verdict's next line (Candidate.next), numbered as the verdict is. */
+function renderNext(c: Candidate): string {
+  return c.next ? renderLine(`[line ${c.lineNo + 1}] `, c.next.text) : '';
+}
+
+function renderLine(prefix: string, text: string): string {
+  const full = prefix + text;
   if (utf8Bytes(full) + 1 <= SALIENT_LINE_MAX) return full + '\n';
   const buf = Buffer.from(full, 'utf8');
   return buf.subarray(0, utf8FloorBoundary(buf, SALIENT_LINE_MAX - 4)).toString('utf8') + '…\n';
@@ -298,7 +332,8 @@ function renderSalient(c: Candidate): string {
  * shape occurs once come first (a root cause is rarely repeated, progress
  * noise is), among them the first and the last (root cause, final verdict),
  * then the others in order; repeated shapes follow, rarest first. Shown in
- * line order.
+ * line order. What budget is left then goes to the chosen verdicts' next
+ * lines, in the same order: a location never displaces a failure line.
  */
 function selectSalient(cands: Candidate[], budget: number): string {
   const headerBytes = utf8Bytes(SALIENT_HEADER);
@@ -328,8 +363,17 @@ function selectSalient(cands: Candidate[], budget: number): string {
     }
   }
   if (chosen.length === 0) return '';
+  const shownLines = new Set(chosen.map((c) => c.lineNo));
+  const withNext = new Set<Candidate>();
+  for (const c of chosen) {
+    const cost = utf8Bytes(renderNext(c));
+    if (cost > 0 && cost <= left && !shownLines.has(c.lineNo + 1)) {
+      withNext.add(c);
+      left -= cost;
+    }
+  }
   chosen.sort((a, b) => a.lineNo - b.lineNo);
-  return SALIENT_HEADER + chosen.map(renderSalient).join('');
+  return SALIENT_HEADER + chosen.map((c) => renderSalient(c) + (withNext.has(c) ? renderNext(c) : '')).join('');
 }
 
 interface NoticeFacts {
@@ -390,7 +434,9 @@ function* planDigest(size: number, opts: DigestOptions): Generator<Request, stri
   const scanner = new LineScanner(widest.headEnd, lineOffset + countNewlines(headBuf, 0, widest.headEnd) + 1);
   if (maxSalience > 0) yield { op: 'scan', start: widest.headEnd, end: widest.tailStart, scanner };
   const candidates = scanner.candidates();
-  const inMiddle = (c: Cut) => candidates.filter((x) => x.start >= c.headEnd && x.start < c.tailStart);
+  // A verdict's next line that the tail shows is not shown twice.
+  const inMiddle = (c: Cut) =>
+    candidates.filter((x) => x.start >= c.headEnd && x.start < c.tailStart).map((x) => (x.next && x.next.start >= c.tailStart ? { ...x, next: undefined } : x));
 
   let cut = fullCut;
   let salient = '';
@@ -539,10 +585,10 @@ export function digestValue(value: unknown, opts: DigestOptions): unknown {
   });
 }
 
-/** Failure lines (line number and text) found by streaming `chunks`; exposed for tests and benchmarks. */
-export function scanFailureLines(chunks: Buffer[], startLineNo = 1): { lineNo: number; text: string; repeats: number }[] {
+/** Failure lines (line number, text, a verdict's indented next line) found by streaming `chunks`; exposed for tests and benchmarks. */
+export function scanFailureLines(chunks: Buffer[], startLineNo = 1): { lineNo: number; text: string; repeats: number; next?: string }[] {
   const scanner = new LineScanner(0, startLineNo);
   for (const c of chunks) scanner.feed(c);
   scanner.finish();
-  return scanner.candidates().map(({ lineNo, text, repeats }) => ({ lineNo, text, repeats }));
+  return scanner.candidates().map(({ lineNo, text, repeats, next }) => ({ lineNo, text, repeats, ...(next && { next: next.text }) }));
 }

@@ -354,6 +354,54 @@ describe('a crowd of failure-like lines', () => {
   });
 });
 
+describe("a verdict's next line", () => {
+  const crates = (n: number, name: string) => Array.from({ length: n }, (_, i) => `   Compiling ${name}-${i} v0.1.${i}`);
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  /** Eight distinct verdicts in the middle, each followed by `next(word)`. */
+  const eight = (next: (w: string) => string) =>
+    [...crates(2000, 'a'), ...words.flatMap((w) => [`error: cannot borrow \`${w}\` as mutable`, next(w), ...crates(50, w)]), ...crates(2000, 'z')].join('\n') + '\n';
+
+  it('shows where the failure is when the line after it is indented (a location, a stack frame)', () => {
+    const lines = [...crates(3000, 'dep'), 'error[E0308]: mismatched types', '  --> src/engine/spill.rs:412:17', '    |', ...crates(3000, 'more')];
+    lines.push('error: could not compile `spillway` due to 1 previous error');
+    const { salient } = parts(digestText(lines.join('\n') + '\n', opts(4000)));
+    expect(salient).toContain('[line 3001] error[E0308]: mismatched types\n[line 3002]   --> src/engine/spill.rs:412:17\n');
+    expect(salient).not.toContain('[line 3003]');
+  });
+
+  it('leaves out a next line that is not indented, and one the tail shows anyway', () => {
+    const { salient } = parts(digestText([...crates(3000, 'dep'), 'FATAL: disk full', 'retrying in 5s', ...crates(3000, 'more')].join('\n') + '\n', opts(4000)));
+    expect(salient).toContain('FATAL: disk full\n');
+    expect(salient).not.toContain('retrying');
+    // A verdict long enough for the tail to start right after it at some budget (the salient block's reserve
+    // moves the tail's start by less than the line).
+    const lines = [...crates(3000, 'dep'), `panic: index out of range [7] with length 3 in handler ${'y'.repeat(150)}`, '    at main.go:12', ...crates(100, 'more')];
+    const text = lines.join('\n') + '\n';
+    const budget = [...Array(2000).keys()].map((i) => 3000 + i * 5).find((b) => {
+      const d = parts(digestText(text, opts(b)));
+      return d.salient.includes('panic: index') && d.tail.startsWith('    at main.go:12');
+    });
+    expect(budget).toBeDefined();
+    const d = parts(digestText(text, opts(budget!)));
+    expect(d.salient).not.toContain('main.go');
+  });
+
+  it('never takes the room of a failure line: next lines get what is left', () => {
+    const indented = eight((w) => `  --> src/${w}.rs:10:5`);
+    const flush = eight((w) => `xx--> src/${w}.rs:10:5`); // the same bytes, not indented
+    const verdicts = (d: string) => (d.match(/\] error: cannot borrow/g) ?? []).length;
+    let some = false;
+    for (let budget = 1000; budget < 6000; budget += 50) {
+      const d = digestText(indented, opts(budget));
+      expect(verdicts(d)).toBeGreaterThanOrEqual(verdicts(digestText(flush, opts(budget))));
+      const nexts = (d.match(/\]   --> src\//g) ?? []).length;
+      expect(nexts).toBeLessThanOrEqual(verdicts(d));
+      some ||= verdicts(d) === 8 && nexts > 0 && nexts < 8;
+    }
+    expect(some).toBe(true); // some budget shows every verdict and only some locations
+  });
+});
+
 describe('failure-line scan over chunks', () => {
   it('finds the same lines wherever the chunk boundaries fall', () => {
     const text = 'ok\nTypeError: x\r\nfine\n' + 'y'.repeat(50) + ' failed here\nlast Error line';
@@ -366,6 +414,22 @@ describe('failure-line scan over chunks', () => {
     ]);
     for (let a = 0; a <= buf.length; a++) {
       for (let b = a; b <= buf.length; b += 7) {
+        expect(scanFailureLines([buf.subarray(0, a), buf.subarray(a, b), buf.subarray(b)])).toEqual(whole);
+      }
+    }
+  });
+
+  it("keeps a verdict's indented next line wherever the chunk boundaries fall", () => {
+    const text = 'ok\nerror[E0308]: mismatched types\n  --> src/main.rs:4:5\nTypeError: y\nnot indented\nfatal: z\n\tat f (x.js:3:9)';
+    const buf = Buffer.from(text);
+    const whole = scanFailureLines([buf]);
+    expect(whole).toEqual([
+      { lineNo: 2, text: 'error[E0308]: mismatched types', repeats: 1, next: '  --> src/main.rs:4:5' },
+      { lineNo: 4, text: 'TypeError: y', repeats: 1 },
+      { lineNo: 6, text: 'fatal: z', repeats: 1, next: '\tat f (x.js:3:9)' },
+    ]);
+    for (let a = 0; a <= buf.length; a++) {
+      for (let b = a; b <= buf.length; b += 5) {
         expect(scanFailureLines([buf.subarray(0, a), buf.subarray(a, b), buf.subarray(b)])).toEqual(whole);
       }
     }
