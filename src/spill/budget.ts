@@ -1,5 +1,6 @@
 // Budget triggers (seed 000, part B): pure checks on the context usage an
 // agent reports after each turn, plus a tiny tracker for the delta trigger.
+import { checkFraction } from './checked-options';
 
 /** What pi's `ctx.getContextUsage()` returns; `tokens` is null right after a compaction. */
 export interface ContextUsage {
@@ -60,6 +61,8 @@ export class BudgetTracker {
   private readonly delta: number | null;
 
   constructor(opts: BudgetTrackerOptions = {}) {
+    checkFraction('threshold', opts.threshold);
+    checkFraction('delta', opts.delta);
     this.threshold = opts.threshold ?? null;
     this.delta = opts.delta ?? null;
   }

@@ -1,0 +1,26 @@
+// Numbers a caller of the library passes (thresholds, budgets, fractions). A
+// wrong one is a programming error: it is refused, by name, when the policy,
+// hook or extension is made, instead of spilling every result (a negative
+// threshold) or none (NaN) for the rest of the session. (Settings and
+// environment variables a user writes are read with a warning and a default
+// instead: pi-config.ts, optionsFromEnv.)
+
+/** Throws a RangeError naming `name` unless `value` is undefined or a number of bytes or chars: 0 or more (Infinity: no limit). */
+export function checkSize(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new RangeError(`spillway: ${name} must be a size of 0 or more, not ${shown(value)}`);
+  }
+}
+
+/** Throws a RangeError naming `name` unless `value` is undefined, null (off) or a fraction of the context window in (0, 1]. */
+export function checkFraction(name: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
+    throw new RangeError(`spillway: ${name} must be null (off) or a fraction in (0, 1], not ${shown(value)}`);
+  }
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
