@@ -2,8 +2,8 @@
 // wrong one is a programming error: it is refused, by name, when the policy,
 // hook or extension is made, instead of spilling every result (a negative
 // threshold) or none (NaN) for the rest of the session. (Settings and
-// environment variables a user writes are read with a warning and a default
-// instead: pi-config.ts, optionsFromEnv.)
+// environment variables a user writes fall back to a default instead:
+// pi-config.ts, optionsFromEnv.)
 
 /** Throws a RangeError naming `name` unless `value` is undefined or a number of bytes or chars: 0 or more (Infinity: no limit). */
 export function checkSize(name: string, value: unknown): void {
