@@ -244,11 +244,14 @@ class LineScanner {
     const overflow = this.overflow[rank]!;
     const known = shapes.get(shape);
     const c: Candidate = { lineNo, start, text: text.slice(0, CANDIDATE_TEXT_MAX), shape, repeats: 1, rank };
-    if (rank === 0) this.awaiting = c;
+    // A repeat past a shape's first two gets no next line: a log of 100,000 exceptions and their stacks
+    // would decode every frame after them (20% slower), and a shape shows its first occurrence in the middle.
+    let early = true;
     if (known) {
       known.count++;
       if (known.early.length < 2) known.early.push(c);
       else {
+        early = false;
         known.late.push(c);
         if (known.late.length > 2) known.late.shift();
       }
@@ -258,6 +261,7 @@ class LineScanner {
       overflow.push(c);
       if (overflow.length > CANDIDATES_KEPT) overflow.shift();
     }
+    if (rank === 0 && early) this.awaiting = c;
   }
 }
 
