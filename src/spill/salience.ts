@@ -118,9 +118,10 @@ export function isFailureLine(line: string): boolean {
   return false;
 }
 
-// A failure as tools print their verdicts: `FAIL x`, `error[E0308]:`, `TypeError: ...`, `FAILED`, make's `***`.
+// A failure as tools print their verdicts: `FAIL x`, Go's `--- FAIL: TestX`, `error[E0308]:`, tsc's and C#'s
+// `error TS2322:`, `TypeError: ...`, Node's own `Error: ...` and `Error [ERR_X]: ...`, `FAILED`, make's `***`.
 const VERDICT =
-  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*[^*]*\bError\b|\bpanicked\b/;
+  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\bFAIL\b|\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|^\s*(?:Uncaught )?Error(?: \[[^\]]{0,64}\])?:|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*[^*]*\bError\b|\bpanicked\b/;
 // A passing test's line, whose name may say "error": `✓ throws an error`, `PASS x`, TAP's `ok 3`, pytest's `PASSED`.
 const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
 

@@ -31,18 +31,36 @@ beforeAll(() => {
   if (!existsSync(cli)) throw new Error('build produced no dist/cli.js');
 });
 
+/** The tool's output (stdout and stderr), run by bash in a fresh folder, in the middle of a 300 KB log, spilled through the CLI: what the model is shown. */
+function spilledInTheMiddle(command: string): { output: string; digest: string } {
+  const cwd = tempDir('spillway-real-tool-');
+  const run = spawnSync('bash', ['-c', `(${command}) 2>&1`], { cwd, encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } });
+  expect(run.status, run.stdout).not.toBe(0);
+  const log = path.join(cwd, 'build.log');
+  writeFileSync(log, `${noise('before')}\n${run.stdout}${noise('after')}\nbuild finished\n`);
+  const r = spawnSync(process.execPath, [cli, 'spill', '--session', 's', '--tool', 'Bash', '--root', path.join(cwd, 'spills')], { input: readFileSync(log), encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain('Full text:'); // spilled: the model sees the digest, not the log
+  return { output: run.stdout, digest: r.stdout };
+}
+
 describe('real tools failing in the middle of a 300 KB log', () => {
   it.each(CASES)('%s: its failure line reaches the model', (_, command, word) => {
-    const cwd = tempDir('spillway-real-tool-');
-    const run = spawnSync('bash', ['-c', `(${command}) 2>&1`], { cwd, encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } });
-    expect(run.status, run.stdout).not.toBe(0);
-    const failure = run.stdout.split('\n').find((line) => line.includes(word));
-    expect(failure, `the tool printed no line with ${JSON.stringify(word)}: ${run.stdout}`).toBeDefined();
-    const log = path.join(cwd, 'build.log');
-    writeFileSync(log, `${noise('before')}\n${run.stdout}${noise('after')}\nbuild finished\n`);
-    const r = spawnSync(process.execPath, [cli, 'spill', '--session', 's', '--tool', 'Bash', '--root', path.join(cwd, 'spills')], { input: readFileSync(log), encoding: 'utf8' });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain('Full text:'); // spilled: the model sees the digest, not the log
-    expect(r.stdout).toContain(failure!.trim().slice(0, 80));
+    const { output, digest } = spilledInTheMiddle(command);
+    const failure = output.split('\n').find((line) => line.includes(word));
+    expect(failure, `the tool printed no line with ${JSON.stringify(word)}: ${output}`).toBeDefined();
+    expect(digest).toContain(failure!.trim().slice(0, 80));
+  });
+
+  it("node: the model is shown where the error was thrown, the stack's first frame under it", () => {
+    const { output, digest } = spilledInTheMiddle(`node -e "function widget() { throw new Error('boom in the widget') } widget()"`);
+    const lines = output.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('Error: boom in the widget'));
+    expect(lines[at + 1], output).toMatch(/^\s+at widget /);
+    const shown = digest.split('\n');
+    const verdict = shown.findIndex((line) => / Error: boom in the widget$/.test(line));
+    const lineNo = Number(/^\[line (\d+)\]/.exec(shown[verdict] ?? '')?.[1]);
+    expect(lineNo, digest).toBeGreaterThan(3000); // from the elided middle, numbered as in the blob
+    expect(shown[verdict + 1]).toBe(`[line ${lineNo + 1}] ${lines[at + 1]}`);
   });
 });
