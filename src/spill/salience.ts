@@ -57,7 +57,7 @@ const FAILURE_PHRASE = new RegExp(
     /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
     /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b/,
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
-    /\bundefined reference to\b|\bcannot find module\b|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
+    /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
   ]
     .map((r) => r.source)
@@ -119,9 +119,19 @@ export function isFailureLine(line: string): boolean {
 }
 
 // A failure as tools print their verdicts: `FAIL x`, Go's `--- FAIL: TestX`, `error[E0308]:`, tsc's and C#'s
-// `error TS2322:`, `TypeError: ...`, Node's own `Error: ...` and `Error [ERR_X]: ...`, `FAILED`, make's `***`.
-const VERDICT =
-  /^\s*(?:FAIL(?:ED|URE)?|ERROR|FATAL|PANIC|E)\b|\bFAIL\b|\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|^\s*(?:Uncaught )?Error(?: \[[^\]]{0,64}\])?:|\bFAILED\b|^\s*Exception\b|Traceback \(most recent call last\)|\bERR!|\*\*\*[^*]*\bError\b|\bpanicked\b/;
+// `error TS2322:`, eslint's `12:5  error  ...`, `TypeError: ...`, Node's own `Error: ...` and `Error [ERR_X]: ...`,
+// Ruby's `... (NoMethodError)`, `FAILED`, make's `***`, npm's `npm ERR!` and `npm error`, a log's level in capitals
+// (Maven's `[ERROR]`, `2024-01-01 12:00:00 ERROR app: ...`) or `level=error`.
+const VERDICT = new RegExp(
+  [
+    /^\s*(?:FAIL(?:ED|URE)?|PANIC|E)\b|\bFAIL(?:ED)?\b|\b(?:ERROR|FATAL)\b|\blevel=(?:error|fatal|panic)\b|\bnpm error\b|\bERR!/,
+    /\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|^\s*\d+:\d+\s+error\s/,
+    /\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\(\w*(?:Error|Exception)\)\s*$|^\s*(?:Uncaught )?Error(?: \[[^\]]{0,64}\])?:|^\s*Exception\b/,
+    /Traceback \(most recent call last\)|\*\*\*[^*]*\bError\b|\bpanicked\b/,
+  ]
+    .map((r) => r.source)
+    .join('|'),
+);
 // A passing test's line, whose name may say "error": `✓ throws an error`, `PASS x`, TAP's `ok 3`, pytest's `PASSED`.
 const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
 
