@@ -119,14 +119,15 @@ export function isFailureLine(line: string): boolean {
 }
 
 // A failure as tools print their verdicts: `FAIL x`, Go's `--- FAIL: TestX`, `error[E0308]:`, tsc's and C#'s
-// `error TS2322:`, eslint's `12:5  error  ...`, `TypeError: ...`, Node's own `Error: ...` and `Error [ERR_X]: ...`,
-// Ruby's `... (NoMethodError)`, `FAILED`, make's `***`, npm's `npm ERR!` and `npm error`, a log's level in capitals
-// (Maven's `[ERROR]`, `2024-01-01 12:00:00 ERROR app: ...`) or `level=error`.
+// `error TS2322:`, eslint's `12:5  error  ...`, `TypeError: ...`, a line that starts with `Error` (Node's
+// `Error: ...`, kubectl's `Error from server`, Terraform's `│ Error: ...`), Ruby's `... (NoMethodError)`, `FAILED`,
+// make's `***`, npm's `npm ERR!` and `npm error`, a log's level in capitals (Maven's `[ERROR]`,
+// `2024-01-01 12:00:00 ERROR app: ...`) or `level=error`.
 const VERDICT = new RegExp(
   [
     /^\s*(?:FAIL(?:ED|URE)?|PANIC|E)\b|\bFAIL(?:ED)?\b|\b(?:ERROR|FATAL)\b|\blevel=(?:error|fatal|panic)\b|\bnpm error\b|\bERR!/,
     /\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|^\s*\d+:\d+\s+error\s/,
-    /\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\(\w*(?:Error|Exception)\)\s*$|^\s*(?:Uncaught )?Error(?: \[[^\]]{0,64}\])?:|^\s*Exception\b/,
+    /\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\(\w*(?:Error|Exception)\)\s*$|^[\s\u2502|>]*(?:Uncaught )?Error\b|^\s*Exception\b/,
     /Traceback \(most recent call last\)|\*\*\*[^*]*\bError\b|\bpanicked\b/,
   ]
     .map((r) => r.source)
