@@ -1,6 +1,7 @@
 // Real tools failing in the middle of a long log, spilled through the built CLI: their own failure lines
 // (as this machine's tools print them, not as a test writes them) must be in what the model is shown. Only
-// tools every Debian-like machine that cloned this repository has: bash, dash, coreutils, tar, git, node.
+// tools every Debian-like machine that cloned this repository has: bash, dash, coreutils, tar, git, node, npm, and
+// the TypeScript compiler `npm ci` installs.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -22,6 +23,8 @@ const CASES: Array<[string, string, string]> = [
   ['ls: a missing folder', 'ls ./missing-folder', 'No such file or directory'],
   ['sort: a folder', 'mkdir d && sort d', 'Is a directory'],
   ['tar: an unknown option', 'tar --frobnicate', 'frobnicate'],
+  ['npm: a missing script', `echo '{"name":"x","version":"1.0.0"}' > package.json && npm run frobnicate`, 'Missing script'],
+  ['tsc: a type error', `printf 'const n: number = "a";\\nexport {};\\n' > x.ts && node ${JSON.stringify(path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'))} --noEmit x.ts`, 'error TS2322'],
 ];
 
 const noise = (tag: string) => Array.from({ length: 3000 }, (_, i) => `[${tag} ${String(i).padStart(6, '0')}] step ok, 0 failed, cache hit`).join('\n');
