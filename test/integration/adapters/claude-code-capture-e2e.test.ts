@@ -24,6 +24,7 @@ const BUILDS: FailingBuild[] = [
   failingBuild(300_000, 2, Math.random, 3),
   failingBuild(5_000_000, 1, Math.random, 4),
   failingBuild(5_000_000, 2, Math.random, 0),
+  failingBuild(300_000, 1, Math.random, 0, true), // a compiler's verdict and, under it, where
 ];
 const ECHO = 'echo ok';
 const CD = 'mkdir -p nested/dir && cd nested/dir';
@@ -72,6 +73,7 @@ describe('Claude Code 2.1.332 with the Bash capture', () => {
       const seen = seenFor(build.command);
       expect(seen.length).toBeLessThan(4_000);
       expect(seen, `failure line ${build.failureLine} at line ${build.failureAt}`).toContain(build.failureLine);
+      if (build.locationLine) expect(seen).toContain(`[line ${build.failureAt + 1}] ${build.locationLine}\n`);
       expect(seen).toContain(`Exit code ${build.exitCode}`);
       expect(seen).toContain(`exited with code ${build.exitCode}`);
       const file = /(\/\S+\/spillway\/bash-[^\s\]]+\.txt)/.exec(seen)?.[1];

@@ -12,6 +12,8 @@ export interface FailingBuild {
   failureLine: string;
   /** 1-based line number of the failure line. */
   failureAt: number;
+  /** The indented line printed right after the failure line, saying where it happened (a compiler's `  --> file:line:col`). */
+  locationLine?: string;
 }
 
 const LINE_BYTES = 33;
@@ -25,16 +27,17 @@ export const FAILURE_KINDS: ReadonlyArray<(tag: string, at: number, exitCode: nu
   (tag, at) => `cp: cannot create regular file out/${tag}/unit_${at}: No space left on device`,
 ];
 
-/** `kind`: which of FAILURE_KINDS (by default one at random). */
-export function failingBuild(bytes: number, exitCode: number, random: () => number = Math.random, kind?: number): FailingBuild {
+/** `kind`: which of FAILURE_KINDS (by default one at random); `located`: the failure line is followed by where it happened. */
+export function failingBuild(bytes: number, exitCode: number, random: () => number = Math.random, kind?: number, located = false): FailingBuild {
   const lines = Math.ceil(bytes / LINE_BYTES);
   // Anywhere in the middle 80%: never in the head or tail a plain cut would keep.
   const failureAt = Math.floor(lines * (0.1 + 0.8 * random())) + 1;
   const tag = Math.floor(random() * 1e9).toString(36);
   const line = FAILURE_KINDS[kind ?? Math.floor(random() * FAILURE_KINDS.length)]!;
   const failureLine = line(tag, failureAt, exitCode);
-  const awk = `BEGIN { for (i = 1; i <= ${lines}; i++) { if (i == ${failureAt}) print "${failureLine}"; else if (i % 997 == 0) print "retrying (attempt 2) unit_" i; else printf "[%06d] unit_%d ok, 0 failed\\n", i, i } print "build finished: 1 unit failed" }`;
-  return { command: `awk '${awk}'; exit ${exitCode}`, bytes, exitCode, failureLine, failureAt };
+  const locationLine = located ? `  --> src/unit_${failureAt}_${tag}.rs:12:5` : undefined;
+  const awk = `BEGIN { for (i = 1; i <= ${lines}; i++) { if (i == ${failureAt}) { print "${failureLine}"${locationLine ? `; print "${locationLine}"` : ''} } else if (i % 997 == 0) print "retrying (attempt 2) unit_" i; else printf "[%06d] unit_%d ok, 0 failed\\n", i, i } print "build finished: 1 unit failed" }`;
+  return { command: `awk '${awk}'; exit ${exitCode}`, bytes, exitCode, failureLine, failureAt, ...(locationLine && { locationLine }) };
 }
 
 /** The build's whole output, as Claude Code would capture it (stdout and stderr in one stream). */
