@@ -125,7 +125,7 @@ export function isFailureLine(line: string): boolean {
 // `2024-01-01 12:00:00 ERROR app: ...`) or `level=error`.
 const VERDICT = new RegExp(
   [
-    /^\s*(?:FAIL(?:ED|URE)?|PANIC|E)\b|\bFAIL(?:ED)?\b|\b(?:ERROR|FATAL)\b|\blevel=(?:error|fatal|panic)\b|\bnpm error\b|\bERR!/,
+    /^\s*(?:FAILURE|PANIC|E)\b|\bFAIL(?:ED)?\b|\b(?:ERROR|FATAL)\b|\blevel=(?:error|fatal|panic)\b|\bnpm error\b|\bERR!/,
     /\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|^\s*\d+:\d+\s+error\s/,
     /\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\(\w*(?:Error|Exception)\)\s*$|^[\s\u2502|>]*(?:Uncaught )?Error\b|^\s*Exception\b/,
     /Traceback \(most recent call last\)|\*\*\*[^*]*\bError\b|\bpanicked\b/,
