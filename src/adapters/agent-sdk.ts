@@ -8,7 +8,7 @@ import { finishCommandFor } from './claude-code-bash';
 import { toHookEvent } from './claude-code-event';
 import { hookOutputFor, type ClaudeCodeSpillOptions } from './claude-code-hook';
 import { DEFAULT_DIGEST_BYTES } from '../spill/policy';
-import { checkSize } from '../spill/checked-options';
+import { checkSizes } from '../spill/checked-options';
 import type { SpillLogger } from '../spill/types';
 import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 
@@ -27,8 +27,7 @@ export interface SpillHookOptions extends ClaudeCodeSpillOptions {
  * nothing to change; never throws.
  */
 export function spillHook(options: SpillHookOptions = {}): HookCallback {
-  checkSize('maxInlineBytes', options.maxInlineBytes);
-  checkSize('digestBytes', options.digestBytes);
+  checkSizes(options, ['maxInlineBytes', 'digestBytes']);
   // Messages do not name their source; here they reach the caller's logger, beside its own.
   const user = options.logger;
   const logger: SpillLogger | undefined = user && { warn: (m) => user.warn(`spillway: ${m}`), debug: (m) => user.debug?.(`spillway: ${m}`) };

@@ -1,6 +1,7 @@
 // The pi extension's settings: the `spillway` key of pi's settings.json
 // (global ~/.pi/agent/settings.json or project .pi/settings.json). Bad values
 // fall back to the default and are reported, never thrown.
+import { isFraction } from '../spill/checked-options';
 
 export interface PiSpillConfig {
   /** A single result of at least this many chars is spilled as it arrives. */
@@ -55,7 +56,7 @@ export function readPiSpillConfig(settings: unknown, warn: (message: string) => 
   positiveInt('budgetFlushFloor');
   if (r.budgetTurnDelta !== undefined) {
     const v = r.budgetTurnDelta;
-    if (v === null || (typeof v === 'number' && v > 0 && v <= 1)) config.budgetTurnDelta = v;
+    if (v === null || isFraction(v)) config.budgetTurnDelta = v;
     else warn(`settings ${PI_SETTINGS_KEY}.budgetTurnDelta must be null or a fraction in (0, 1]; flush stays off`);
   }
   if (r.protectedTools !== undefined) {

@@ -20,7 +20,7 @@ import type {
 } from '@earendil-works/pi-coding-agent' with { 'resolution-mode': 'import' };
 import { isPiOutputPath } from '../catalog/sources/pi-output-files';
 import { BudgetTracker } from '../spill/budget';
-import { checkFraction, checkSize } from '../spill/checked-options';
+import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
 import { hashAndCount, LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
@@ -70,7 +70,7 @@ export default function spillwayPiExtension(pi: ExtensionAPI): void {
 }
 
 export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (pi: ExtensionAPI) => void {
-  for (const key of ['spillThreshold', 'spillPreviewBytes', 'budgetFlushFloor'] as const) checkSize(`config.${key}`, options.config?.[key]);
+  checkSizes(options.config, ['spillThreshold', 'spillPreviewBytes', 'budgetFlushFloor'], 'config.');
   checkFraction('config.budgetTurnDelta', options.config?.budgetTurnDelta);
   return (pi) => {
     // Warnings go to pi's UI when there is one (stderr would garble the TUI).

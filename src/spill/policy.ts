@@ -5,7 +5,7 @@
 // digest. The model-facing output changes only after the write (or an alias
 // to an earlier identical blob) succeeded; any failure returns the original
 // value itself and says why. Never throws.
-import { checkSize } from './checked-options';
+import { checkSizes } from './checked-options';
 import { digestFile, digestText, digestValue } from './digest';
 import type { LocalSpillStore, StagedText } from './local-store';
 import { isReadLikeTool, normalizeToolName } from './salience';
@@ -71,8 +71,7 @@ export interface SpillPolicy {
 const MEMO_LIMIT = 1024;
 
 export function createSpillPolicy(opts: SpillPolicyOptions): SpillPolicy {
-  checkSize('maxInlineBytes', opts.maxInlineBytes);
-  checkSize('digestBytes', opts.digestBytes);
+  checkSizes(opts, ['maxInlineBytes', 'digestBytes']);
   const maxInline = Math.max(0, Math.floor(opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
   const digestBytes = Math.max(MIN_DIGEST_BYTES, Math.floor(Math.min(opts.digestBytes ?? DEFAULT_DIGEST_BYTES, Math.max(maxInline, MIN_DIGEST_BYTES))));
   const protectedTools = new Set((opts.protectedTools ?? []).map(normalizeToolName));
