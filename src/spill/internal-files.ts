@@ -1,10 +1,12 @@
 // Spillway's own bookkeeping files: the manifest, a blob being written
-// (`.spillway-tmp-<pid>-<random>` in the store root, renamed into its session
-// folder once complete; one a killed spill left is removed by the next spill
-// into the root), a dedup lock (`.spillway-lock-<sha256 prefix>` in the
-// session folder), and a manifest being rewritten by clean
-// (`.spillway.jsonl.<random>.tmp`). None is ever listed as a blob.
-import { randomBytes } from 'node:crypto';
+// (`.spillway-tmp-<pid>@<place>-<random>` in the store root, renamed into its
+// session folder once complete; one a killed spill left is removed by the next
+// spill into the root), a dedup lock (`.spillway-lock-<sha256 prefix>` in the
+// session folder, holding `<pid>@<place>`), and a manifest being rewritten by
+// clean (`.spillway.jsonl.<random>.tmp`). None is ever listed as a blob.
+import { createHash, randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { MANIFEST_NAME } from './manifest';
 
 const TEMP_PREFIX = '.spillway-tmp-';
@@ -12,9 +14,37 @@ export const LOCK_PREFIX = '.spillway-lock-';
 /** A temp or lock older than this is stale even if its pid is alive again (pids are reused). */
 export const STALE_AFTER_MS = 24 * 3_600_000;
 
-/** A fresh temp name carrying this process's pid. */
+/**
+ * Where this process's pid means something: its host and PID namespace, hashed (8 hex digits). A store
+ * may be shared with a container (a bind-mounted home) or another machine (NFS), where the same number
+ * is another process or none: there a writer's pid cannot say whether it is gone.
+ */
+export const PID_PLACE = createHash('sha256').update(`${hostname()}\0${pidNamespace()}`).digest('hex').slice(0, 8);
+
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid'); // Linux: 'pid:[4026531836]'
+  } catch {
+    return '';
+  }
+}
+
+/** This process, as a temp's name and a lock's content give it: `<pid>@<place>`. */
+export const PID_OWNER = `${process.pid}@${PID_PLACE}`;
+
+/** A fresh temp name carrying this process's pid and place. */
 export function tempName(): string {
-  return `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+  return `${TEMP_PREFIX}${PID_OWNER}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * What is known of the writer `owner` (`<pid>@<place>`, or a bare pid as written before places were):
+ * `gone` when its pid is dead here; `unknown` when it is of another place (or unreadable): then only age tells.
+ */
+export function writerState(owner: string): 'running' | 'gone' | 'unknown' {
+  const m = /^(\d+)(?:@([0-9a-f]{8}))?$/.exec(owner);
+  if (!m || (m[2] !== undefined && m[2] !== PID_PLACE)) return 'unknown';
+  return processAlive(Number(m[1])) ? 'running' : 'gone';
 }
 
 /** The manifest and every hidden `.spillway*` file: never listed as blobs. */
@@ -23,7 +53,7 @@ export function isInternalName(name: string): boolean {
 }
 
 /** Whether process `pid` (of this user) still runs. */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -36,7 +66,7 @@ export function processAlive(pid: number): boolean {
 /** A blob temp whose writer is gone (or that is older than a day): left by a killed spill. */
 export function isStaleTemp(name: string, mtimeMs: number, now = Date.now()): boolean {
   if (!name.startsWith(TEMP_PREFIX)) return false;
-  const pid = Number(/^\.spillway-tmp-(\d+)-/.exec(name)?.[1]);
-  return now - mtimeMs > STALE_AFTER_MS || !processAlive(pid);
+  const owner = /^\.spillway-tmp-(\d+(?:@[0-9a-f]{8})?)-/.exec(name)?.[1] ?? '';
+  return now - mtimeMs > STALE_AFTER_MS || writerState(owner) === 'gone';
 }
 

@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AnchoredDir, openBelow, withDir } from './anchored-dir';
 import { isBelow, isInside } from './inside';
-import { isStaleTemp, LOCK_PREFIX, processAlive, STALE_AFTER_MS, tempName } from './internal-files';
+import { isStaleTemp, LOCK_PREFIX, PID_OWNER, STALE_AFTER_MS, tempName, writerState } from './internal-files';
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
 import { refusedKind } from './regular-file';
 import { testPause } from './test-pause';
@@ -533,7 +533,7 @@ async function acquireLock(lock: string): Promise<boolean> {
   for (;;) {
     try {
       const handle = await fsp.open(lock, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-      await handle.writeFile(String(process.pid)).finally(() => handle.close());
+      await handle.writeFile(PID_OWNER).finally(() => handle.close());
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return false;
@@ -547,14 +547,21 @@ async function acquireLock(lock: string): Promise<boolean> {
   }
 }
 
-/** A lock whose holder is gone: its pid is dead, or it is older than a day (or unreadable and older than LOCK_WAIT_MS). */
+/**
+ * How old a lock must be to be broken when its holder cannot be asked: one of another host or PID namespace
+ * (a container sharing the folder), or not yet written. A lock is held while one blob is written.
+ */
+const UNKNOWN_HOLDER_MS = 60_000;
+
+/** A lock whose holder is gone: its pid is dead here, it is older than a day, or its holder cannot be asked and it is older than UNKNOWN_HOLDER_MS. */
 async function lockIsStale(lock: string): Promise<boolean> {
   const st = await fsp.lstat(lock).catch(() => undefined);
   if (!st) return false; // released meanwhile: just try again
   const age = Date.now() - st.mtimeMs;
   if (!st.isFile() || age > STALE_AFTER_MS) return true;
-  const pid = Number(await fsp.readFile(lock, { encoding: 'utf8', flag: C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK }).catch(() => ''));
-  return pid > 0 ? !processAlive(pid) : age > LOCK_WAIT_MS;
+  const holder = await fsp.readFile(lock, { encoding: 'utf8', flag: C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK }).catch(() => '');
+  const state = writerState(holder);
+  return state === 'gone' || (state === 'unknown' && age > UNKNOWN_HOLDER_MS);
 }
 
 /** The manifest record of one save: who and what it was for, plus the file's facts. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { watch, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { caseDirs, collect, hostileFile, run, sessionFolder, spawnCli, type CaseDirs } from './helpers';
+import { caseDirs, cli, collect, hostileFile, run, sessionFolder, spawnCli, type CaseDirs } from './helpers';
 
 const { base, sentinel } = hostileFile('spill');
 
@@ -69,14 +69,18 @@ describe('the manifest', () => {
 });
 
 describe('a dedup lock planted in the session folder', () => {
-  it('held by a dead process, or a symlink: broken, the spill goes on and writes one blob', async () => {
+  it('held by a dead process, by a process elsewhere for minutes, or a symlink: broken, the spill goes on and writes one blob', async () => {
     const c = await caseDirs(base(), 'planted-lock');
     const folder = sessionFolder(c.spills, 'hostile');
     await fsp.mkdir(folder, { recursive: true, mode: 0o700 });
-    const bodies = [big('lock-dead'), big('lock-symlink')];
+    const bodies = [big('lock-dead'), big('lock-symlink'), big('lock-elsewhere')];
     const lockOf = (body: string): string => path.join(folder, `.spillway-lock-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`);
     await fsp.writeFile(lockOf(bodies[0]!), '999999999');
     await fsp.symlink(path.join(sentinel(), 'secret.txt'), lockOf(bodies[1]!));
+    // Another host's or PID namespace's holder cannot be asked: its lock is broken once two minutes old.
+    await fsp.writeFile(lockOf(bodies[2]!), '1@0123abcd');
+    const minutesAgo = new Date(Date.now() - 120_000);
+    await fsp.utimes(lockOf(bodies[2]!), minutesAgo, minutesAgo);
     for (const body of bodies) {
       const r = await spill(c, body, ['--json']);
       expect(r.timedOut).toBe(false);
@@ -157,4 +161,33 @@ describe('a spill killed (SIGKILL)', () => {
       expect((await fsp.readdir(c.spills)).filter((n) => n.startsWith('.spillway-tmp-'))).toEqual([]);
     });
   }
+});
+
+describe('a writer in another PID namespace (a container sharing the folder)', () => {
+  it("keeps its temp while it writes: a spill there cannot ask whether the writer runs; here, once it is dead, it is reclaimed", async () => {
+    const c = await caseDirs(base(), 'pid-namespace');
+    const temps = async (): Promise<string[]> => (await fsp.readdir(c.spills)).filter((n) => n.startsWith('.spillway-tmp-'));
+    // A writer here, stopped with its blob half written: its temp waits in the store's root.
+    const writer = spawnCli(['spill', '--session', 'hostile', '--tool', 'Bash'], { ...c.env, SPILLWAY_TEST_PAUSE: 'blob-write' });
+    const paused = new Promise<void>((resolve) => writer.stderr!.setEncoding('utf8').on('data', (d: string) => d.includes('spillway-paused') && resolve()));
+    writer.stdin!.end(big('writer', 3_000_000));
+    await paused;
+    const writing = await temps();
+    expect(writing).toHaveLength(1);
+    try {
+      // A spill into the same root from a new PID namespace, where the writer's pid names no process.
+      const elsewhere = spawn('unshare', ['--user', '--map-root-user', '--pid', '--fork', process.execPath, cli(), 'spill', '--session', 'other', '--tool', 'Bash', '--json'], { env: c.env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const r = await collect(elsewhere, { input: big('from the container'), timeoutMs: 20_000 });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout.toString('utf8')) as SpillJson).spilled).toBe(true);
+      expect(await temps()).toEqual(writing);
+    } finally {
+      writer.kill('SIGKILL');
+      await new Promise((resolve) => writer.once('close', resolve));
+    }
+    // Here the writer is known dead: the next spill removes what it left.
+    expect((await spill(c, big('next'))).code).toBe(0);
+    expect(await temps()).toEqual([]);
+  });
 });
