@@ -136,6 +136,11 @@ class LineScanner {
   /** The first bytes of a line that started in an earlier chunk. */
   private carry: Buffer[] = [];
   private carryBytes = 0;
+  /**
+   * Of that line, once it holds a '\r': the first bytes after its latest '\r' (`last`), the segment that '\r'
+   * ended (`ended`, when another '\r' came before it) and whether the line so far ends with a '\r' (see lastSegment).
+   */
+  private segments: { last: Segment; ended?: Segment; endsWithCr: boolean } | undefined;
   /** The verdict on the line just considered, until the line after it is seen (see Candidate.next). */
   private awaiting: Candidate | undefined;
 
@@ -149,7 +154,7 @@ class LineScanner {
     let i = 0;
     if (this.pos > this.lineStart) {
       const nl = chunk.indexOf(0x0a);
-      this.keep(chunk.subarray(0, nl < 0 ? chunk.length : nl));
+      this.keep(chunk.subarray(0, nl < 0 ? chunk.length : nl), this.pos);
       if (nl < 0) {
         this.pos += chunk.length;
         return;
@@ -165,6 +170,8 @@ class LineScanner {
       if (this.awaiting) this.attachNext(lineAt(0), this.lineNo, this.pos + i);
       let counted = 0;
       let lineNo = this.lineNo;
+      // The next '\r' at or after the line in hand (-1: none in the region), found once for all its lines.
+      let cr = -2;
       FAILURE_STEM.lastIndex = 0;
       let m: RegExpExecArray | null;
       while ((m = FAILURE_STEM.exec(text)) !== null) {
@@ -172,7 +179,10 @@ class LineScanner {
         const le = text.indexOf('\n', m.index);
         lineNo += countNewlines(region, counted, ls);
         counted = ls;
-        if (m.index - ls < MATCH_WINDOW) this.consider(lineAt(ls), lineNo, this.pos + i + ls);
+        if (cr !== -1 && cr < ls) cr = text.indexOf('\r', ls);
+        const seg = cr !== -1 && cr < le ? lastSegment(text, ls, le) : undefined;
+        const shown = seg && this.consider(region.subarray(seg.start, Math.min(seg.end, seg.start + MATCH_WINDOW)), lineNo, this.pos + i + seg.start);
+        if (!shown && m.index - ls < MATCH_WINDOW) this.consider(lineAt(ls), lineNo, this.pos + i + ls);
         // The line after a verdict, unless it only begins here (then closeCarried or the next chunk sees it).
         if (this.awaiting && le + 1 < region.length) this.attachNext(lineAt(le + 1), lineNo + 1, this.pos + i + le + 1);
         FAILURE_STEM.lastIndex = le + 1;
@@ -183,18 +193,13 @@ class LineScanner {
       this.lineStart = this.pos + lastNl + 1;
       i = lastNl + 1;
     }
-    if (i < chunk.length) this.keep(chunk.subarray(i));
+    if (i < chunk.length) this.keep(chunk.subarray(i), this.pos + i);
     this.pos += chunk.length;
   }
 
   /** Closes a last line that has no newline inside the scanned range. */
   finish(): void {
-    if (this.pos > this.lineStart) {
-      if (this.awaiting) this.attachNext(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
-      this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
-      this.carry = [];
-      this.carryBytes = 0;
-    }
+    if (this.pos > this.lineStart) this.considerCarried();
   }
 
   /** In line order: a few occurrences of each shape (with the shape's count), plus the overflow ring. */
@@ -208,18 +213,44 @@ class LineScanner {
     return out.sort((a, b) => a.lineNo - b.lineNo);
   }
 
-  private keep(part: Buffer): void {
-    if (this.carryBytes >= MATCH_WINDOW || part.length === 0) return;
-    const take = Buffer.from(part.subarray(0, MATCH_WINDOW - this.carryBytes));
-    this.carry.push(take);
-    this.carryBytes += take.length;
+  /** Keeps what is matched of a carried line's next `part` (which starts at byte `at`): its first bytes, and its segments. */
+  private keep(part: Buffer, at: number): void {
+    if (part.length === 0) return;
+    if (this.carryBytes < MATCH_WINDOW) {
+      const take = Buffer.from(part.subarray(0, MATCH_WINDOW - this.carryBytes));
+      this.carry.push(take);
+      this.carryBytes += take.length;
+    }
+    const cr = part.lastIndexOf(0x0d);
+    const segments = this.segments;
+    if (cr === -1) {
+      if (segments) segments.last.add(part);
+    } else {
+      // The segment this part's last '\r' ends: from the '\r' before it, in this part or an earlier one.
+      const before = cr > 0 ? part.lastIndexOf(0x0d, cr - 1) : -1;
+      let ended: Segment | undefined;
+      if (before !== -1) ended = new Segment(at + before + 1).add(part.subarray(before + 1, cr));
+      else if (segments) ended = segments.last.add(part.subarray(0, cr));
+      this.segments = { last: new Segment(at + cr + 1).add(part.subarray(cr + 1)), ended, endsWithCr: false };
+    }
+    if (this.segments) this.segments.endsWithCr = part[part.length - 1] === 0x0d;
+  }
+
+  /** Considers the carried line as lastSegment has it: its last segment when that is a failure line, else its first bytes. */
+  private considerCarried(): void {
+    const first = Buffer.concat(this.carry, this.carryBytes);
+    if (this.awaiting) this.attachNext(first, this.lineNo, this.lineStart);
+    const segments = this.segments;
+    // A final '\r' (CRLF) ends the line, not a segment: then the segment before it is the last, if a '\r' came before.
+    const seg = segments && (segments.endsWithCr ? segments.ended : segments.last);
+    if (!(seg && seg.bytes > 0 && this.consider(seg.text(), this.lineNo, seg.start))) this.consider(first, this.lineNo, this.lineStart);
+    this.carry = [];
+    this.carryBytes = 0;
+    this.segments = undefined;
   }
 
   private closeCarried(nextLineStart: number): void {
-    if (this.awaiting) this.attachNext(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
-    this.consider(Buffer.concat(this.carry, this.carryBytes), this.lineNo, this.lineStart);
-    this.carry = [];
-    this.carryBytes = 0;
+    this.considerCarried();
     this.newlines++;
     this.lineNo++;
     this.lineStart = nextLineStart;
@@ -234,10 +265,11 @@ class LineScanner {
     if (/^\s+\S/.test(text)) verdict.next = { text: text.slice(0, CANDIDATE_TEXT_MAX), start };
   }
 
-  private consider(raw: Buffer, lineNo: number, start: number): void {
+  /** Keeps line `lineNo` (its first bytes, `raw`) when it is a failure line (then true). */
+  private consider(raw: Buffer, lineNo: number, start: number): boolean {
     this.awaiting = undefined;
     const text = lineText(raw);
-    if (!isFailureLine(text)) return;
+    if (!isFailureLine(text)) return false;
     const shape = shapeOf(text);
     const rank = failureRank(text);
     const shapes = this.shapes[rank]!;
@@ -262,7 +294,41 @@ class LineScanner {
       if (overflow.length > CANDIDATES_KEPT) overflow.shift();
     }
     if (rank === 0 && early) this.awaiting = c;
+    return true;
   }
+}
+
+/** The first MATCH_WINDOW bytes of a carried line's segment, gathered as its parts come. */
+class Segment {
+  private readonly parts: Buffer[] = [];
+  bytes = 0;
+
+  constructor(readonly start: number) {}
+
+  add(part: Buffer): this {
+    if (this.bytes < MATCH_WINDOW && part.length > 0) {
+      const take = Buffer.from(part.subarray(0, MATCH_WINDOW - this.bytes));
+      this.parts.push(take);
+      this.bytes += take.length;
+    }
+    return this;
+  }
+
+  text(): Buffer {
+    return Buffer.concat(this.parts, this.bytes);
+  }
+}
+
+/**
+ * Where the line from `ls` to `le` (its '\n') shows its last segment, as a terminal does: a '\r' inside a line
+ * (progress bars, curl's meter) sends the cursor back, and what follows the last one is what stays on screen,
+ * such as the error glued to the end of a long meter. A final '\r' (CRLF) ends the line, not a segment.
+ * Undefined when the line holds no other '\r', or nothing follows it.
+ */
+function lastSegment(text: string, ls: number, le: number): { start: number; end: number } | undefined {
+  const end = le > ls && text.charCodeAt(le - 1) === 0x0d ? le - 1 : le;
+  const cr = end > ls ? text.lastIndexOf('\r', end - 1) : -1;
+  return cr >= ls && cr + 1 < end ? { start: cr + 1, end } : undefined;
 }
 
 /** A line's text as matched and shown: its first bytes decoded (a character cut at their end left out), without a final `\r`. */

@@ -452,6 +452,41 @@ describe('failure-line scan over chunks', () => {
     }
   });
 
+  it('judges a line holding a \\r by its last segment, as a terminal shows it, wherever the chunk boundaries fall', () => {
+    const update = (i: number): string => `  ${i % 100}  12.3M    0     0   ${i}k      0 --:--:-- 0:00:${i % 60}`;
+    const meter = (n: number): string => Array.from({ length: n }, (_, i) => `\r${update(i)}`).join('');
+    const text = [
+      'start',
+      meter(3) + 'curl: (56) Recv failure: Connection reset by peer', // glued to the meter's last update, as curl does
+      'error: first segment\rretrying 1/3\rall good', // an overwritten error: the first bytes still tell
+      'x\rpanic: crlf line\r', // CRLF: the final \r ends the line, not a segment
+      'ok\r\r', // nothing follows the last \r that is not final
+      'tail',
+    ].join('\n');
+    const buf = Buffer.from(text);
+    const whole = scanFailureLines([buf]);
+    expect(whole).toEqual([
+      { lineNo: 2, text: update(2) + 'curl: (56) Recv failure: Connection reset by peer', repeats: 1 },
+      { lineNo: 3, text: 'error: first segment\rretrying 1/3\rall good', repeats: 1 },
+      { lineNo: 4, text: 'panic: crlf line', repeats: 1 },
+    ]);
+    for (let a = 0; a <= buf.length; a++) {
+      for (let b = a; b <= buf.length; b += 3) {
+        expect(scanFailureLines([buf.subarray(0, a), buf.subarray(a, b), buf.subarray(b)])).toEqual(whole);
+      }
+    }
+    // A meter of 100 KB before the error: past the first 4 KB, the line's last segment is still matched,
+    // whole or read a chunk at a time.
+    const long = Buffer.from(`start\n${meter(2000)}curl: (28) Operation timed out after 300000 milliseconds\nend\n`);
+    const found = [{ lineNo: 2, text: update(1999) + 'curl: (28) Operation timed out after 300000 milliseconds', repeats: 1 }];
+    expect(scanFailureLines([long])).toEqual(found);
+    for (const size of [1, 777, 4096, 65536]) {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < long.length; at += size) chunks.push(long.subarray(at, at + size));
+      expect(scanFailureLines(chunks), `chunks of ${size}`).toEqual(found);
+    }
+  });
+
   it('matches only the first 4 KB of a very long line', () => {
     expect(scanFailureLines([Buffer.from('x'.repeat(5000) + ' error\n')])).toEqual([]);
     expect(scanFailureLines([Buffer.from('error ' + 'x'.repeat(5000) + '\n')])).toHaveLength(1);
