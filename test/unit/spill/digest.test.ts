@@ -211,10 +211,13 @@ const WORDLESS_FAILURES = [
   'cat: src/: Is a directory',
   'web-7d9f 0/1 CrashLoopBackOff 5 3m',
   'rspec ./spec/models/user_spec.rb:12 # User validates email',
+  'curl: (6) Could not resolve host: example.invalid',
+  'curl: (18) transfer closed with 51298304 bytes remaining to read',
+  '  0 50.0M    0  304k    0     0  15533      0  0:56:15  0:00:20  0:55:55 16357curl: (56) Recv failure: Connection reset by peer',
 ];
 // What only suggests one: kept, ranked below the verdicts.
 const HEDGED_FAILURES = [
-  'curl: (6) Could not resolve host: example.invalid',
+  'Could not resolve host: example.invalid',
   'unable to open config',
   '    parse_test.go:41: got 3, want 4',
   "tar: invalid option -- 'q'",
