@@ -47,7 +47,10 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // rspec's `rspec ./x_spec.rb:12 #`), linkers, make's `*** ... Stop.`, git's merge `CONFLICT (`, a non-zero
 // exit status, a limit exceeded, Kubernetes' back-offs, apt's and Kotlin's `E:`/`e:`, Go's compiler
 // (`x.go:3:5: undefined: y`), rake's `aborted!`, curl's exit line (`curl: (18) transfer closed with 12 bytes
-// remaining to read`: older curls glue it to the progress meter's last update).
+// remaining to read`: older curls glue it to the progress meter's last update), sed's and the parsers'
+// `unterminated`, and the shell's own lines (`bash: x:
+// unbound variable`, `./build.sh: line 3: [: too many arguments`, `zsh:1: ...`; not its warnings), which it prints
+// only for errors.
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -60,7 +63,8 @@ const FAILURE_PHRASE = new RegExp(
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
-    /curl: \(\d{1,3}\) \S/,
+    /curl: \(\d{1,3}\) \S|\bunterminated\b/,
+    /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^\S+: line \d+: (?!warning\b)/,
   ]
     .map((r) => r.source)
     .join('|'),

@@ -1,6 +1,6 @@
 // Real tools failing in the middle of a long log, spilled through the built CLI: their own failure lines
 // (as this machine's tools print them, not as a test writes them) must be in what the model is shown. Only
-// tools every Debian-like machine that cloned this repository has: bash, dash, coreutils, tar, git, node, npm, and
+// tools every Debian-like machine that cloned this repository has: bash, dash, coreutils, sed, tar, git, node, npm, and
 // the TypeScript compiler `npm ci` installs.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,9 @@ const CASES: Array<[string, string, string]> = [
   ['a full disk', 'echo data > f && cp f /dev/full', 'No space left on device'],
   ['bash: an unknown command', 'frobnicate_spillway_test', 'command not found'],
   ["dash: an unknown command", "sh -c 'frobnicate_spillway_test'", 'not found'],
+  ['bash: an unset variable under set -u', `bash -c 'set -u; echo "$release_tag"'`, 'unbound variable'],
+  ["a script's test with too many words", `printf 'v="1 2"\n[ $v = 1 ]\n' > check.sh && bash check.sh`, 'too many arguments'],
+  ['sed: an unfinished command', "sed 's/a' /dev/null", 'unterminated'],
   ['node: an uncaught exception', `node -e "throw new Error('boom in the widget')"`, 'boom in the widget'],
   ['node: a stack overflow', 'node -e "const f = () => f(); f()"', 'Maximum call stack size exceeded'],
   ['git: a merge conflict', 'git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m a && echo a > f && git add f && git -c user.email=a@b -c user.name=a commit -qm b && git checkout -qb x && echo b > f && git -c user.email=a@b -c user.name=a commit -qam c && git checkout -q - && echo c > f && git -c user.email=a@b -c user.name=a commit -qam d && git -c user.email=a@b -c user.name=a merge x', 'CONFLICT'],

@@ -214,6 +214,13 @@ const WORDLESS_FAILURES = [
   'curl: (6) Could not resolve host: example.invalid',
   'curl: (18) transfer closed with 51298304 bytes remaining to read',
   '  0 50.0M    0  304k    0     0  15533      0  0:56:15  0:00:20  0:55:55 16357curl: (56) Recv failure: Connection reset by peer',
+  'bash: nope: unbound variable',
+  'bash: line 1: r: readonly variable',
+  './scripts/build.sh: line 14: [: too many arguments',
+  '/bin/sh: 1: [: b: unexpected operator',
+  'zsh:1: bad pattern: x[',
+  "bash: ${m[}: bad substitution",
+  "sed: -e expression #1, char 3: unterminated `s' command",
 ];
 // What only suggests one: kept, ranked below the verdicts.
 const HEDGED_FAILURES = [
@@ -262,7 +269,7 @@ describe('isFailureLine', () => {
     "main.c:(.text+0x1c): undefined reference to `helper'",
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
