@@ -50,7 +50,9 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // remaining to read`: older curls glue it to the progress meter's last update), sed's and the parsers'
 // `unterminated`, and the shell's own lines (`bash: x:
 // unbound variable`, `./build.sh: line 3: [: too many arguments`, `zsh:1: ...`; not its warnings), which it prints
-// only for errors.
+// only for errors. Also kubectl's `The connection to the server ... was refused`, Windows' `... is not recognized as
+// an internal or external command` and `Access is denied.`, glibc's `double free or corruption`, and a linker's
+// `Undefined symbols for architecture arm64:`.
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -59,7 +61,8 @@ const FAILURE_PHRASE = new RegExp(
     /\bcommand not found\b|:\s*not found\s*$|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
     /\bno space left on device\b|\bread-only file system\b|\btoo many open files\b|: (?:is|not) a directory\b/,
     /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
-    /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b/,
+    /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b|\berrimagepull\b/,
+    /\b(?:was|were) refused\b|\bis not recognized as\b|\baccess (?:is )?denied\b|\bdouble free or corruption\b|\bundefined symbols? for\b/,
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,

@@ -221,6 +221,13 @@ const WORDLESS_FAILURES = [
   'zsh:1: bad pattern: x[',
   "bash: ${m[}: bad substitution",
   "sed: -e expression #1, char 3: unterminated `s' command",
+  'The connection to the server localhost:8080 was refused - did you specify the right host or port?',
+  "'frobnicate' is not recognized as an internal or external command,",
+  "frobnicate : The term 'frobnicate' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+  'Access is denied.',
+  'web-1   0/1     ErrImagePull   0          5s',
+  'double free or corruption (out)',
+  'Undefined symbols for architecture arm64:',
 ];
 // What only suggests one: kept, ranked below the verdicts.
 const HEDGED_FAILURES = [
