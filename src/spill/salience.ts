@@ -51,8 +51,9 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // `unterminated`, and the shell's own lines (`bash: x:
 // unbound variable`, `./build.sh: line 3: [: too many arguments`, `zsh:1: ...`; not its warnings), which it prints
 // only for errors. Also kubectl's `The connection to the server ... was refused`, Windows' `... is not recognized as
-// an internal or external command` and `Access is denied.`, glibc's `double free or corruption`, and a linker's
-// `Undefined symbols for architecture arm64:`.
+// an internal or external command` and `Access is denied.`, glibc's `double free or corruption`, a linker's
+// `Undefined symbols for architecture arm64:`, and an exit as compose and the old docker builder report it
+// (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`).
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -66,6 +67,7 @@ const FAILURE_PHRASE = new RegExp(
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
+    /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
     /curl: \(\d{1,3}\) \S|\bunterminated\b/,
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^\S+: line \d+: (?!warning\b)/,
   ]
