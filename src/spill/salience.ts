@@ -46,14 +46,13 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // the system's errno texts, test protocols (TAP's `not ok`, jest's `●`, a failed test's cross: ✕ ✗ ✘ ✖ × ❌,
 // rspec's `rspec ./x_spec.rb:12 #`), linkers, make's `*** ... Stop.`, git's merge `CONFLICT (`, a non-zero
 // exit status, a limit exceeded, Kubernetes' back-offs, apt's and Kotlin's `E:`/`e:`, Go's compiler
-// (`x.go:3:5: undefined: y`), rake's `aborted!`, curl's exit line (`curl: (18) transfer closed with 12 bytes
-// remaining to read`: older curls glue it to the progress meter's last update), sed's and the parsers'
-// `unterminated`, and the shell's own lines (`bash: x:
-// unbound variable`, `./build.sh: line 3: [: too many arguments`, `zsh:1: ...`; not its warnings), which it prints
-// only for errors. Also kubectl's `The connection to the server ... was refused`, Windows' `... is not recognized as
-// an internal or external command` and `Access is denied.`, glibc's `double free or corruption`, a linker's
-// `Undefined symbols for architecture arm64:`, and an exit as compose and the old docker builder report it
-// (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`).
+// (`x.go:3:5: undefined: y`), rake's `aborted!`; curl's exit line (`curl: (18) transfer closed with 12 bytes
+// remaining to read`; older curls glue it to the progress meter's last update), sed's and parsers' `unterminated`,
+// the shell's own lines, which it prints only for errors (`bash: x: unbound variable`, `./build.sh: line 3: [: too
+// many arguments`, `zsh:1: ...`; not its warnings), kubectl's `The connection to the server ... was refused`,
+// Windows' `... is not recognized as an internal or external command` and `Access is denied.`, glibc's `double free
+// or corruption`, a linker's `Undefined symbols for architecture arm64:`, and an exit as compose and the old docker
+// builder report it (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`).
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
