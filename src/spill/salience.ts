@@ -68,7 +68,7 @@ const FAILURE_PHRASE = new RegExp(
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
     /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
     /curl: \(\d{1,3}\) \S|\bunterminated\b/,
-    /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^\S+: line \d+: (?!warning\b)/,
+    /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
   ]
     .map((r) => r.source)
     .join('|'),

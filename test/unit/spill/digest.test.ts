@@ -217,6 +217,8 @@ const WORDLESS_FAILURES = [
   'bash: nope: unbound variable',
   'bash: line 1: r: readonly variable',
   './scripts/build.sh: line 14: [: too many arguments',
+  'build.sh: line 3: cd: out: No such file or directory',
+  './run: line 7: $1: unbound variable',
   '/bin/sh: 1: [: b: unexpected operator',
   'zsh:1: bad pattern: x[',
   "bash: ${m[}: bad substitution",
@@ -279,7 +281,7 @@ describe('isFailureLine', () => {
     "main.c:(.text+0x1c): undefined reference to `helper'",
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
