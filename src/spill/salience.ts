@@ -52,7 +52,10 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // many arguments`, `zsh:1: ...`; not its warnings), kubectl's `The connection to the server ... was refused`,
 // Windows' `... is not recognized as an internal or external command` and `Access is denied.`, glibc's `double free
 // or corruption`, a linker's `Undefined symbols for architecture arm64:`, and an exit as compose and the old docker
-// builder report it (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`).
+// builder report it (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`); git's
+// `! [rejected]` push, black's `would reformat` and prettier's `Code style issues found`, Python's
+// `KeyboardInterrupt`, sudo's `a password is required`, pkg-config's and ld's missing libraries, gcc's `compilation
+// terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`.
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -66,7 +69,10 @@ const FAILURE_PHRASE = new RegExp(
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
-    /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
+    /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-?zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
+    /\[(?:remote )?rejected\]|\b(?:was|were) rejected\b|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
+    /^sudo: (?:a (?:password|terminal) is required|\d+ incorrect password)|\bpkg-config search path\b|\blibrary not found\b/,
+    /^compilation terminated\b|\binvalid (?:read|write|free)\b|^aborting\s*$|\babort trap\b/,
     /curl: \(\d{1,3}\) \S|\bunterminated\b/,
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
   ]
@@ -94,6 +100,8 @@ const QUALIFIED_EXCEPTION = /^\s*(?:E\s+)?(?:\w+\.)+(?:errors?|exceptions?)\.\w+
 // "0 errors", "no failures", "without errors", "errors: 0" report success ("non-zero exit status" does not).
 const NEGATED_BEFORE = /(?:\b0|\bno|\bnot|\bwithout|(?<!-)\bzero)\s+$/i;
 const NEGATED_AFTER = /^\s*[:=]\s*0\b/;
+// ... unless a count follows the word: `unreachable=0 failed=1` is one failure.
+const COUNTED_AFTER = /^\s*[:=]\s*[1-9]/;
 // Part of a path or file name: `src/errors/index.ts`, `error-boundary.tsx`, `failures.log`.
 const PATH_BEFORE = /[/\\][\w.-]*$/;
 const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
@@ -120,7 +128,7 @@ export function isFailureLine(line: string): boolean {
     while ((m = re.exec(text)) !== null) {
       const before = text.slice(Math.max(0, m.index - 12), m.index);
       const after = text.slice(m.index + m[0].length, m.index + m[0].length + 8);
-      if (NEGATED_BEFORE.test(before) || (countAfter && NEGATED_AFTER.test(after))) continue;
+      if ((NEGATED_BEFORE.test(before) && !COUNTED_AFTER.test(after)) || (countAfter && NEGATED_AFTER.test(after))) continue;
       if (path && (PATH_BEFORE.test(before) || PATH_AFTER.test(after))) continue;
       return true;
     }

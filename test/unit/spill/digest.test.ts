@@ -233,6 +233,20 @@ const WORDLESS_FAILURES = [
   'service "migrate" didn\'t complete successfully: exit 1',
   "The command '/bin/sh -c npm ci' returned a non-zero code: 1",
   'worker process exited with 1',
+  ' ! [rejected]        main -> main (fetch first)',
+  'Updates were rejected because the remote contains work that you do not have locally.',
+  'Oh no! 💥 💔 💥 1 file would be reformatted, 2 files would be left unchanged.',
+  'would reformat src/app.py',
+  '[warn] Code style issues found in 2 files. Run Prettier with --write to fix.',
+  'KeyboardInterrupt',
+  'sudo: a password is required',
+  'Package libfoo was not found in the pkg-config search path.',
+  'ld: library not found for -lssl',
+  'compilation terminated.',
+  '==12345== Invalid read of size 4',
+  'Aborting',
+  'Command PhaseScriptExecution failed with a nonzero exit code',
+  'Abort trap: 6',
 ];
 // What only suggests one: kept, ranked below the verdicts.
 const HEDGED_FAILURES = [
@@ -279,9 +293,10 @@ describe('isFailureLine', () => {
     '  \u25cf Parser \u203a rejects bad input',
     'org.junit.ComparisonFailure: expected:<[1]> but was:<[2]>',
     "main.c:(.text+0x1c): undefined reference to `helper'",
+    'PLAY RECAP ********* web1 : ok=3 changed=0 unreachable=0 failed=1',
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded', 'PLAY RECAP web1 : ok=3 changed=0 unreachable=0 failed=0', 'reformatted 3 files', 'aborting the old build and starting again'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
