@@ -6,7 +6,7 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Described, SessionClaim } from './source';
@@ -196,9 +196,34 @@ function readTrailer(fd: number): { trailer: Trailer; start: number } | undefine
   return { trailer, start: span.start };
 }
 
-/** Opens an index file for reading: never through a symlink, never blocked on a FIFO put in its place. */
+/**
+ * Opens an index file for reading: never through a symlink, never blocked on a FIFO put in its place, and
+ * only this user's file in a folder no one else may write to (else another user could put a crafted one there).
+ */
 function openIndexFile(file: string): number {
-  return openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  const unsafe = indexFolderProblem(path.dirname(file));
+  if (unsafe) throw new Error(`${path.dirname(file)} is ${unsafe}`);
+  const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  if (typeof process.getuid === 'function' && fstatSync(fd).uid !== process.getuid()) {
+    closeSync(fd);
+    throw new Error(`${file} is owned by another user`);
+  }
+  return fd;
+}
+
+/**
+ * Why the index's folder is not one to keep it in, or undefined: it must be a folder of this user that no
+ * one else may write to. (A symlink to such a folder is followed: only the user could have put it there.)
+ * Another user could otherwise swap the index for one they made, or remove it.
+ */
+export function indexFolderProblem(dir: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) return undefined; // made (0700) when the index is first written
+  if (!st.isDirectory()) return 'not a folder';
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return 'owned by another user';
+  if ((st.mode & 0o022) !== 0) return 'writable by others';
+  return undefined;
 }
 
 /**
@@ -533,6 +558,8 @@ export class IndexWriter extends IndexLines {
 
   static async open(file: string): Promise<IndexWriter> {
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const unsafe = indexFolderProblem(path.dirname(file));
+    if (unsafe) throw new Error(`${path.dirname(file)} is ${unsafe}`);
     const temp = `${file}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`;
     const fd = openSync(temp, fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
     return new IndexWriter(file, temp, fd);

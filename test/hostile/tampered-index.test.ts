@@ -74,3 +74,40 @@ describe('a tampered index', () => {
     expect(await fsp.readFile(transcript, 'utf8')).toContain(id);
   });
 });
+
+describe('an index folder others may write to', () => {
+  it('is neither written nor read: another user could swap the index for one they made', async () => {
+    const c = await caseDirs(base(), 'open-cache');
+    const id = '00000000-0000-4000-8000-0000000000cc';
+    const project = path.join(c.claudeProjects, '-work');
+    await write(path.join(project, `${id}.jsonl`), JSON.stringify({ type: 'user', sessionId: id, cwd: '/work', message: { role: 'user', content: 'hi' } }) + '\n');
+    const blob = await write(path.join(project, id, 'tool-results', 'toolu_01.txt'), 'inside blob\n');
+    await backdate(c.dir);
+    // A good index made where the user keeps it, then moved into a folder anyone may write to (and reached
+    // through a symlink there), with a session added by hand that lists a file outside the roots.
+    const cache = path.join(c.home, '.cache', 'spillway');
+    expect((await run(['list', '--json'], { env: c.env })).code).toBe(0);
+    const [name] = (await fsp.readdir(cache)).filter((n) => n.startsWith('catalog-'));
+    const open = path.join(c.dir, 'open-to-all');
+    await fsp.rename(cache, open);
+    await fsp.chmod(open, 0o777);
+    const secret = path.join(sentinel(), 'secret.txt');
+    await tamper(path.join(open, name!), (entries) => {
+      entries[0].described.blobs.rows.push([secret, 'secret.txt', 'tool-result', null, null, null, 1, '2020-01-01T00:00:00.000Z', 0, null, 'none', null, null]);
+    });
+    const planted = await fsp.readFile(path.join(open, name!));
+    for (const place of ['the folder itself', 'a symlink to it'] as const) {
+      if (place === 'a symlink to it') await fsp.symlink(open, cache);
+      else await fsp.rename(open, cache);
+      const listed = await run(['list', '--json'], { env: c.env });
+      expect(listed.code).toBe(0);
+      expect(listed.stderr).toContain('is writable by others');
+      const blobs = (JSON.parse(listed.stdout.toString()) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions.flatMap((s) => s.blobs.map((b) => b.path));
+      expect(blobs, place).toEqual([blob]);
+      // Not rewritten there either: what is in the folder is what was planted.
+      expect(await fsp.readdir(place === 'a symlink to it' ? open : cache)).toEqual([name]);
+      expect((await fsp.readFile(path.join(place === 'a symlink to it' ? open : cache, name!))).equals(planted)).toBe(true);
+      if (place === 'the folder itself') await fsp.rename(cache, open);
+    }
+  });
+});
