@@ -6,13 +6,27 @@ import * as esbuild from 'esbuild';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
 import { worthAWorker } from '../../../src/catalog/describe-ahead';
 import type { SessionInfo } from '../../../src/catalog/types';
 import { backdate, REPO, shown } from './helpers';
 
 const SESSIONS = 60;
+
+/** While set, writes into files below `below` fail as on a full disk once `bytes` more have been written there. */
+const disk = vi.hoisted(() => ({ full: undefined as { below: string; bytes: number } | undefined }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const writeSync = ((fd: number, data: string | NodeJS.ArrayBufferView, ...rest: unknown[]) => {
+    if (disk.full && fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(disk.full.below)) {
+      disk.full.bytes -= typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+      if (disk.full.bytes < 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }
+    return (fs.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
+  }) as typeof fs.writeSync;
+  return { ...fs, default: { ...fs, writeSync }, writeSync };
+});
 let dir: string;
 let root: string;
 let workerFile: string;
@@ -106,6 +120,25 @@ describe('describing sessions ahead in a worker thread', () => {
     expect(stopped.stats).toMatchObject({ described: SESSIONS });
     expect(stopped.sessions).toEqual(truth);
     expect((await listed(cache, {})).stats).toMatchObject({ described: 0, reused: SESSIONS });
+  });
+});
+
+describe('a disk that fills while the worker hands lines over', () => {
+  it('lists the same from memory, says why once, and leaves no temporary file', async () => {
+    const truth = (await listed(undefined, {})).sessions;
+    // The disk fills at the start, after some lines, and after most of them (each session's line is some 1 KB).
+    for (const bytes of [0, 8_000, 40_000]) {
+      const cache = path.join(dir, `cache-full-${bytes}`);
+      disk.full = { below: cache, bytes };
+      try {
+        const full = await listed(cache, { describeAhead: { workerFile, minMs: 0 } });
+        expect(full.sessions, `full after ${bytes} bytes`).toEqual(truth);
+        expect(full.problems.filter((p) => /cannot write the catalog index .*ENOSPC/.test(p))).toHaveLength(1);
+        expect(await fsp.readdir(cache)).toEqual([]);
+      } finally {
+        disk.full = undefined;
+      }
+    }
   });
 });
 
