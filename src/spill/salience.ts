@@ -59,7 +59,7 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 const FAILURE_PHRASE = new RegExp(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
-    /(?:^\s*|:\s+|\b\d+\s+)(?:aborted|killed|terminated)\b(?![-./])|\baborted!|\boomkilled\b|\bterminate called\b|\bsig(?:segv|abrt|kill|bus|ill|fpe)\b/,
+    /(?:^\s*|:\s+)(?:aborted|killed|terminated)\b(?![-./])|\baborted!|\boomkilled\b|\bterminate called\b|(?<!\bsend(?:ing|s)? (?:a )?)\bsig(?:segv|abrt|kill|bus|ill|fpe)\b/,
     /\bout of memory\b|\btimed out\b|\b(?:quota|deadline|call stack size|time limit|memory limit)[ _]exceeded\b/,
     /\bcommand not found\b|:\s*not found\s*$|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
     /\bno space left on device\b|\bread-only file system\b|\btoo many open files\b|: (?:is|not) a directory\b/,
@@ -111,10 +111,15 @@ const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
  * after it ("errors: 0") only to a plain word (`KeyError: 0` is Python's failure line), a path
  * only to words (a phrase has spaces).
  */
+// The shell's line for a job a signal ended (`bash: line 1: 4242 Killed  ./x`), capitalised as the shell writes
+// it: a count of something killed (`12 killed, 3 survived`, a mutation test's score) is no failure.
+const JOB_ENDED = /\b\d+\s+(?:Aborted|Killed|Terminated)\b(?![-./])/g;
+
 const RULES: ReadonlyArray<{ re: RegExp; countAfter: boolean; path: boolean }> = [
   { re: FAILURE_WORD, countAfter: true, path: true },
   { re: FAILURE_COMPOUND, countAfter: false, path: true },
   { re: FAILURE_PHRASE, countAfter: false, path: false },
+  { re: JOB_ENDED, countAfter: false, path: false },
   { re: FAILURE_HEDGE, countAfter: false, path: false },
 ];
 
@@ -162,6 +167,9 @@ export function failureRank(line: string): 0 | 1 | 2 {
   const text = line.includes('\x1b') ? line.replace(ANSI, '') : line;
   if (PASSING.test(text) && !/FAIL/.test(text)) return 2;
   if (VERDICT.test(text) || QUALIFIED_EXCEPTION.test(text)) return 0;
-  FAILURE_PHRASE.lastIndex = 0;
-  return FAILURE_PHRASE.test(text) ? 0 : 1;
+  for (const phrase of [FAILURE_PHRASE, JOB_ENDED]) {
+    phrase.lastIndex = 0;
+    if (phrase.test(text)) return 0;
+  }
+  return 1;
 }
