@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backdate } from '../integration/catalog/helpers';
-import { caseDirs, hostileFile, run, SECRET, write } from './helpers';
+import { caseDirs, hostileFile, run, SECRET, write, type CaseDirs } from './helpers';
 
 const { base, sentinel } = hostileFile('tampered-index');
 
@@ -21,15 +21,21 @@ async function tamper(file: string, edit: (entries: any[], trailer: any) => void
   await fsp.writeFile(file, out.join('') + JSON.stringify(trailer) + '\n');
 }
 
+/** One Claude Code session with one blob, listed once (which writes the index); its project folder and blob. */
+async function listedSession(c: CaseDirs, id: string): Promise<{ project: string; blob: string }> {
+  const project = path.join(c.claudeProjects, '-work');
+  await write(path.join(project, `${id}.jsonl`), JSON.stringify({ type: 'user', sessionId: id, cwd: '/work', message: { role: 'user', content: 'hi' } }) + '\n');
+  const blob = await write(path.join(project, id, 'tool-results', 'toolu_01.txt'), 'inside blob\n');
+  await backdate(c.dir);
+  expect((await run(['list', '--json'], { env: c.env })).code).toBe(0);
+  return { project, blob };
+}
+
 describe('a tampered index', () => {
   it('never makes list or grep show or read a file outside the roots', async () => {
     const c = await caseDirs(base(), 'tampered');
     const id = '00000000-0000-4000-8000-0000000000aa';
-    const project = path.join(c.claudeProjects, '-work');
-    await write(path.join(project, `${id}.jsonl`), JSON.stringify({ type: 'user', sessionId: id, cwd: '/work', message: { role: 'user', content: 'hi' } }) + '\n');
-    await write(path.join(project, id, 'tool-results', 'toolu_01.txt'), 'inside blob\n');
-    await backdate(c.dir);
-    expect((await run(['list', '--json'], { env: c.env })).code).toBe(0);
+    const { project } = await listedSession(c, id);
     const cache = path.join(c.home, '.cache', 'spillway');
     const [indexFile] = (await fsp.readdir(cache)).filter((n) => n.startsWith('catalog-')).map((n) => path.join(cache, n));
     const secret = path.join(sentinel(), 'secret.txt');
@@ -78,15 +84,10 @@ describe('a tampered index', () => {
 describe('an index folder others may write to', () => {
   it('is neither written nor read: another user could swap the index for one they made', async () => {
     const c = await caseDirs(base(), 'open-cache');
-    const id = '00000000-0000-4000-8000-0000000000cc';
-    const project = path.join(c.claudeProjects, '-work');
-    await write(path.join(project, `${id}.jsonl`), JSON.stringify({ type: 'user', sessionId: id, cwd: '/work', message: { role: 'user', content: 'hi' } }) + '\n');
-    const blob = await write(path.join(project, id, 'tool-results', 'toolu_01.txt'), 'inside blob\n');
-    await backdate(c.dir);
     // A good index made where the user keeps it, then moved into a folder anyone may write to (and reached
-    // through a symlink there), with a session added by hand that lists a file outside the roots.
+    // through a symlink there), with a row added by hand that lists a file outside the roots.
+    const { blob } = await listedSession(c, '00000000-0000-4000-8000-0000000000cc');
     const cache = path.join(c.home, '.cache', 'spillway');
-    expect((await run(['list', '--json'], { env: c.env })).code).toBe(0);
     const [name] = (await fsp.readdir(cache)).filter((n) => n.startsWith('catalog-'));
     const open = path.join(c.dir, 'open-to-all');
     await fsp.rename(cache, open);
