@@ -31,6 +31,16 @@ const FAILURES = [
   (i) => `CONFLICT (content): Merge conflict in src/billing/invoice_${i}.ts`,
   (i) => `cp: cannot create regular file 'dist/bundle_${i}.js': No space left on device`,
   (i) => `ssh: connect to host build-${i % 250} port 22: Connection refused`,
+  (i) => `./scripts/release.sh: line ${i % 90}: RELEASE_TAG_${i}: unbound variable`,
+  (i) => `curl: (18) transfer closed with ${i * 1024} bytes remaining to read`,
+  (i) => `The command '/bin/sh -c npm ci --prefix pkg-${i}' returned a non-zero code: 1`,
+  // Glued to the end of a progress meter that ran for minutes (each update after a '\r', 6 KB in all): the error
+  // is what must be seen.
+  (i) => {
+    const error = `curl: (56) Recv failure: Connection reset by peer (${i})`;
+    const meter = Array.from({ length: 80 }, (_, s) => `\r  ${s % 100} 50.0M    ${s % 100} ${s * 16}k    0     0  16118      0  0:54:12  0:0${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}  0:53:03 16361`);
+    return { line: meter.join('') + error, seen: error };
+  },
 ];
 // Lines that mention failure words without being the failure: paths and
 // zero counts (which the matcher rejects) and repeated retry/deprecation noise
@@ -43,6 +53,8 @@ const DECOYS = [
   (i) => `retrying request ${i}: error ECONNRESET`,
   (i) => `warning: fs.exists is deprecated and will fail in v${i % 5 + 5}`,
   (i) => `npm WARN optional could not install fsevents@2.3.${i % 9} (platform linux)`,
+  (i) => `mutation score: ${i % 97} killed, 3 survived`,
+  (i) => `Sending SIGKILL to worker ${i % 16}`,
 ];
 
 function failingLog(bytes, decoyRate) {
@@ -54,10 +66,11 @@ function failingLog(bytes, decoyRate) {
     size += l.length + 1;
   }
   const at = Math.floor(lines.length * (0.1 + 0.8 * rand()));
-  const failure = FAILURES[Math.floor(rand() * FAILURES.length)](at);
-  lines[at] = failure;
+  const made = FAILURES[Math.floor(rand() * FAILURES.length)](at);
+  const { line, seen } = typeof made === 'string' ? { line: made, seen: made } : made;
+  lines[at] = line;
   lines.push(`build finished in ${Math.floor(rand() * 90)}s`, 'exit status 1');
-  return { text: lines.join('\n') + '\n', failure };
+  return { text: lines.join('\n') + '\n', failure: seen };
 }
 
 const headOnly = (text, budget) => {

@@ -382,8 +382,8 @@ function cutTail(tailBuf: Buffer, tailBufStart: number, size: number, limit: num
   return tailBufStart + utf8CeilBoundary(tailBuf, from);
 }
 
-function renderSalient(c: Candidate): string {
-  return renderLine(c.repeats > 1 ? `[line ${c.lineNo}, ${c.repeats} alike] ` : `[line ${c.lineNo}] `, c.text);
+function renderSalient(c: Candidate, max?: number): string {
+  return renderLine(c.repeats > 1 ? `[line ${c.lineNo}, ${c.repeats} alike] ` : `[line ${c.lineNo}] `, c.text, max);
 }
 
 /** A verdict's next line (Candidate.next), numbered as the verdict is. */
@@ -391,11 +391,27 @@ function renderNext(c: Candidate): string {
   return c.next ? renderLine(`[line ${c.lineNo + 1}] `, c.next.text) : '';
 }
 
-function renderLine(prefix: string, text: string): string {
+/** What a cut line keeps before its failure word, and the least of its text it shows (bytes). */
+const BEFORE_WORD = 8;
+const CUT_TEXT_MIN = 32;
+const ELLIPSIS_BYTES = 3;
+
+/**
+ * `prefix + text` and a newline in at most `max` bytes. A longer line is cut: from a little before its failure
+ * word (past an error's long preamble: a progress meter it is glued to, a log line's time and thread) to where
+ * the room ends; `…`s mark what is left out. Empty when the room is too small to show much of the failure.
+ */
+function renderLine(prefix: string, text: string, max = SALIENT_LINE_MAX): string {
   const full = prefix + text;
-  if (utf8Bytes(full) + 1 <= SALIENT_LINE_MAX) return full + '\n';
-  const buf = Buffer.from(full, 'utf8');
-  return buf.subarray(0, utf8FloorBoundary(buf, SALIENT_LINE_MAX - 4)).toString('utf8') + '…\n';
+  if (utf8Bytes(full) + 1 <= max) return full + '\n';
+  const room = max - utf8Bytes(prefix) - 1; // for the text and its ellipses
+  const bytes = Buffer.from(text, 'utf8');
+  FAILURE_STEM.lastIndex = 0;
+  const word = utf8Bytes(text.slice(0, FAILURE_STEM.exec(text)?.index ?? 0));
+  const from = word <= BEFORE_WORD + ELLIPSIS_BYTES ? 0 : utf8CeilBoundary(bytes, word - BEFORE_WORD);
+  const end = utf8FloorBoundary(bytes, Math.min(bytes.length, from + room - ELLIPSIS_BYTES * (from > 0 ? 2 : 1)));
+  if (end < bytes.length && end - from < CUT_TEXT_MIN) return '';
+  return `${prefix}${from > 0 ? '…' : ''}${bytes.toString('utf8', from, end)}${end < bytes.length ? '…' : ''}\n`;
 }
 
 /**
@@ -427,12 +443,21 @@ function selectSalient(cands: Candidate[], budget: number): string {
   }
   let left = budget - headerBytes;
   const chosen: Candidate[] = [];
+  let skipped: Candidate | undefined;
   for (const c of order) {
     const cost = utf8Bytes(renderSalient(c));
     if (cost <= left) {
       chosen.push(c);
       left -= cost;
-    }
+    } else skipped ??= c;
+  }
+  // What is left shows the first line that did not fit whole, cut, when that is enough to show its failure.
+  const cut = new Map<Candidate, number>();
+  const cost = skipped ? utf8Bytes(renderSalient(skipped, left)) : 0;
+  if (skipped && cost > 0 && cost <= left) {
+    chosen.push(skipped);
+    cut.set(skipped, left);
+    left -= cost;
   }
   if (chosen.length === 0) return '';
   const shownLines = new Set(chosen.map((c) => c.lineNo));
@@ -445,7 +470,7 @@ function selectSalient(cands: Candidate[], budget: number): string {
     }
   }
   chosen.sort((a, b) => a.lineNo - b.lineNo);
-  return SALIENT_HEADER + chosen.map((c) => renderSalient(c) + (withNext.has(c) ? renderNext(c) : '')).join('');
+  return SALIENT_HEADER + chosen.map((c) => renderSalient(c, cut.get(c)) + (withNext.has(c) ? renderNext(c) : '')).join('');
 }
 
 interface NoticeFacts {

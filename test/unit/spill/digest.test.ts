@@ -362,6 +362,36 @@ describe('failureRank', () => {
   });
 });
 
+describe('a failure line longer than its room', () => {
+  const log = (failure: string) => [...Array.from({ length: 3000 }, (_, i) => `step ${i} ok`), failure, ...Array.from({ length: 3000 }, (_, i) => `cleanup ${i}`)].join('\n') + '\n';
+
+  it('is cut from a little before its failure word, not at its start, when the word lies past the cut', () => {
+    const preamble = `2026-01-01T12:00:00.123Z [pool-7-thread-3] ${'com.example.service.orders.'.repeat(8)}Handler -`;
+    const d = digestText(log(`${preamble} ERROR payment gateway refused the charge for order 4242`), opts(4096));
+    const shown = d.split('\n').find((l) => l.startsWith('[line 3001]'))!;
+    expect(shown).toMatch(/^\[line 3001\] ….{0,12}ERROR payment gateway refused the charge for order 4242$/);
+    expect(Buffer.byteLength(shown) + 1).toBeLessThanOrEqual(240);
+    // A long line whose failure word is near its start is cut at its end, as before.
+    const early = digestText(log(`error: ${'x'.repeat(400)}`), opts(4096)).split('\n').find((l) => l.startsWith('[line 3001]'))!;
+    expect(early).toMatch(/^\[line 3001\] error: x+…$/);
+  });
+
+  it('takes the room left, cut, rather than be left out, when it does not fit whole', () => {
+    const meter = Array.from({ length: 80 }, (_, s) => `\r  ${s % 100} 50.0M    ${s % 100} ${s * 16}k    0     0  16118      0  0:54:12  0:01:19  0:53:03 16361`).join('');
+    const text = log(`${meter}curl: (56) Recv failure: Connection reset by peer`);
+    let cutShown = 0;
+    for (let budget = 700; budget <= 1600; budget += 20) {
+      const d = digestText(text, opts(budget));
+      expect(utf8Bytes(d)).toBeLessThanOrEqual(budget);
+      const shown = d.split('\n').find((l) => l.startsWith('[line 3001]'));
+      if (!shown) continue;
+      expect(shown).toContain('curl: (56) Recv failure');
+      if (shown.endsWith('…')) cutShown++;
+    }
+    expect(cutShown).toBeGreaterThan(0);
+  });
+});
+
 describe('a crowd of failure-like lines', () => {
   /** A deterministic id per n, shaped like a UUID. */
   const uuid = (n: number) => {
