@@ -87,7 +87,7 @@ const FAILURE_STEMS = [
   'invalid', 'in use', 'unrecognized', 'unknown', 'is a dir', 'too many', 'forbidden', 'unauthorized', 'unavailable',
   'bad request', 'bad gateway', 'gateway timeout', 'rspec ', 'econn', 'eaddr', 'eacces', 'enoent', 'enospc', 'emfile',
   'etimedout', 'eperm', 'ehostun', 'sigsegv', 'sigabrt', 'sigkill', 'sigbus', 'sigill', 'sigfpe', 'curl: (',
-  'sh:', ': line ', 'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero',
+  'sh:', 'line ', 'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero',
   'nonzero', 'complete success', 'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config',
   '\xe2\x97\x8f', '\xe2\x9c\x95', '\xe2\x9c\x96', '\xe2\x9c\x97', '\xe2\x9c\x98', '\xc3\x97', '\xe2\x9d\x8c',
 ];
