@@ -87,11 +87,14 @@ const FAILURE_STEMS = [
   'invalid', 'in use', 'unrecognized', 'unknown', 'is a dir', 'too many', 'forbidden', 'unauthorized', 'unavailable',
   'bad request', 'bad gateway', 'gateway timeout', 'rspec ', 'econn', 'eaddr', 'eacces', 'enoent', 'enospc', 'emfile',
   'etimedout', 'eperm', 'ehostun', 'sigsegv', 'sigabrt', 'sigkill', 'sigbus', 'sigill', 'sigfpe', 'curl: (',
-  'sh:', 'line ', 'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero',
-  'nonzero', 'complete success', 'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config',
+  'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero', 'nonzero', 'complete success',
+  'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config',
+  // The shell's own lines (`\bsh:` below): a script's name may end in anything, so its messages too.
+  'bash:', 'zsh:', 'dash:', 'ksh:', 'sh: line ', 'unbound variable', 'readonly variable', 'bad substitution',
+  'operator expected', 'integer expression', 'ambiguous redirect',
   '\xe2\x97\x8f', '\xe2\x9c\x95', '\xe2\x9c\x96', '\xe2\x9c\x97', '\xe2\x9c\x98', '\xc3\x97', '\xe2\x9d\x8c',
 ];
-const FAILURE_STEM = new RegExp(`${literalTrie(FAILURE_STEMS)}|\\be:|go:\\d`, 'gi');
+const FAILURE_STEM = new RegExp(`${literalTrie(FAILURE_STEMS)}|\\be:|\\bsh:|go:\\d`, 'gi');
 
 /**
  * Lower-case literals as one regex source in which those sharing a start share it (`c(?:annot|ould)`): the

@@ -221,6 +221,7 @@ const WORDLESS_FAILURES = [
   './scripts/build.sh: line 14: [: too many arguments',
   'build.sh: line 3: cd: out: No such file or directory',
   './run: line 7: $1: unbound variable',
+  './deploy: line 12: [: -eq: unary operator expected',
   '/bin/sh: 1: [: b: unexpected operator',
   'zsh:1: bad pattern: x[',
   "bash: ${m[}: bad substitution",
