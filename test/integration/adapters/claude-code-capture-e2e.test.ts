@@ -25,6 +25,7 @@ const BUILDS: FailingBuild[] = [
   failingBuild(5_000_000, 1, Math.random, 4),
   failingBuild(5_000_000, 2, Math.random, 0),
   failingBuild(300_000, 1, Math.random, 0, true), // a compiler's verdict and, under it, where
+  failingBuild(300_000, 1, Math.random, 5), // a script's unset variable under set -u: the shell's own line
 ];
 const ECHO = 'echo ok';
 const CD = 'mkdir -p nested/dir && cd nested/dir';

@@ -25,6 +25,7 @@ export const FAILURE_KINDS: ReadonlyArray<(tag: string, at: number, exitCode: nu
   (tag, at) => `./internal/unit_${at}.go:12:5: undefined: Sym_${tag}`,
   (tag, at) => `CONFLICT (content): Merge conflict in unit_${at}/${tag}.ts`,
   (tag, at) => `cp: cannot create regular file out/${tag}/unit_${at}: No space left on device`,
+  (tag, at) => `./scripts/release.sh: line ${(at % 90) + 1}: TAG_${tag}: unbound variable`,
 ];
 
 /** `kind`: which of FAILURE_KINDS (by default one at random); `located`: the failure line is followed by where it happened. */
