@@ -201,8 +201,7 @@ function readTrailer(fd: number): { trailer: Trailer; start: number } | undefine
  * only this user's file in a folder no one else may write to (else another user could put a crafted one there).
  */
 function openIndexFile(file: string): number {
-  const unsafe = indexFolderProblem(path.dirname(file));
-  if (unsafe) throw new Error(`${path.dirname(file)} is ${unsafe}`);
+  checkIndexFolder(path.dirname(file));
   const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   if (typeof process.getuid === 'function' && fstatSync(fd).uid !== process.getuid()) {
     closeSync(fd);
@@ -212,18 +211,17 @@ function openIndexFile(file: string): number {
 }
 
 /**
- * Why the index's folder is not one to keep it in, or undefined: it must be a folder of this user that no
- * one else may write to. (A symlink to such a folder is followed: only the user could have put it there.)
- * Another user could otherwise swap the index for one they made, or remove it.
+ * Throws unless `dir` is a folder to keep the index in: this user's, and no one else may write to it. (A
+ * symlink to such a folder is followed: only the user could have put it there.) Another user could otherwise
+ * swap the index for one they made, or remove it. A folder not made yet passes (it is made 0700).
  */
-export function indexFolderProblem(dir: string): string | undefined {
-  if (process.platform === 'win32') return undefined;
+function checkIndexFolder(dir: string): void {
+  if (process.platform === 'win32') return;
   const st = statSync(dir, { throwIfNoEntry: false });
-  if (!st) return undefined; // made (0700) when the index is first written
-  if (!st.isDirectory()) return 'not a folder';
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return 'owned by another user';
-  if ((st.mode & 0o022) !== 0) return 'writable by others';
-  return undefined;
+  if (!st) return;
+  if (!st.isDirectory()) throw new Error(`${dir} is not a folder`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} is owned by another user`);
+  if ((st.mode & 0o022) !== 0) throw new Error(`${dir} is writable by others`);
 }
 
 /**
@@ -558,8 +556,7 @@ export class IndexWriter extends IndexLines {
 
   static async open(file: string): Promise<IndexWriter> {
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const unsafe = indexFolderProblem(path.dirname(file));
-    if (unsafe) throw new Error(`${path.dirname(file)} is ${unsafe}`);
+    checkIndexFolder(path.dirname(file));
     const temp = `${file}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`;
     const fd = openSync(temp, fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
     return new IndexWriter(file, temp, fd);
