@@ -445,35 +445,34 @@ function selectSalient(cands: Candidate[], budget: number): string {
     order.push(...ends, ...repeated.filter((c) => c.rank === rank).sort((a, b) => a.repeats - b.repeats || a.lineNo - b.lineNo));
   }
   let left = budget - headerBytes;
-  const chosen: Candidate[] = [];
+  // Each chosen line as it is shown (with its next line once that is chosen too).
+  const shown = new Map<Candidate, string>();
   let skipped: Candidate | undefined;
   for (const c of order) {
-    const cost = utf8Bytes(renderSalient(c));
-    if (cost <= left) {
-      chosen.push(c);
-      left -= cost;
+    const text = renderSalient(c);
+    if (utf8Bytes(text) <= left) {
+      shown.set(c, text);
+      left -= utf8Bytes(text);
     } else skipped ??= c;
   }
   // What is left shows the first line that did not fit whole, cut, when that is enough to show its failure.
-  const cut = new Map<Candidate, number>();
-  const cost = skipped ? utf8Bytes(renderSalient(skipped, left)) : 0;
-  if (skipped && cost > 0 && cost <= left) {
-    chosen.push(skipped);
-    cut.set(skipped, left);
-    left -= cost;
+  const cut = skipped ? renderSalient(skipped, left) : '';
+  if (skipped && cut) {
+    shown.set(skipped, cut);
+    left -= utf8Bytes(cut);
   }
-  if (chosen.length === 0) return '';
+  if (shown.size === 0) return '';
+  const chosen = [...shown.keys()];
   const shownLines = new Set(chosen.map((c) => c.lineNo));
-  const withNext = new Set<Candidate>();
   for (const c of chosen) {
-    const cost = utf8Bytes(renderNext(c));
-    if (cost > 0 && cost <= left && !shownLines.has(c.lineNo + 1)) {
-      withNext.add(c);
-      left -= cost;
+    const next = renderNext(c);
+    if (next && utf8Bytes(next) <= left && !shownLines.has(c.lineNo + 1)) {
+      shown.set(c, shown.get(c)! + next);
+      left -= utf8Bytes(next);
     }
   }
   chosen.sort((a, b) => a.lineNo - b.lineNo);
-  return SALIENT_HEADER + chosen.map((c) => renderSalient(c, cut.get(c)) + (withNext.has(c) ? renderNext(c) : '')).join('');
+  return SALIENT_HEADER + chosen.map((c) => shown.get(c)!).join('');
 }
 
 interface NoticeFacts {
