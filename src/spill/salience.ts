@@ -68,7 +68,7 @@ const FAILURE_PHRASE = new RegExp(
     /\b(?:was|were) refused\b|\bis not recognized as\b|\baccess (?:is )?denied\b|\bdouble free or corruption\b|\bundefined symbols? for\b/,
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
-    /\bexit(?:ed)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
+    /\bexit(?:ed|ing)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
     /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-?zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
     /\[(?:remote )?rejected\]|\b(?:was|were) rejected\b|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
     /^sudo: (?:a (?:password|terminal) is required|\d+ incorrect password)|\bpkg-config search path\b|\blibrary not found\b/,
@@ -87,7 +87,7 @@ const FAILURE_PHRASE = new RegExp(
 const FAILURE_HEDGE = new RegExp(
   [
     /\bcould ?not\b|\bcouldn't\b|\bunable to\b|\bcannot\b|\bcan't\b|\binvalid (?:argument|option)\b/,
-    /\b(?:unrecognized|unknown) (?:option|command|argument)\b|\bexceeded\b|^\s+[^\s:]+_test\.go:\d+:\s/,
+    /\b(?:unrecognized|unknown) (?:option|command|argument|host)\b|\bexceeded\b|^\s+[^\s:]+_test\.go:\d+:\s/,
     /\be(?:connrefused|connreset|addrinuse|acces|noent|nospc|mfile|timedout|perm|hostunreach)\b/,
     /\b[45]\d\d (?:bad request|unauthorized|forbidden|not found|conflict|too many requests|bad gateway|service unavailable|gateway timeout)\b/,
   ]

@@ -236,6 +236,7 @@ const WORDLESS_FAILURES = [
   'service "migrate" didn\'t complete successfully: exit 1',
   "The command '/bin/sh -c npm ci' returned a non-zero code: 1",
   'worker process exited with 1',
+  'No tests found, exiting with code 1',
   ' ! [rejected]        main -> main (fetch first)',
   'Updates were rejected because the remote contains work that you do not have locally.',
   'Oh no! 💥 💔 💥 1 file would be reformatted, 2 files would be left unchanged.',
@@ -258,6 +259,7 @@ const HEDGED_FAILURES = [
   '    parse_test.go:41: got 3, want 4',
   "tar: invalid option -- 'q'",
   'git: unknown command frob',
+  'ping: unknown host example.invalid',
   'rate limit exceeded, giving up',
   'connect ECONNREFUSED 127.0.0.1:5432',
   'HTTP/1.1 403 Forbidden',
@@ -299,7 +301,7 @@ describe('isFailureLine', () => {
     'PLAY RECAP ********* web1 : ok=3 changed=0 unreachable=0 failed=1',
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded', 'PLAY RECAP web1 : ok=3 changed=0 unreachable=0 failed=0', 'mutants: 12 killed, 3 survived', 'Sending SIGKILL to process 4242', 'reformatted 3 files', 'aborting the old build and starting again'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded', 'PLAY RECAP web1 : ok=3 changed=0 unreachable=0 failed=0', 'mutants: 12 killed, 3 survived', 'Sending SIGKILL to process 4242', 'reformatted 3 files', 'aborting the old build and starting again', 'Process exiting with code: 0'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
