@@ -1,5 +1,5 @@
 // Spillway's own bookkeeping files: the manifest, a blob being written
-// (`.spillway-tmp-<pid>@<place>-<random>` in the store root, renamed into its
+// (`.spillway-tmp-<pid>-at<place>-<random>` in the store root, renamed into its
 // session folder once complete; one a killed spill left is removed by the next
 // spill into the root), a dedup lock (`.spillway-lock-<sha256 prefix>` in the
 // session folder, holding `<pid>@<place>`), and a manifest being rewritten by
@@ -29,12 +29,16 @@ function pidNamespace(): string {
   }
 }
 
-/** This process, as a temp's name and a lock's content give it: `<pid>@<place>`. */
+/** This process, as a lock's content gives it: `<pid>@<place>`. */
 export const PID_OWNER = `${process.pid}@${PID_PLACE}`;
 
-/** A fresh temp name carrying this process's pid and place. */
+/**
+ * A fresh temp name carrying this process's pid and place. The pid comes first, then `-`, as in the names
+ * written before places were: a Spillway of then, sharing the folder, still reads the pid (and does not take
+ * the temp for one whose writer is gone).
+ */
 export function tempName(): string {
-  return `${TEMP_PREFIX}${PID_OWNER}-${randomBytes(6).toString('hex')}`;
+  return `${TEMP_PREFIX}${process.pid}-at${PID_PLACE}-${randomBytes(6).toString('hex')}`;
 }
 
 /**
@@ -66,7 +70,8 @@ function processAlive(pid: number): boolean {
 /** A blob temp whose writer is gone (or that is older than a day): left by a killed spill. */
 export function isStaleTemp(name: string, mtimeMs: number, now = Date.now()): boolean {
   if (!name.startsWith(TEMP_PREFIX)) return false;
-  const owner = /^\.spillway-tmp-(\d+(?:@[0-9a-f]{8})?)-/.exec(name)?.[1] ?? '';
+  const m = /^\.spillway-tmp-(\d+)-(?:at([0-9a-f]{8})-)?/.exec(name);
+  const owner = m ? (m[2] ? `${m[1]}@${m[2]}` : m[1]!) : '';
   return now - mtimeMs > STALE_AFTER_MS || writerState(owner) === 'gone';
 }
 

@@ -1,4 +1,4 @@
-// Whose temp or lock a file is: `<pid>@<place>`, where the place (host and PID
+// Whose temp or lock a file is: `<pid>-at<place>` in a temp's name, `<pid>@<place>` in a lock, where the place (host and PID
 // namespace) says whether the pid can be asked here at all.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -30,13 +30,15 @@ describe('writerState', () => {
 describe('isStaleTemp', () => {
   const now = Date.now();
   it("is a temp of this place's dead writer, or any temp older than a day", () => {
-    expect(tempName()).toMatch(new RegExp(`^\\.spillway-tmp-${process.pid}@${PID_PLACE}-[0-9a-f]{12}$`));
+    expect(tempName()).toMatch(new RegExp(`^\\.spillway-tmp-${process.pid}-at${PID_PLACE}-[0-9a-f]{12}$`));
+    // A Spillway of before places reads the pid from it the way it always did.
+    expect(Number(/^\.spillway-tmp-(\d+)-/.exec(tempName())?.[1])).toBe(process.pid);
     expect(isStaleTemp(tempName(), now, now)).toBe(false);
-    expect(isStaleTemp(`.spillway-tmp-${deadPid()}@${PID_PLACE}-abc`, now, now)).toBe(true);
+    expect(isStaleTemp(`.spillway-tmp-${deadPid()}-at${PID_PLACE}-abc`, now, now)).toBe(true);
     expect(isStaleTemp(`.spillway-tmp-${deadPid()}-abc`, now, now)).toBe(true);
     // Another place's writer is left alone until the temp is a day old.
-    expect(isStaleTemp(`.spillway-tmp-${deadPid()}@${otherPlace}-abc`, now, now)).toBe(false);
-    expect(isStaleTemp(`.spillway-tmp-${deadPid()}@${otherPlace}-abc`, now - STALE_AFTER_MS - 1, now)).toBe(true);
+    expect(isStaleTemp(`.spillway-tmp-${deadPid()}-at${otherPlace}-abc`, now, now)).toBe(false);
+    expect(isStaleTemp(`.spillway-tmp-${deadPid()}-at${otherPlace}-abc`, now - STALE_AFTER_MS - 1, now)).toBe(true);
     expect(isStaleTemp('not-a-temp', now - STALE_AFTER_MS - 1, now)).toBe(false);
   });
 });
