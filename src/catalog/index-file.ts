@@ -13,6 +13,7 @@ import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
 import { childPath } from './child-path';
 import { pauser } from './pause';
+import { notPrivate } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
 export const INDEX_VERSION = 9;
@@ -216,12 +217,10 @@ function openIndexFile(file: string): number {
  * swap the index for one they made, or remove it. A folder not made yet passes (it is made 0700).
  */
 function checkIndexFolder(dir: string): void {
-  if (process.platform === 'win32') return;
   const st = statSync(dir, { throwIfNoEntry: false });
   if (!st) return;
-  if (!st.isDirectory()) throw new Error(`${dir} is not a folder`);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${dir} is owned by another user`);
-  if ((st.mode & 0o022) !== 0) throw new Error(`${dir} is writable by others`);
+  const why = st.isDirectory() ? notPrivate(st) : 'is not a folder';
+  if (why) throw new Error(`${dir} ${why}`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { AnchoredDir, openBelow, withDir } from './anchored-dir';
 import { isBelow, isInside } from './inside';
 import { isStaleTemp, LOCK_PREFIX, PID_OWNER, STALE_AFTER_MS, tempName, writerState } from './internal-files';
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
+import { notPrivate } from './private-folder';
 import { refusedKind } from './regular-file';
 import { testPause } from './test-pause';
 import { ContentTally, countLines, sha256Hex, TextCheck } from './text';
@@ -398,10 +399,8 @@ export class LocalSpillStore implements SpillStore {
     const dir = root ? await root.descend(segments, { create: true }) : await openBelow(await this.ensureRoot(), segments, { create: true });
     const st = dir.stats;
     try {
-      if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-        throw new SpillError('EPERM', `spill folder belongs to another user: ${dir.path}`);
-      }
-      if (process.platform !== 'win32' && (st.mode & 0o022) !== 0) throw new SpillError('EPERM', `spill folder is writable by others: ${dir.path}`);
+      const why = notPrivate(st);
+      if (why) throw new SpillError('EPERM', `spill folder ${why}: ${dir.path}`);
     } catch (err) {
       await dir.close();
       throw err;
