@@ -139,8 +139,7 @@ class LineScanner {
   private lineStart: number;
   private pos: number;
   /** The first bytes of a line that started in an earlier chunk. */
-  private carry: Buffer[] = [];
-  private carryBytes = 0;
+  private carried: Segment | undefined;
   /**
    * Of that line, once it holds a '\r': the first bytes after its latest '\r' (`last`), the segment that '\r'
    * ended (`ended`, when another '\r' came before it) and whether the line so far ends with a '\r' (see lastSegment).
@@ -221,11 +220,7 @@ class LineScanner {
   /** Keeps what is matched of a carried line's next `part` (which starts at byte `at`): its first bytes, and its segments. */
   private keep(part: Buffer, at: number): void {
     if (part.length === 0) return;
-    if (this.carryBytes < MATCH_WINDOW) {
-      const take = Buffer.from(part.subarray(0, MATCH_WINDOW - this.carryBytes));
-      this.carry.push(take);
-      this.carryBytes += take.length;
-    }
+    (this.carried ??= new Segment(at)).add(part);
     const cr = part.lastIndexOf(0x0d);
     const segments = this.segments;
     if (cr === -1) {
@@ -243,14 +238,13 @@ class LineScanner {
 
   /** Considers the carried line as lastSegment has it: its last segment when that is a failure line, else its first bytes. */
   private considerCarried(): void {
-    const first = Buffer.concat(this.carry, this.carryBytes);
+    const first = this.carried?.text() ?? Buffer.alloc(0);
     if (this.awaiting) this.attachNext(first, this.lineNo, this.lineStart);
     const segments = this.segments;
     // A final '\r' (CRLF) ends the line, not a segment: then the segment before it is the last, if a '\r' came before.
     const seg = segments && (segments.endsWithCr ? segments.ended : segments.last);
     if (!(seg && seg.bytes > 0 && this.consider(seg.text(), this.lineNo, seg.start))) this.consider(first, this.lineNo, this.lineStart);
-    this.carry = [];
-    this.carryBytes = 0;
+    this.carried = undefined;
     this.segments = undefined;
   }
 
@@ -303,7 +297,7 @@ class LineScanner {
   }
 }
 
-/** The first MATCH_WINDOW bytes of a carried line's segment, gathered as its parts come. */
+/** The first MATCH_WINDOW bytes of a carried line, or of one of its segments, gathered as its parts come. */
 class Segment {
   private readonly parts: Buffer[] = [];
   bytes = 0;
@@ -450,9 +444,10 @@ function selectSalient(cands: Candidate[], budget: number): string {
   let skipped: Candidate | undefined;
   for (const c of order) {
     const text = renderSalient(c);
-    if (utf8Bytes(text) <= left) {
+    const cost = utf8Bytes(text);
+    if (cost <= left) {
       shown.set(c, text);
-      left -= utf8Bytes(text);
+      left -= cost;
     } else skipped ??= c;
   }
   // What is left shows the first line that did not fit whole, cut, when that is enough to show its failure.
@@ -466,9 +461,10 @@ function selectSalient(cands: Candidate[], budget: number): string {
   const shownLines = new Set(chosen.map((c) => c.lineNo));
   for (const c of chosen) {
     const next = renderNext(c);
-    if (next && utf8Bytes(next) <= left && !shownLines.has(c.lineNo + 1)) {
+    const cost = utf8Bytes(next);
+    if (next && cost <= left && !shownLines.has(c.lineNo + 1)) {
       shown.set(c, shown.get(c)! + next);
-      left -= utf8Bytes(next);
+      left -= cost;
     }
   }
   chosen.sort((a, b) => a.lineNo - b.lineNo);
