@@ -36,6 +36,11 @@ export function headWeight(kind: ToolKind): number {
   return kind === 'command' ? 1 / 3 : 2 / 3;
 }
 
+/** Regexes as one, read as alternatives: each kept short enough to read on its own line. */
+function oneOf(parts: readonly RegExp[], flags?: string): RegExp {
+  return new RegExp(parts.map((r) => r.source).join('|'), flags);
+}
+
 // Terminal colour codes would glue `FAIL` to the escape's final letter.
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 const FAILURE_WORD =
@@ -56,7 +61,7 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // `! [rejected]` push, black's `would reformat` and prettier's `Code style issues found`, Python's
 // `KeyboardInterrupt`, sudo's `a password is required`, pkg-config's and ld's missing libraries, gcc's `compilation
 // terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`.
-const FAILURE_PHRASE = new RegExp(
+const FAILURE_PHRASE = oneOf(
   [
     /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
     /(?:^\s*|:\s+)(?:aborted|killed|terminated)\b(?![-./])|\baborted!|\boomkilled\b|\bterminate called\b|(?<!\bsend(?:ing|s)? (?:a )?)\bsig(?:segv|abrt|kill|bus|ill|fpe)\b/,
@@ -65,34 +70,30 @@ const FAILURE_PHRASE = new RegExp(
     /\bno space left on device\b|\bread-only file system\b|\btoo many open files\b|: (?:is|not) a directory\b/,
     /\bconnection refused\b|\bconnection reset by peer\b|\bno route to host\b|\bnetwork is unreachable\b/,
     /\baddress already in use\b|\bname or service not known\b|\b(?:crashloop|imagepull)backoff\b|\berrimagepull\b/,
-    /\b(?:was|were) refused\b|\bis not recognized as\b|\baccess (?:is )?denied\b|\bdouble free or corruption\b|\bundefined symbols? for\b/,
+    /\b(?:was|were) (?:refused|rejected)\b|\bis not recognized as\b|\baccess (?:is )?denied\b|\bdouble free or corruption\b|\bundefined symbols? for\b/,
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed|ing)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
     /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-?zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
-    /\[(?:remote )?rejected\]|\b(?:was|were) rejected\b|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
+    /\[(?:remote )?rejected\]|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
     /^sudo: (?:a (?:password|terminal) is required|\d+ incorrect password)|\bpkg-config search path\b|\blibrary not found\b/,
     /^compilation terminated\b|\binvalid (?:read|write|free)\b|^aborting\s*$|\babort trap\b/,
     /curl: \(\d{1,3}\) \S|\bunterminated\b/,
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
-  ]
-    .map((r) => r.source)
-    .join('|'),
+  ],
   'gi',
 );
 // What only suggests a failure (ranked below a verdict): `Could not resolve host`, `unable to`, `cannot open`,
 // `invalid option`, `unknown command`, a limit `exceeded`, errno names (`ECONNREFUSED`: retry noise names them
 // too), HTTP's failing statuses, and a Go test's own message (`    x_test.go:12: got 1, want 2`, which t.Log
 // prints alike).
-const FAILURE_HEDGE = new RegExp(
+const FAILURE_HEDGE = oneOf(
   [
     /\bcould ?not\b|\bcouldn't\b|\bunable to\b|\bcannot\b|\bcan't\b|\binvalid (?:argument|option)\b/,
     /\b(?:unrecognized|unknown) (?:option|command|argument|host)\b|\bexceeded\b|^\s+[^\s:]+_test\.go:\d+:\s/,
     /\be(?:connrefused|connreset|addrinuse|acces|noent|nospc|mfile|timedout|perm|hostunreach)\b/,
     /\b[45]\d\d (?:bad request|unauthorized|forbidden|not found|conflict|too many requests|bad gateway|service unavailable|gateway timeout)\b/,
-  ]
-    .map((r) => r.source)
-    .join('|'),
+  ],
   'gi',
 );
 // Python's qualified exceptions: `psycopg2.errors.UndefinedTable: ...`, `django.core.exceptions.ImproperlyConfigured` (after pytest's `E` too).
@@ -106,15 +107,15 @@ const COUNTED_AFTER = /^\s*[:=]\s*[1-9]/;
 const PATH_BEFORE = /[/\\][\w.-]*$/;
 const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
 
+// The shell's line for a job a signal ended (`bash: line 1: 4242 Killed  ./x`), capitalised as the shell writes
+// it: a count of something killed (`12 killed, 3 survived`, a mutation test's score) is no failure.
+const JOB_ENDED = /\b\d+\s+(?:Aborted|Killed|Terminated)\b(?![-./])/g;
+
 /**
  * Each way a line can name a failure, and which of the success readings apply: a count of zero
  * after it ("errors: 0") only to a plain word (`KeyError: 0` is Python's failure line), a path
  * only to words (a phrase has spaces).
  */
-// The shell's line for a job a signal ended (`bash: line 1: 4242 Killed  ./x`), capitalised as the shell writes
-// it: a count of something killed (`12 killed, 3 survived`, a mutation test's score) is no failure.
-const JOB_ENDED = /\b\d+\s+(?:Aborted|Killed|Terminated)\b(?![-./])/g;
-
 const RULES: ReadonlyArray<{ re: RegExp; countAfter: boolean; path: boolean }> = [
   { re: FAILURE_WORD, countAfter: true, path: true },
   { re: FAILURE_COMPOUND, countAfter: false, path: true },
@@ -146,15 +147,13 @@ export function isFailureLine(line: string): boolean {
 // `Error: ...`, kubectl's `Error from server`, Terraform's `│ Error: ...`), Ruby's `... (NoMethodError)`, `FAILED`,
 // make's `***`, npm's `npm ERR!` and `npm error`, a log's level in capitals (Maven's `[ERROR]`,
 // `2024-01-01 12:00:00 ERROR app: ...`) or `level=error`.
-const VERDICT = new RegExp(
+const VERDICT = oneOf(
   [
     /^\s*(?:FAILURE|PANIC|E)\b|\bFAIL(?:ED)?\b|\b(?:ERROR|FATAL)\b|\blevel=(?:error|fatal|panic)\b|\bnpm error\b|\bERR!/,
     /\b(?:error|fatal|panic)(?:\[[^\]]{0,64}\])?:|\berror [A-Z]{1,4}\d{2,5}:|^\s*\d+:\d+\s+error\s/,
     /\b[A-Z]\w*(?:Error|Exception|Failure)\b(?::|$)|\(\w*(?:Error|Exception)\)\s*$|^[\s\u2502|>]*(?:Uncaught )?Error\b|^\s*Exception\b/,
     /Traceback \(most recent call last\)|\*\*\*[^*]*\bError\b|\bpanicked\b/,
-  ]
-    .map((r) => r.source)
-    .join('|'),
+  ],
 );
 // A passing test's line, whose name may say "error": `✓ throws an error`, `PASS x`, TAP's `ok 3`, pytest's `PASSED`.
 const PASSING = /^\s*(?:[\u2713\u2714\u221a]|PASS\b|ok\s)|\sPASSED\b/;
