@@ -4,10 +4,11 @@ import { escapeControls, human } from './escape';
 
 // Each command is loaded when it runs: the built CLI keeps each in a file of its own (dist/cli-NAME.js,
 // esbuild.mjs), so a command does not pay to load the others (the catalog, ripgrep's runner, the spill engine).
-const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: string }> = {
+// `failure`: the status of a command that failed (default 1). grep's is 2, as grep's and ripgrep's are: its 1 says that nothing matched.
+const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: string; failure?: number }> = {
   list: { load: () => import('./commands/list.js').then((m) => m.listCommand), summary: 'List every agent\'s spill sessions and blobs (--json)' },
   show: { load: () => import('./commands/show.js').then((m) => m.showCommand), summary: 'Print a blob or a line range of it (--lines A:B)' },
-  grep: { load: () => import('./commands/grep.js').then((m) => m.grepCommand), summary: 'Search every blob (ripgrep when found, else Node)' },
+  grep: { load: () => import('./commands/grep.js').then((m) => m.grepCommand), summary: 'Search every blob (ripgrep when found, else Node)', failure: 2 },
   turns: { load: () => import('./commands/turns.js').then((m) => m.turnsCommand), summary: 'Per-turn context growth of a session and the tokens spills saved' },
   clean: { load: () => import('./commands/clean.js').then((m) => m.cleanCommand), summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
   hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code PostToolUse hook; `hook install|uninstall claude-code` wires it into settings.json' },
@@ -40,7 +41,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     // Messages name paths and patterns: escaped line by line (the line breaks are the message's own).
     const message = (err instanceof Error ? err.message : String(err)).split('\n').map(escapeControls).join('\n');
     io.stderr(`spillway ${name}: ${message}\n`);
-    return isUsageError(err) ? 2 : 1;
+    return isUsageError(err) ? 2 : command.failure ?? 1;
   }
 }
 

@@ -78,5 +78,6 @@ export const grepCommand: CliCommand = async (argv, io) => {
     if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)
 `);
   }
-  return 0;
+  // As grep and ripgrep: 1 when nothing matched, so `spillway grep X && ...` reads as it does with them.
+  return summary.matches > 0 ? 0 : 1;
 };

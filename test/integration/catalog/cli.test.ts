@@ -130,6 +130,15 @@ describe('spillway grep', () => {
     expect(capped.matches).toHaveLength(5);
     expect(capped.truncated).toBe(true);
   });
+  it('exits as grep does: 0 when something matched, 1 when nothing did, 2 when it cannot search', async () => {
+    expect((await runCli(['grep', 'npm ERR!', ...roots()], fx.env)).code).toBe(0);
+    const none = await runCli(['grep', 'no-such-text-in-any-blob-7f3a', ...roots()], fx.env);
+    expect(none).toMatchObject({ code: 1, stdout: '', stderr: '' });
+    expect((await runCli(['grep', 'no-such-text-in-any-blob-7f3a', '--json', ...roots()], fx.env)).code).toBe(1);
+    const failed = await runCli(['grep', 'npm', '--engine', 'rg', '--rg', path.join(os.tmpdir(), 'no-such-rg-7f3a'), ...roots()], fx.env);
+    expect(failed).toMatchObject({ code: 2, stdout: '' });
+    expect(failed.stderr).toMatch(/ripgrep not executable/);
+  });
   it('rejects an invalid regex and a bad --max with exit code 2', async () => {
     expect((await runCli(['grep', '(', '--regex'], fx.env)).code).toBe(2);
     expect((await runCli(['grep', 'x', '--max', 'zero'], fx.env)).code).toBe(2);
