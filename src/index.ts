@@ -22,4 +22,4 @@ export { parseHookInput, claudeSessionDir, claudeSpillDir, type PostToolUseEvent
 export { installClaudeCodeHook, uninstallClaudeCodeHook, claudeSettingsPath, defaultHookCommand, CLAUDE_CODE_HOOK_MATCHER, CLAUDE_CODE_HOOK_EVENTS, type InstallResult } from './adapters/settings-install';
 export { createPiSpillExtension, renderStub as renderPiSpillStub, resolveSpill as resolvePiSpill, PI_INDEX_ENTRY_TYPE, type PiSpillRecord, type PiSpillExtensionOptions } from './adapters/pi-extension';
 export { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './adapters/pi-config';
-export { wrapBashCommand, claudeStdinIsDevNull, type WrapOptions } from './adapters/bash-capture';
+export { wrapBashCommand, whyNotCapturable, whyShellRejects, claudeStdinIsDevNull, type WrapOptions } from './adapters/bash-capture';

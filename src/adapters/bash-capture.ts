@@ -8,9 +8,10 @@
 // How Claude Code 2.1.332 runs a command (read from its binary): one fresh
 // `bash -c` per call, `source <snapshot> && ... && eval '<command>' [< /dev/null]
 // && pwd -P >| <cwd file>`, stdout and stderr both into one output file. The
-// wrapper keeps all of that: the user's command is eval'd in the same shell
-// (no subshell, so `cd` and everything else behaves as before), gets the same
-// stdin Claude Code would have given it, and the shell exits with its status.
+// wrapper keeps all of that: the user's command runs in the same shell, as
+// typed (no subshell, so `cd` and everything else behaves as before), gets the
+// same stdin Claude Code would have given it, and the shell exits with its status.
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -57,19 +58,24 @@ export function claudeNulRewrite(command: string): string {
  * separator, a keyword, `builtin`/`command`/`eval`, assignments), or right after a quote (an eval'd
  * string may run it). As another program's argument (`bundle exec`, `docker exec`, `find -exec`) it is harmless.
  */
-const SHELL_BUILTIN_USE =
-  /(?:^|[;&|(){}`\n!]|\$\(|\b(?:then|do|else|elif|if|while|until|time|builtin|command|eval)\s|['"])\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:trap|exec)(?![\w-])/;
+const AT_COMMAND_START = /(?:^|[;&|(){}`\n!]|\$\(|\b(?:then|do|else|elif|if|while|until|time|builtin|command|eval)\s|['"])\s*(?:[A-Za-z_]\w*=\S*\s+)*/.source;
+const SHELL_BUILTIN_USE = new RegExp(AT_COMMAND_START + /(?:trap|exec)(?![\w-])/.source);
+
+/** `set -v` or `set -o verbose` in any form (`set -xv`, `set -euv`): the shell would echo the exit handler as it reads it. */
+const VERBOSE_ON = new RegExp(AT_COMMAND_START + /set\s+(?:-[A-Za-z]*v|-o\s+verbose\b)/.source);
 
 /**
  * Why a command is left unwrapped, or undefined when it can be wrapped.
  * `trap` could replace the wrapper's exit handler and `exec` could replace
  * the shell before the output is handed back: either would leave the model
- * with nothing, so such commands run exactly as Claude Code would run them.
+ * with nothing; under `set -v` the shell would print the handler's text. Such
+ * commands run exactly as Claude Code would run them.
  */
 export function whyNotCapturable(command: string): string | undefined {
   if (command.trim() === '') return 'empty command';
-  if (quotedBytes(command) + WRAPPER_BYTES > MAX_ARGUMENT_BYTES) return 'command too long to wrap (an argument holds at most 128 KiB)';
+  if (wrappedBytes(command) + WRAPPER_BYTES > MAX_ARGUMENT_BYTES) return 'command too long to wrap (an argument holds at most 128 KiB)';
   if (SHELL_BUILTIN_USE.test(command)) return 'command uses trap or exec';
+  if (VERBOSE_ON.test(command)) return 'command turns on verbose (set -v)';
   if (command.includes('\0')) return 'command holds a NUL byte';
   return undefined;
 }
@@ -83,18 +89,41 @@ export interface WrapOptions {
   finishCommand: string;
 }
 
-/** Bytes of the command as the wrapper quotes it, each `'` counted as a shell quoting it again would write it (`'"'"'`). */
-function quotedBytes(command: string): number {
-  const quoted = ansiCQuote(claudeNulRewrite(command));
+/**
+ * Bytes of the command's two copies in the wrapper (quoted for the finish step, and as typed, to run),
+ * each `'` counted as a shell quoting the wrapper again would write it (`'"'"'`).
+ */
+function wrappedBytes(command: string): number {
+  const copies = ansiCQuote(claudeNulRewrite(command)) + command;
   let quotes = 0;
-  for (let i = quoted.indexOf("'"); i >= 0; i = quoted.indexOf("'", i + 1)) quotes++;
-  return Buffer.byteLength(quoted) + 4 * quotes;
+  for (let i = copies.indexOf("'"); i >= 0; i = copies.indexOf("'", i + 1)) quotes++;
+  return Buffer.byteLength(copies) + 4 * quotes;
 }
 
 /**
- * ANSI-C quoting (`$'...'`, bash and zsh): the command's newlines become `\n`,
- * so the whole wrapper is one line and the command's own line numbers (in
- * bash's error messages) stay what they were.
+ * The shell Claude Code runs commands in, as far as this process can tell (CLAUDE_CODE_SHELL, else SHELL, when
+ * it is bash or zsh; else bash), to check that it parses a command before the command is wrapped.
+ */
+export function commandShell(env: NodeJS.ProcessEnv = process.env): string {
+  for (const shell of [env.CLAUDE_CODE_SHELL, env.SHELL]) if (shell && /^(?:bash|zsh)$/.test(path.basename(shell))) return shell;
+  return 'bash';
+}
+
+/**
+ * Why `shell` would not parse the command cleanly (a syntax error, a heredoc left open), or undefined when
+ * it does. The wrapper runs the command after its prologue on the same line: a syntax error there would stop
+ * the prologue too, so such a command runs as typed and fails as it always did.
+ */
+export function whyShellRejects(command: string, shell: string = commandShell()): string | undefined {
+  const check = spawnSync(shell, ['-n', '-c', command], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000, encoding: 'utf8' });
+  if (check.error) return `cannot check the command with ${shell}: ${check.error.message}`;
+  if (check.status !== 0 || check.stderr !== '') return `${path.basename(shell)} does not parse the command cleanly`;
+  return undefined;
+}
+
+/**
+ * ANSI-C quoting (`$'...'`, bash and zsh): the text's newlines become `\n`, so
+ * a copy of the command adds no line to what bash counts (its messages say `line N`).
  */
 export function ansiCQuote(text: string): string {
   let out = "$'";
@@ -129,41 +158,52 @@ export function wrapperTool(name: 'wc' | 'cat' | 'rm', searchPath: string = proc
 }
 
 /**
- * The command Claude Code runs instead of `command`, on one line. Its only
- * output is the command's own output (small) or the finish step's digest
- * (large). If the finish step fails, the captured output is printed whole:
- * what the model would have seen without Spillway.
+ * The command Claude Code runs instead of `command`: a prologue, then the
+ * command itself as typed, in the same shell. Its only output is the
+ * command's own output (small) or the finish step's digest (large). If the
+ * finish step fails, the captured output is printed whole: what the model
+ * would have seen without Spillway.
  *
- * The done function runs at the end, or from the EXIT trap when the command
- * ends the shell itself (`exit 3`, a syntax error, a signal bash traps).
- * Spillway's own steps are kept out of an `xtrace` the command turned on.
+ * The command is written as code, not as a string to eval, because Claude
+ * Code checks its permission rules (deny rules even in `bypassPermissions`
+ * sessions) against the command it runs: this wrapper. A string is not read
+ * (`Bash(touch:*)` denied would let `touch x` through); code is, as it would
+ * have been read alone. Spillway's own steps (its `cat`, `rm`, `wc` of its own
+ * file) are the other way round: defined in a string, where a rule such as
+ * `Bash(rm:*)` does not read them and deny every command. Nothing follows the
+ * command, so the lines bash counts (its messages say `line N`) are the
+ * command's own, and a trailing comment or heredoc ends it as before; the
+ * output is handed back from the EXIT trap, once Claude Code's own steps
+ * after the command (its `pwd -P` into its cwd file) are done too. Only a
+ * command the shell parses cleanly is wrapped (whyShellRejects): a syntax
+ * error in its first line would stop the prologue as well.
  */
 export function wrapBashCommand(command: string, opts: WrapOptions): string {
-  const stdin = claudeStdinIsDevNull(command) ? ' < /dev/null' : '';
+  const stdin = claudeStdinIsDevNull(command) ? ' </dev/null' : '';
   const inline = Math.max(0, Math.floor(opts.inlineBytes));
   const [wc, cat, rm] = (['wc', 'cat', 'rm'] as const).map((name) => wrapperTool(name));
+  const done =
+    // Run from the EXIT trap with $? and the command bash names as running. After the command ended by itself
+    // that is a top-level one: Claude Code's eval (it failed, or `exit`), or its `pwd -P` after it (it passed).
+    // A signal that ends the shell leaves a stale status (often 0) and names the simple command it interrupted:
+    // that says `ended`. (zsh names none: its status is kept.)
+    '__spillway_done() { __spillway_s=$1; ' +
+    'case $2 in exit|exit[[:space:]]*|eval[[:space:]]*|pwd[[:space:]]-P*) ;; *) __spillway_s=ended;; esac; ' +
+    'exec 1>&8 2>&9 8>&- 9>&-; ' +
+    // $(( )) drops the spaces some wc put before the number. The tools by absolute path (see wrapperTool):
+    // whatever PATH (or functions) the command set, they are these.
+    `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -f "$__spillway_f"; ` +
+    `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; }`;
   return [
     `${CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}`,
+    // For the finish step (the manifest's label) and the Post hooks (wrappedCommandOf).
     `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
-    // From the EXIT trap $? is right after an `exit` or a set -e failure, where bash names the outermost
-    // eval (Claude Code's, or ours) as the command running; a signal that ends the shell leaves a stale
-    // status (often 0) and bash names the simple command it interrupted: that says `ended`. (zsh names
-    // none: its status is kept.)
-    '__spillway_done() { { set +x; } 2>/dev/null; __spillway_s=$1; ' +
-      'case ${2-exit} in exit|exit[[:space:]]*|eval[[:space:]]*) ;; *) __spillway_s=ended;; esac; ' +
-      'trap - EXIT; exec 1>&8 2>&9 8>&- 9>&-; ' +
-      // `wc < file` (an input redirect) also tells Claude Code not to add a stdin redirect of its own to this wrapper.
-      // $(( )) drops the spaces some wc put before the number.
-      // The tools by absolute path (see wrapperTool): whatever PATH (or functions) the command set, they are these.
-      `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -f "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; }`,
-    '__spillway_status() { return "$1"; }',
-    'exec 8>&1 9>&2 >>"$__spillway_f" 2>&1',
-    `trap '__spillway_done "$?" "\${BASH_COMMAND-exit}"' EXIT`,
-    `eval "$__spillway_cmd"${stdin}`,
-    '{ __spillway_rc=$?; __spillway_x=$-; set +x; } 2>/dev/null',
-    '__spillway_done "$__spillway_rc"',
-    '{ case $__spillway_x in *x*) set -x;; esac; __spillway_status "$__spillway_rc"; } 2>/dev/null',
+    `eval ${ansiCQuote(done)}`,
+    // The stdin Claude Code would have given the command (`< /dev/null` on its eval, which the `<` above stops it adding here).
+    `exec 8>&1 9>&2 >>"$__spillway_f" 2>&1${stdin}`,
+    // xtrace, if the command turned it on, is turned off silently first: Spillway's steps stay out of the trace.
+    `trap '{ __spillway_rc=$? __spillway_c=\${BASH_COMMAND-exit}; set +x; } 2>/dev/null; __spillway_done "$__spillway_rc" "$__spillway_c"' EXIT`,
+    claudeNulRewrite(command),
   ].join('; ');
 }
 

@@ -11,7 +11,7 @@ import { readManifest } from '../spill/manifest';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
 import { truncateUtf8 } from '../spill/text';
-import { captureFileOf, shellQuote, whyNotCapturable, wrapBashCommand, wrappedCommandOf } from './bash-capture';
+import { captureFileOf, shellQuote, whyNotCapturable, whyShellRejects, wrapBashCommand, wrappedCommandOf } from './bash-capture';
 import { CLAUDE_CODE_SPILL_FOLDER, claudeSessionDir, claudeSpillDir, type PostToolUseEvent, type PostToolUseFailureEvent, type PreToolUseEvent } from './claude-code-event';
 
 /**
@@ -66,7 +66,7 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const command = (input as { command?: unknown }).command;
   if (typeof command !== 'string') return undefined;
-  const why = whyNotCapturable(command);
+  const why = whyNotCapturable(command) ?? whyShellRejects(command);
   if (why) {
     opts.logger?.debug?.(`Bash command left unwrapped: ${why}`);
     return undefined;

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeStdinIsDevNull, wrapBashCommand } from '../../../src/adapters/bash-capture';
+import { claudeStdinIsDevNull, whyNotCapturable, whyShellRejects, wrapBashCommand } from '../../../src/adapters/bash-capture';
 import { finishCommandFor } from '../../../src/adapters/claude-code-bash';
 import { readManifest } from '../../../src/spill/manifest';
 
@@ -79,8 +79,11 @@ const CASES: Record<string, string> = {
   'set -e': 'set -e\necho one\nfalse\necho two',
   'set -e with a failing pipe under pipefail': 'set -eo pipefail; false | true; echo reached',
   'a trailing comment': 'echo hi # a comment with "quotes',
-  'unbalanced quotes': 'echo "never closed',
-  'an unbalanced single quote': "echo it's",
+  'a command that is all comment': '# nothing to run',
+  'a line continuation': 'echo one \\\n  two',
+  'a nested if and case': 'if true; then\n  case x in x) echo matched;; esac\nfi',
+  'a backslash at the very end': 'echo a \\',
+  'a function named false (the permission copy must still not run)': 'false() { return 0; }; echo once',
   'a command that reads stdin': 'cat; echo "after cat"',
   'read with no input': 'read -r x; echo "got [$x] $?"',
   'an input redirect': 'wc -l < input.txt',
@@ -97,12 +100,29 @@ const CASES: Record<string, string> = {
   'a background job that finishes': 'sleep 0.1 & wait; echo waited',
   'noclobber': 'set -C; echo ok',
   'nounset': 'set -u; echo "$UNSET_SPILLWAY_VAR"',
+};
+
+// Commands bash does not parse cleanly: the wrapper, which also holds the command as code (for Claude Code's
+// permission rules), would not parse either, so they are left unwrapped and fail as they always did.
+const UNPARSED: Record<string, string> = {
+  'unbalanced quotes': 'echo "never closed',
+  'an unbalanced single quote': "echo it's",
   'a syntax error': 'if then fi',
+  'a stray fi': 'echo a; fi',
+  'a heredoc never closed': 'cat <<EOF\nno end line',
 };
 
 describe('the Bash capture wrapper leaves the command as it was', () => {
+  for (const [name, command] of Object.entries(UNPARSED)) {
+    it(`${name}: left unwrapped`, () => expect(whyShellRejects(command, 'bash')).toMatch(/does not parse/));
+  }
+  it('leaves commands that turn on verbose unwrapped (the shell would echo the exit handler)', () => {
+    for (const command of ['set -v; echo loud', 'set -xv; make', 'set -o verbose', 'cd x && set -euv']) expect(whyNotCapturable(command), command).toMatch(/verbose/);
+    for (const command of ['set -x; echo traced', 'set -euo pipefail', 'echo set -v', 'git reset -v']) expect(whyNotCapturable(command), command).toBeUndefined();
+  });
   for (const [name, command] of Object.entries(CASES)) {
     it(name, () => {
+      expect(whyShellRejects(command, 'bash')).toBeUndefined();
       const plainDir = workDir();
       const plain = runLikeClaude(command, plainDir);
       const w = wrapped(command);

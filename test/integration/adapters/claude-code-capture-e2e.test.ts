@@ -155,3 +155,50 @@ describe('Claude Code 2.1.332 with the Bash capture: background and timeout', ()
     expect(slow.length).toBeLessThan(5_000);
   });
 });
+
+// Claude Code checks deny rules, even in bypassPermissions sessions, against the command it runs: the wrapper.
+// The user's command must be denied exactly as it was alone, and Spillway's own steps (its rm and cat of its
+// own capture file) must not make every command match a rule such as `Bash(rm:*)`.
+describe('Claude Code 2.1.332 with the Bash capture: the user\'s deny rules', () => {
+  const build = failingBuild(300_000, 1, Math.random, 2);
+
+  /** A session with these deny rules running these commands: what the model got for each, and the work folder's files after. */
+  async function withDenyRules(deny: string[], commands: string[]): Promise<{ seen: string[]; left: string[] }> {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-deny-'));
+    const dirs = claudeDirs(home);
+    fs.writeFileSync(path.join(dirs.workDir, 'keep.txt'), 'kept\n');
+    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
+    expect(install.status, install.stderr).toBe(0);
+    const settingsFile = path.join(dirs.configDir, 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { deny } }, null, 2));
+    const m = await startMockAnthropic(bashScript(commands, 'done'));
+    try {
+      await runClaude({ bin: claudeBin, prompt: 'go', cwd: dirs.workDir, env: offlineClaudeEnv({ home, configDir: dirs.configDir, baseUrl: m.url }) });
+      return { seen: toolResults(m.requests[m.requests.length - 1]!).map((r) => r.text), left: fs.readdirSync(dirs.workDir) };
+    } finally {
+      await m.close();
+      if (!process.env.KEEP_E2E) fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  const DENIED = /^Permission to use Bash with command [^]* has been denied/;
+
+  it('denies a command a deny rule names, also inside a compound command, and runs none of it', async () => {
+    const { seen, left } = await withDenyRules(['Bash(touch:*)', 'Bash(mv:*)'], ['touch made-anyway.txt', 'echo one && mv keep.txt moved.txt', 'echo ok']);
+    expect(seen[0]).toMatch(DENIED);
+    expect(seen[1]).toMatch(DENIED);
+    expect(seen[2]).toBe('ok');
+    expect(left.sort()).toEqual(['keep.txt']);
+  }, 180_000);
+
+  it('runs and captures the others when rules name the tools Spillway itself uses (rm, cat)', async () => {
+    const { seen, left } = await withDenyRules(['Bash(rm:*)', 'Bash(cat:*)'], ['rm -f keep.txt', build.command, 'echo ok']);
+    expect(seen[0]).toMatch(DENIED);
+    expect(left).toContain('keep.txt');
+    expect(seen[1]).toContain(build.failureLine);
+    expect(seen[1]).toContain('exited with code 1');
+    expect(seen[1]).toMatch(/\/spillway\/bash-[^\s\]]+\.txt/);
+    expect(seen[2]).toBe('ok');
+  }, 180_000);
+});
