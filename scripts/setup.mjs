@@ -2,6 +2,7 @@
 // What the test scripts need beyond `npm ci`, installed on first use so that
 // the README's commands work on a machine with only Node 20 and npm:
 //   ripgrep  Debian's ripgrep (grep parity tests)
+//   sandbox  Debian's bubblewrap and socat: Claude Code's own sandbox, which the Bash capture's tests turn on
 //   pi       real pi on Node 22 in .cache/pi (pi's typings for the type-check, its runtime for the tests)
 //   e2e      Chromium, Node 24 and code-server in .cache/ (end to end, npm start)
 // Progress goes to stderr; nothing to stdout. Usage: node scripts/setup.mjs pi ripgrep
@@ -9,7 +10,7 @@ import { ensureDebianPackages } from './debian-packages.mjs';
 import { ensureE2eEnvironment } from './e2e-setup.mjs';
 import { ensurePi } from './ensure-pi.mjs';
 
-const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), pi: ensurePi, e2e: ensureE2eEnvironment };
+const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), sandbox: () => ensureDebianPackages(['bubblewrap', 'socat']), pi: ensurePi, e2e: ensureE2eEnvironment };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(name in steps));
 if (asked.length === 0 || unknown.length > 0) {

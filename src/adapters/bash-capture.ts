@@ -199,10 +199,13 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
     // For the finish step (the manifest's label) and the Post hooks (wrappedCommandOf).
     `__spillway_cmd=${ansiCQuote(claudeNulRewrite(command))}`,
     `eval ${ansiCQuote(done)}`,
+    // Only where the file can be written: Claude Code's sandbox (bubblewrap) mounts its folder read-only, and the
+    // command then runs as it would have without Spillway, its output straight to Claude Code. xtrace, if the
+    // command turns it on, is turned off silently first in the trap: Spillway's steps stay out of the trace.
+    `if [ -w "$__spillway_f" ] && exec 8>&1 9>&2 >>"$__spillway_f" 2>&1; then ` +
+      `trap '{ __spillway_rc=$? __spillway_c=\${BASH_COMMAND-exit}; set +x; } 2>/dev/null; __spillway_done "$__spillway_rc" "$__spillway_c"' EXIT; fi`,
     // The stdin Claude Code would have given the command (`< /dev/null` on its eval, which the `<` above stops it adding here).
-    `exec 8>&1 9>&2 >>"$__spillway_f" 2>&1${stdin}`,
-    // xtrace, if the command turned it on, is turned off silently first: Spillway's steps stay out of the trace.
-    `trap '{ __spillway_rc=$? __spillway_c=\${BASH_COMMAND-exit}; set +x; } 2>/dev/null; __spillway_done "$__spillway_rc" "$__spillway_c"' EXIT`,
+    ...(stdin ? [`exec${stdin}`] : []),
     claudeNulRewrite(command),
   ].join('; ');
 }

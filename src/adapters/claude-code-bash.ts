@@ -160,6 +160,12 @@ export async function unfinishedCaptureDigest(event: PostToolUseEvent | PostTool
   if (records.some((r) => r.file === path.basename(file))) return undefined; // finished
   const command = wrappedCommandOf(input?.command) ?? '';
   const status = stillRunning(event) ? 'running' : event.hook_event_name === 'PostToolUseFailure' && event.is_interrupt ? 'interrupted' : 'killed';
+  if (st.size === 0 && status !== 'running') {
+    // Nothing captured: the command's output went straight to Claude Code (a sandbox that would not let the shell
+    // write the file), or it printed nothing before it was stopped. What Claude Code shows is all there is.
+    await fsp.rm(file, { force: true }).catch(() => undefined);
+    return undefined;
+  }
   const digest = await finishCapture(file, status, command, opts.digestBytes ?? DEFAULT_DIGEST_BYTES, opts.logger);
   const lead = status === 'running' ? 'the command is still running (moved to the background); what it printed so far' : `the command ended before it could hand back its output (${status}); what it printed until then`;
   return `[spillway: ${lead}:]\n${digest}`;

@@ -202,3 +202,44 @@ describe('Claude Code 2.1.332 with the Bash capture: the user\'s deny rules', ()
     expect(seen[2]).toBe('ok');
   }, 180_000);
 });
+
+// Claude Code's sandbox (bubblewrap; `sandbox.enabled`) mounts its config folder read-only for the command, so the
+// shell cannot write the capture file there: each command must then run and reach the model as without Spillway.
+describe('Claude Code 2.1.332 with the Bash capture, in its sandbox', () => {
+  const build = failingBuild(300_000, 1, Math.random, 3);
+  let seen: string[] = [];
+  let spillFiles: string[] = [];
+  let configDir = '';
+
+  beforeAll(async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-sandbox-'));
+    const dirs = claudeDirs(home);
+    configDir = dirs.configDir;
+    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: configDir } });
+    expect(install.status, install.stderr).toBe(0);
+    const settingsFile = path.join(configDir, 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, sandbox: { enabled: true } }, null, 2));
+    const probe = `touch '${path.join(configDir, 'probe')}' 2>/dev/null && echo wrote || echo refused`;
+    const m = await startMockAnthropic(bashScript([probe, 'echo hi && echo there >&2', build.command], 'done'));
+    try {
+      await runClaude({ bin: claudeBin, prompt: 'go', cwd: dirs.workDir, env: offlineClaudeEnv({ home, configDir, baseUrl: m.url }) });
+      seen = toolResults(m.requests[m.requests.length - 1]!).map((r) => r.text);
+      spillFiles = fs.readdirSync(path.join(configDir, 'projects'), { recursive: true, encoding: 'utf8' }).filter((f) => /spillway\/bash-/.test(f));
+    } finally {
+      await m.close();
+      if (!process.env.KEEP_E2E) fs.rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('runs sandboxed (the config folder is read-only to the command)', () => {
+    expect(seen[0]).toBe('refused');
+  });
+
+  it('hands each output to the model as Claude Code gives it, with no Spillway note and no file left', () => {
+    expect(seen[1]).toBe('hi\nthere');
+    expect(seen[2]).toMatch(/^Exit code 1\n/);
+    expect(seen[2]).not.toContain('[spillway:');
+    expect(spillFiles).toEqual([]);
+  });
+});

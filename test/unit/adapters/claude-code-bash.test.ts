@@ -158,6 +158,23 @@ describe('Post hooks of a wrapped command', () => {
     expect(await hookOutputFor(failure(command), {})).toBeUndefined();
   });
 
+  it('change nothing, and remove the file, when nothing was captured (a sandbox kept the shell from writing it)', async () => {
+    for (const event of [post, failure]) {
+      const { command, file } = await wrappedCall();
+      expect(fs.statSync(file).size).toBe(0);
+      expect(await hookOutputFor(event(command), {})).toBeUndefined();
+      expect(fs.existsSync(file)).toBe(false);
+    }
+  });
+
+  it('keep the empty file of a command still running in the background (it writes there yet)', async () => {
+    const { command, file } = await wrappedCall();
+    const event = post(command);
+    event.tool_response = { stdout: '', stderr: '', interrupted: false, backgroundTaskId: 'b124' };
+    await hookOutputFor(event, {});
+    expect(fs.existsSync(file)).toBe(true);
+  });
+
   it('change nothing once the finish step recorded the capture', async () => {
     const { command, file } = await wrappedCall();
     fs.writeFileSync(file, log);
