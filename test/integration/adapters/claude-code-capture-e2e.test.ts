@@ -63,6 +63,17 @@ function seenFor(command: string): string {
   return toolResults(last).find((r) => r.tool_use_id === use!.id)!.text;
 }
 
+/** A home with a Claude config folder whose settings have Spillway's hooks installed (by its CLI) and `extra` merged in. */
+function homeWithHooks(prefix: string, extra: Record<string, unknown> = {}): { home: string; configDir: string; workDir: string } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dirs = claudeDirs(home);
+  const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
+  expect(install.status, install.stderr).toBe(0);
+  const settingsFile = path.join(dirs.configDir, 'settings.json');
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...(JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>), ...extra }, null, 2));
+  return { home, ...dirs };
+}
+
 describe('Claude Code 2.1.332 with the Bash capture', () => {
   it('runs every command and finishes', () => {
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
@@ -113,11 +124,8 @@ describe('Claude Code 2.1.332 with the Bash capture: background and timeout', ()
   let workDir2 = '';
 
   beforeAll(async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-bg-'));
-    const dirs = claudeDirs(home);
+    const { home, ...dirs } = homeWithHooks('spillway-capture-bg-');
     workDir2 = dirs.workDir;
-    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
-    expect(install.status, install.stderr).toBe(0);
     const steps: Array<(req: MessagesRequest) => MockReply> = [
       () => ({ kind: 'tool_use', name: 'Bash', input: { command: build.command, run_in_background: true } }),
       () => ({ kind: 'tool_use', name: 'Bash', input: { command: 'sleep 4' } }),
@@ -164,14 +172,8 @@ describe('Claude Code 2.1.332 with the Bash capture: the user\'s deny rules', ()
 
   /** A session with these deny rules running these commands: what the model got for each, and the work folder's files after. */
   async function withDenyRules(deny: string[], commands: string[]): Promise<{ seen: string[]; left: string[] }> {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-deny-'));
-    const dirs = claudeDirs(home);
+    const { home, ...dirs } = homeWithHooks('spillway-capture-deny-', { permissions: { deny } });
     fs.writeFileSync(path.join(dirs.workDir, 'keep.txt'), 'kept\n');
-    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
-    expect(install.status, install.stderr).toBe(0);
-    const settingsFile = path.join(dirs.configDir, 'settings.json');
-    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { deny } }, null, 2));
     const m = await startMockAnthropic(bashScript(commands, 'done'));
     try {
       await runClaude({ bin: claudeBin, prompt: 'go', cwd: dirs.workDir, env: offlineClaudeEnv({ home, configDir: dirs.configDir, baseUrl: m.url }) });
@@ -212,14 +214,8 @@ describe('Claude Code 2.1.332 with the Bash capture, in its sandbox', () => {
   let configDir = '';
 
   beforeAll(async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-capture-sandbox-'));
-    const dirs = claudeDirs(home);
+    const { home, ...dirs } = homeWithHooks('spillway-capture-sandbox-', { sandbox: { enabled: true } });
     configDir = dirs.configDir;
-    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { encoding: 'utf8', env: { ...process.env, CLAUDE_CONFIG_DIR: configDir } });
-    expect(install.status, install.stderr).toBe(0);
-    const settingsFile = path.join(configDir, 'settings.json');
-    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, sandbox: { enabled: true } }, null, 2));
     const probe = `touch '${path.join(configDir, 'probe')}' 2>/dev/null && echo wrote || echo refused`;
     const m = await startMockAnthropic(bashScript([probe, 'echo hi && echo there >&2', build.command], 'done'));
     try {
