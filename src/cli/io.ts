@@ -37,6 +37,8 @@ export function isUsageError(err: unknown): boolean {
 
 /** What standard output may hold for a slower reader before a long output waits (then until all of it is taken). */
 const BACKLOG_BYTES = 1 << 20;
+/** How much may be written, while a reader is behind, between two turns of the event loop that hand it more. */
+const TURN_BYTES = 64 << 10;
 
 /**
  * The real process's streams. A reader that goes away (`spillway list | head -1`)
@@ -51,11 +53,24 @@ export function processIO(): CliIO {
     });
   }
   let drained: Promise<void> | undefined;
+  let sinceTurn = 0;
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      sinceTurn += text.length;
+      process.stdout.write(text);
+    },
     stderr: (text) => process.stderr.write(text),
     caughtUp: () => {
-      if (process.stdout.writableLength < BACKLOG_BYTES) return undefined;
+      const queued = process.stdout.writableLength;
+      if (queued === 0) return undefined;
+      // A pipe took less than was written (its reader is behind): a turn of the event loop, once per TURN_BYTES
+      // written, hands the reader more while the next piece is made. Without it the pipe stood empty while a whole
+      // backlog was made (a 10,000-blob `list --json | cat` took 0.51-0.54 s, then 0.46-0.48 s).
+      if (queued < BACKLOG_BYTES) {
+        if (sinceTurn < TURN_BYTES) return undefined;
+        sinceTurn = 0;
+        return new Promise((resolve) => setImmediate(resolve));
+      }
       // One wait for every write until the next 'drain' (a listener per match would pile up by the thousand).
       drained ??= new Promise((resolve) => {
         process.stdout.once('drain', () => {
