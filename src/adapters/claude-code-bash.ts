@@ -12,17 +12,20 @@ import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BY
 import type { SpillLogger } from '../spill/types';
 import { truncateUtf8 } from '../spill/text';
 import { captureFileOf, shellQuote, whyNotCapturable, whyShellRejects, wrapBashCommand, wrappedCommandOf } from './bash-capture';
+import { bashAllowedWhole } from './claude-code-permissions';
 import { CLAUDE_CODE_SPILL_FOLDER, claudeSessionDir, claudeSpillDir, type PostToolUseEvent, type PostToolUseFailureEvent, type PreToolUseEvent } from './claude-code-event';
 
 /**
  * When to rewrite Bash commands. Claude Code checks permission rules against
- * the rewritten command, which a rule such as `Bash(npm test:*)` no longer
- * matches, so by default only sessions that check no rules are captured.
+ * the rewritten command, whose prologue an allow rule such as `Bash(npm test:*)`
+ * does not name (it would ask), so by default (`auto`) only sessions where every
+ * Bash command runs unasked are captured: `bypassPermissions`, or rules that
+ * allow Bash whole (`--allowedTools Bash`). `bypass`: only `bypassPermissions`.
  */
-export type BashCaptureMode = 'bypass' | 'always' | 'never';
+export type BashCaptureMode = 'auto' | 'bypass' | 'always' | 'never';
 
 export interface BashCaptureOptions {
-  /** Default `bypass`: only in `bypassPermissions` sessions. */
+  /** Default `auto`. */
   captureBash?: BashCaptureMode;
   maxInlineBytes?: number;
   digestBytes?: number;
@@ -48,7 +51,7 @@ const CAPTURE_PREFIX = 'bash-';
 
 export function captureModeFromEnv(raw: string | undefined): BashCaptureMode | undefined {
   const v = raw?.trim().toLowerCase();
-  return v === 'bypass' || v === 'always' || v === 'never' ? v : undefined;
+  return v === 'auto' || v === 'bypass' || v === 'always' || v === 'never' ? v : undefined;
 }
 
 /** The finish step as this very process would run it: same Node, same script. */
@@ -60,8 +63,7 @@ export function finishCommandFor(script: string, viaCli: boolean, digestBytes: n
 /** PreToolUse: the rewritten Bash input, or undefined to run the command as it is. */
 export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOptions): Promise<PreToolUseRewrite | undefined> {
   if (event.tool_name !== 'Bash' || !opts.finishCommand) return undefined;
-  const mode = opts.captureBash ?? 'bypass';
-  if (mode === 'never' || (mode === 'bypass' && event.permission_mode !== 'bypassPermissions')) return undefined;
+  if (!capturesIn(event, opts.captureBash ?? 'auto')) return undefined;
   const input = event.tool_input;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const command = (input as { command?: unknown }).command;
@@ -89,6 +91,13 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
   // wrapper's shell must not be what the model reads in the task's notices, so one is given from the command.
   const description = typeof fields.description === 'string' && fields.description.trim() !== '' ? {} : { description: describeCommand(command) };
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...fields, command: wrapped, ...description } } };
+}
+
+/** Whether `mode` captures this session's commands (see BashCaptureMode); plan mode runs none to capture. */
+function capturesIn(event: PreToolUseEvent, mode: BashCaptureMode): boolean {
+  if (mode === 'always' || mode === 'never') return mode === 'always';
+  if (event.permission_mode === 'bypassPermissions') return true;
+  return mode === 'auto' && event.permission_mode !== 'plan' && bashAllowedWhole(event.cwd);
 }
 
 /** A command as a one-line description (its first line, at most 100 bytes). */

@@ -8,7 +8,7 @@ interface ToolEventBase {
   session_id: string;
   transcript_path: string;
   cwd: string;
-  /** `bypassPermissions`, `default`, ...: the Bash capture only rewrites commands when no permission rule reads them. */
+  /** `bypassPermissions`, `default`, ...: the Bash capture rewrites commands only where every Bash command runs unasked. */
   permission_mode?: string;
   tool_name: string;
   tool_input: unknown;

@@ -239,3 +239,39 @@ describe('Claude Code 2.1.332 with the Bash capture, in its sandbox', () => {
     expect(spillFiles).toEqual([]);
   });
 });
+
+// Not in bypassPermissions: Claude Code asks for any command its allow rules do not name, and the wrapper's
+// prologue is named only by a rule that allows Bash whole. The hook reads the rules (here from Claude Code's
+// command line) and captures there; under narrower rules it leaves every command as typed.
+describe('Claude Code 2.1.332 with the Bash capture, in a default session', () => {
+  const build = failingBuild(300_000, 2, Math.random, 1);
+
+  async function run(allowedTools: string, commands: string[]): Promise<{ seen: string[]; captures: string[] }> {
+    const { home, configDir, workDir } = homeWithHooks('spillway-capture-default-');
+    const m = await startMockAnthropic(bashScript(commands, 'done'));
+    try {
+      await runClaude({ bin: claudeBin, prompt: 'go', cwd: workDir, env: offlineClaudeEnv({ home, configDir, baseUrl: m.url }), permissions: ['--allowedTools', allowedTools] });
+      const captures = fs.readdirSync(path.join(configDir, 'projects'), { recursive: true, encoding: 'utf8' }).filter((f) => /spillway\/bash-/.test(f));
+      return { seen: toolResults(m.requests[m.requests.length - 1]!).map((r) => r.text), captures };
+    } finally {
+      await m.close();
+      if (!process.env.KEEP_E2E) fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  it('captures every command when Bash is allowed whole (--allowedTools Bash)', async () => {
+    const { seen, captures } = await run('Bash', [build.command, 'echo ok']);
+    expect(seen[0]).toContain(build.failureLine);
+    expect(seen[0]).toContain('exited with code 2');
+    expect(captures).toHaveLength(1);
+    expect(seen[1]).toBe('ok');
+  }, 180_000);
+
+  it('leaves commands as typed under narrower rules, which then judge them as before', async () => {
+    const { seen, captures } = await run('Bash(echo:*)', ['echo ok', 'touch made.txt && echo made']);
+    expect(seen[0]).toBe('ok');
+    // No rule allows it: Claude Code asks (nobody can answer in -p mode), for the command as typed.
+    expect(seen[1]).toMatch(/^touch in '[^']*made\.txt' needs approval/);
+    expect(captures).toEqual([]);
+  }, 180_000);
+});

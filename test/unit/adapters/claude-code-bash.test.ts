@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { captureFileOf, wrappedCommandOf, wrapperTool } from '../../../src/adapters/bash-capture';
 import type { PostToolUseEvent, PostToolUseFailureEvent, PreToolUseEvent } from '../../../src/adapters/claude-code-event';
 import { hookOutputFor } from '../../../src/adapters/claude-code-hook';
@@ -18,8 +18,15 @@ beforeEach(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-cc-bash-'));
   transcript = path.join(tmp, 'projects', 'enc', `${SESSION}.jsonl`);
   fs.mkdirSync(path.dirname(transcript), { recursive: true });
+  // Claude Code's permission rules are read from here only (not from the machine's own settings, nor a Claude Code this runs under).
+  vi.stubEnv('CLAUDE_CONFIG_DIR', path.join(tmp, 'config'));
+  vi.stubEnv('CLAUDE_PROJECT_DIR', '');
+  vi.stubEnv('CLAUDE_PID', '');
 });
-afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => {
+  vi.unstubAllEnvs();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 function pre(command: string, mode = 'bypassPermissions', id = 'toolu_1'): PreToolUseEvent {
   return { hook_event_name: 'PreToolUse', session_id: SESSION, transcript_path: transcript, cwd: tmp, permission_mode: mode, tool_name: 'Bash', tool_input: { command, description: 'd' }, tool_use_id: id };
@@ -67,6 +74,21 @@ describe('PreToolUse', () => {
 
   it.each(['default', 'acceptEdits', 'plan', undefined])('leaves commands alone in a %s session (permission rules read the command)', async (mode) => {
     expect(await rewrite('make', mode ?? 'unset-mode')).toBeUndefined();
+  });
+
+  it('wraps in a default or acceptEdits session only when its rules allow Bash whole; never in plan mode', async () => {
+    expect(await rewrite('make', 'default')).toBeUndefined();
+    const project = path.join(tmp, '.claude', 'settings.local.json');
+    fs.mkdirSync(path.dirname(project), { recursive: true });
+    fs.writeFileSync(project, JSON.stringify({ permissions: { allow: ['Bash(make:*)'] } }));
+    expect(await rewrite('make', 'default')).toBeUndefined();
+    fs.writeFileSync(project, JSON.stringify({ permissions: { allow: ['Bash'] } }));
+    // (Each call its own id: a capture file already there is never reused.)
+    const wraps = async (mode: string, id: string) => captureFileOf((await hookOutputFor(pre('make', mode, id), { finishCommand: FINISH }) as any)?.hookSpecificOutput.updatedInput.command);
+    expect(await wraps('default', 'toolu_d')).toBeDefined();
+    expect(await wraps('acceptEdits', 'toolu_a')).toBeDefined();
+    expect(await wraps('plan', 'toolu_p')).toBeUndefined();
+    expect(await hookOutputFor(pre('make', 'default', 'toolu_3'), { finishCommand: FINISH, captureBash: 'bypass' })).toBeUndefined();
   });
 
   it('wraps in any session with captureBash "always", in none with "never"', async () => {

@@ -133,10 +133,13 @@ export function offlineClaudeEnv(opts: { home: string; configDir: string; baseUr
   };
 }
 
-/** Runs `claude -p <prompt>` (stream-json, bypassPermissions) offline against the mock; resolves when it exits. */
-export function runClaude(opts: { bin: string; prompt: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `claude -p <prompt>` (stream-json) offline against the mock; resolves when it exits. `permissions`: the
+ * arguments that set them (default `--permission-mode bypassPermissions`).
+ */
+export function runClaude(opts: { bin: string; prompt: string; cwd: string; env: NodeJS.ProcessEnv; permissions?: string[] }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.bin, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'], {
+    const child = spawn(opts.bin, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', ...(opts.permissions ?? ['--permission-mode', 'bypassPermissions'])], {
       cwd: opts.cwd,
       env: opts.env,
       stdio: ['ignore', 'pipe', 'pipe'],
