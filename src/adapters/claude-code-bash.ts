@@ -63,7 +63,7 @@ export function finishCommandFor(script: string, viaCli: boolean, digestBytes: n
 /** PreToolUse: the rewritten Bash input, or undefined to run the command as it is. */
 export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOptions): Promise<PreToolUseRewrite | undefined> {
   if (event.tool_name !== 'Bash' || !opts.finishCommand) return undefined;
-  if (!capturesIn(event, opts.captureBash ?? 'auto')) return undefined;
+  if (!(await capturesIn(event, opts.captureBash ?? 'auto'))) return undefined;
   const input = event.tool_input;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const command = (input as { command?: unknown }).command;
@@ -94,10 +94,10 @@ export async function captureRewrite(event: PreToolUseEvent, opts: BashCaptureOp
 }
 
 /** Whether `mode` captures this session's commands (see BashCaptureMode); plan mode runs none to capture. */
-function capturesIn(event: PreToolUseEvent, mode: BashCaptureMode): boolean {
+async function capturesIn(event: PreToolUseEvent, mode: BashCaptureMode): Promise<boolean> {
   if (mode === 'always' || mode === 'never') return mode === 'always';
   if (event.permission_mode === 'bypassPermissions') return true;
-  return mode === 'auto' && event.permission_mode !== 'plan' && bashAllowedWhole(event.cwd);
+  return mode === 'auto' && event.permission_mode !== 'plan' && (await bashAllowedWhole(event.cwd));
 }
 
 /** A command as a one-line description (its first line, at most 100 bytes). */

@@ -6,8 +6,9 @@
 // files and of its command line (`--allowedTools`, `--settings`, which the
 // Agent SDK passes too).
 import { readFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { readSettingsText } from '../spill/regular-file';
+import { claudeSettingsPath } from './settings-install';
 
 /** Allow rules that name every Bash command. */
 const WHOLE_BASH = new Set(['Bash', 'Bash(*)']);
@@ -22,34 +23,34 @@ interface Settings {
  * whole. False when unsure: a file that does not parse counts for nothing, and a policy that allows only its
  * own rules (`allowManagedPermissionRulesOnly`) leaves the others out, as Claude Code does.
  */
-export function bashAllowedWhole(projectDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const managed = readSettings(managedSettingsFile());
-  const args = claudeArgs(env);
-  const sources = managed?.allowManagedPermissionRulesOnly === true
-    ? [managed]
-    : [managed, ...settingsFiles(projectDir, env).map(readSettings), ...settingsArgs(args)];
-  const rules = sources.flatMap((s) => (Array.isArray(s?.permissions?.allow) ? s.permissions.allow : []));
-  if (managed?.allowManagedPermissionRulesOnly !== true) rules.push(...allowedToolsArgs(args));
+export async function bashAllowedWhole(projectDir: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const managed = await readSettings(managedSettingsFile());
+  const rules = allowRules(managed);
+  if (managed?.allowManagedPermissionRulesOnly !== true) {
+    const args = claudeArgs(env);
+    for (const settings of await Promise.all([...settingsFiles(projectDir, env).map(readSettings), ...settingsArgs(args)])) rules.push(...allowRules(settings));
+    rules.push(...allowedToolsArgs(args));
+  }
   return rules.some((rule) => typeof rule === 'string' && WHOLE_BASH.has(rule.trim()));
+}
+
+function allowRules(settings: Settings | undefined): unknown[] {
+  return Array.isArray(settings?.permissions?.allow) ? [...settings.permissions.allow] : [];
 }
 
 function managedSettingsFile(): string {
   return process.platform === 'darwin' ? '/Library/Application Support/ClaudeCode/managed-settings.json' : '/etc/claude-code/managed-settings.json';
 }
 
-/** The user's settings, then the project's shared and local ones. */
+/** The user's settings, then the project's shared and local ones (where `spillway hook install` writes them). */
 function settingsFiles(projectDir: string, env: NodeJS.ProcessEnv): string[] {
-  const configDir = env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), '.claude');
-  const project = env.CLAUDE_PROJECT_DIR || projectDir;
-  return [path.join(configDir, 'settings.json'), path.join(project, '.claude', 'settings.json'), path.join(project, '.claude', 'settings.local.json')];
+  const shared = claudeSettingsPath({ kind: 'project', dir: env.CLAUDE_PROJECT_DIR || projectDir }, env);
+  return [claudeSettingsPath({ kind: 'user' }, env), shared, path.join(path.dirname(shared), 'settings.local.json')];
 }
 
-function readSettings(file: string): Settings | undefined {
-  try {
-    return parseSettings(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined; // missing or unreadable: no rules from it
-  }
+/** A settings file parsed; undefined when missing, not a regular file (a FIFO never blocks), or not an object. */
+async function readSettings(file: string): Promise<Settings | undefined> {
+  return parseSettings(await readSettingsText(file).catch(() => ''));
 }
 
 function parseSettings(text: string): Settings | undefined {
@@ -57,7 +58,7 @@ function parseSettings(text: string): Settings | undefined {
     const value = JSON.parse(text) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Settings) : undefined;
   } catch {
-    return undefined;
+    return undefined; // no rules from it
   }
 }
 
@@ -111,7 +112,7 @@ function splitRules(list: string): string[] {
   return rules;
 }
 
-/** `--settings FILE` or `--settings '{json}'`. */
-function settingsArgs(args: readonly string[]): Array<Settings | undefined> {
-  return optionValues(args, ['--settings']).map((value) => (value.trim().startsWith('{') ? parseSettings(value) : readSettings(value)));
+/** `--settings FILE` or `--settings '{json}'`, each read. */
+function settingsArgs(args: readonly string[]): Array<Promise<Settings | undefined>> {
+  return optionValues(args, ['--settings']).map((value) => (value.trim().startsWith('{') ? Promise.resolve(parseSettings(value)) : readSettings(value)));
 }

@@ -1,5 +1,5 @@
 // Whether a Claude Code session allows Bash whole, read from its settings files and its command line.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,38 +43,46 @@ describe('allowedToolsArgs', () => {
 });
 
 describe('bashAllowedWhole', () => {
-  it('is false with no rules, and with rules narrower than the whole tool', () => {
-    expect(bashAllowedWhole(tmp, env)).toBe(false);
+  it('is false with no rules, and with rules narrower than the whole tool', async () => {
+    expect(await bashAllowedWhole(tmp, env)).toBe(false);
     settings(path.join(tmp, 'config', 'settings.json'), { permissions: { allow: ['Bash(npm test:*)', 'Read', 'Bash:*'] } });
-    expect(bashAllowedWhole(tmp, env)).toBe(false);
+    expect(await bashAllowedWhole(tmp, env)).toBe(false);
   });
 
   it.each([
     ['the user settings', 'config/settings.json'],
     ['the project settings', 'project/.claude/settings.json'],
     ['the local project settings', 'project/.claude/settings.local.json'],
-  ])('is true when %s allow Bash', (_, file) => {
+  ])('is true when %s allow Bash', async (_, file) => {
     settings(path.join(tmp, file), { permissions: { allow: ['Read', 'Bash'] } });
-    expect(bashAllowedWhole(tmp, env)).toBe(true);
+    expect(await bashAllowedWhole(tmp, env)).toBe(true);
   });
 
-  it('reads the project from the hook event when Claude Code names none', () => {
+  it('reads the project from the hook event when Claude Code names none', async () => {
     settings(path.join(tmp, 'elsewhere', '.claude', 'settings.json'), { permissions: { allow: ['Bash(*)'] } });
-    expect(bashAllowedWhole(path.join(tmp, 'elsewhere'), { ...env, CLAUDE_PROJECT_DIR: undefined })).toBe(true);
+    expect(await bashAllowedWhole(path.join(tmp, 'elsewhere'), { ...env, CLAUDE_PROJECT_DIR: undefined })).toBe(true);
   });
 
-  it('counts nothing from a file that does not parse or holds something else', () => {
+  it.skipIf(process.platform === 'win32')('counts nothing from a FIFO put in a settings file\'s place, and does not wait on it', async () => {
+    const file = path.join(tmp, 'project', '.claude', 'settings.local.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    settings(path.join(tmp, 'config', 'settings.json'), { permissions: { allow: ['Bash'] } });
+    expect(await bashAllowedWhole(tmp, env)).toBe(true);
+  });
+
+  it('counts nothing from a file that does not parse or holds something else', async () => {
     settings(path.join(tmp, 'config', 'settings.json'), '{"permissions": {"allow": ["Bash"]');
     settings(path.join(tmp, 'project', '.claude', 'settings.json'), { permissions: { allow: 'Bash' } });
-    expect(bashAllowedWhole(tmp, env)).toBe(false);
+    expect(await bashAllowedWhole(tmp, env)).toBe(false);
   });
 
   it.skipIf(process.platform !== 'linux')('reads --allowedTools and --settings from Claude Code\'s command line (CLAUDE_PID)', async () => {
-    expect(bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['-p', 'go', '--allowedTools', 'Read,Bash']) })).toBe(true);
-    expect(bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--allowedTools', 'Bash(ls:*)']) })).toBe(false);
-    expect(bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--settings', '{"permissions":{"allow":["Bash"]}}']) })).toBe(true);
+    expect(await bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['-p', 'go', '--allowedTools', 'Read,Bash']) })).toBe(true);
+    expect(await bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--allowedTools', 'Bash(ls:*)']) })).toBe(false);
+    expect(await bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--settings', '{"permissions":{"allow":["Bash"]}}']) })).toBe(true);
     settings(path.join(tmp, 'extra.json'), { permissions: { allow: ['Bash'] } });
-    expect(bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--settings', path.join(tmp, 'extra.json')]) })).toBe(true);
-    expect(bashAllowedWhole(tmp, { ...env, CLAUDE_PID: 'not-a-pid' })).toBe(false);
+    expect(await bashAllowedWhole(tmp, { ...env, CLAUDE_PID: await claudeWith(['--settings', path.join(tmp, 'extra.json')]) })).toBe(true);
+    expect(await bashAllowedWhole(tmp, { ...env, CLAUDE_PID: 'not-a-pid' })).toBe(false);
   });
 });
