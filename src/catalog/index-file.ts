@@ -296,6 +296,10 @@ abstract class IndexLines {
   private ahead = Buffer.allocUnsafe(0);
   private aheadFrom = 0;
   private aheadBytes = 0;
+  /** Where the line a pass read last ends: only the line right after it is worth reading ahead from. */
+  private passAt = -1;
+  /** Bytes read from the file (for tests that prove what a pass reads). */
+  bytesRead = 0;
 
   protected constructor(protected readonly fd: number) {}
 
@@ -316,15 +320,21 @@ abstract class IndexLines {
     const length = this.lengths[i]!;
     const offset = this.offsets[i]!;
     if (inOrder && offset >= this.aheadFrom && offset + length <= this.aheadFrom + this.aheadBytes) {
+      this.passAt = offset + length;
       return this.ahead.subarray(offset - this.aheadFrom, offset - this.aheadFrom + length);
     }
-    const size = inOrder ? Math.max(length, READ_AHEAD_BYTES) : length;
+    // Ahead only where the pass goes on in file order: lines settled in another order (a scan's walk need not follow
+    // the file) would each read 64 KB for one line of a few KB (at 100,000 blobs, 170 MB read for 18).
+    const ahead = inOrder && offset === this.passAt;
+    this.passAt = inOrder ? offset + length : -1;
+    const size = ahead ? Math.max(length, READ_AHEAD_BYTES) : length;
     if (this.ahead.length < size) this.ahead = Buffer.allocUnsafe(Math.max(size, READ_AHEAD_BYTES));
     const read = readSync(this.fd, this.ahead, 0, size, offset);
+    this.bytesRead += read;
     if (read < length) throw new Error('the index was cut short');
     // What was read ahead serves only the same pass: another read may come from a later state of the file.
     this.aheadFrom = offset;
-    this.aheadBytes = inOrder ? read : 0;
+    this.aheadBytes = ahead ? read : 0;
     return this.ahead.subarray(0, length);
   }
 }

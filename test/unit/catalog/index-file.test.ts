@@ -117,6 +117,23 @@ describe('index file', () => {
     expect(loaded.walkedAt).toBe(42);
   });
 
+  it('reads ahead only while a pass goes on in file order', async () => {
+    const entries = Array.from({ length: 40 }, (_, n) => entry(n, 50));
+    await saveIndex(file, entries, header);
+    const lineBytes = (await fsp.readFile(file, 'utf8')).split('\n').slice(0, 40).reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+    const reader = IndexReader.open(file)!;
+    // In file order: a few reads of 64 KB for the whole pass, every line parsed.
+    for (let i = 0; i < 40; i++) expect(reader.entry(i, true)?.claim).toEqual(entries[i]!.claim);
+    expect(reader.bytesRead).toBeGreaterThanOrEqual(lineBytes);
+    expect(reader.bytesRead).toBeLessThan(2 * lineBytes);
+    reader.close();
+    // Backwards (a scan's walk need not follow the file): each line alone, not 64 KB for each.
+    const back = IndexReader.open(file)!;
+    for (let i = 39; i >= 0; i--) expect(back.entry(i, true)?.claim).toEqual(entries[i]!.claim);
+    expect(back.bytesRead).toBe(lineBytes);
+    back.close();
+  });
+
   it('lets the writer read its own lines before it commits, and leaves no file behind when abandoned', async () => {
     const writer = await IndexWriter.open(file);
     const at = [writer.add(entry(0, 2)), writer.add(entry(1, 5000))];
