@@ -8,3 +8,14 @@ import * as path from 'node:path';
 export function childPath(folder: string, name: string): string {
   return folder.endsWith(path.sep) ? folder + name : `${folder}${path.sep}${name}`;
 }
+
+/**
+ * The folder of which `file` is the entry `name` (childPath(folder, name) === file), or undefined when it is
+ * not one (`name` is not its last part, or the folder is the file system's root): path.dirname without its
+ * cost, for each of 100,000 blobs whose name is at hand.
+ */
+export function folderHolding(file: string, name: string): string | undefined {
+  const cut = file.length - name.length - 1;
+  if (cut < 1 || name === '' || file[cut] !== path.sep || !file.endsWith(name) || name.includes(path.sep)) return undefined;
+  return file.slice(0, cut);
+}

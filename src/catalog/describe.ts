@@ -7,7 +7,7 @@ import { refusal } from './clean';
 import { stampOf, UNSETTLED, type IndexedClaim } from './index-file';
 import type { Described, SessionClaim, Source } from './source';
 import type { TranscriptCache } from './transcripts';
-import { deepestRoot } from '../spill/inside';
+import { deepestRoot, resolved } from '../spill/inside';
 import type { CatalogLogger, KnownRoot } from './types';
 
 export interface DescribeEnv {
@@ -62,5 +62,5 @@ export function claimFolders(claim: SessionClaim): string[] {
  * root compared by prefix: path.relative for each of some twenty roots was a tenth of describing a session.
  */
 export function rootOf(roots: readonly KnownRoot[], target: string): KnownRoot | undefined {
-  return deepestRoot(roots, path.resolve(target));
+  return deepestRoot(roots, resolved(target));
 }

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Described, SessionClaim } from './source';
 import type { BlobInfo, KnownRoot } from './types';
-import { childPath } from './child-path';
+import { childPath, folderHolding } from './child-path';
 import { pauser } from './pause';
 import { notPrivate } from '../spill/private-folder';
 
@@ -695,12 +695,15 @@ function encodeBlobs(blobs: readonly StoredBlob[]): StoredBlobs {
   const folders: string[] = [];
   const folderIndex = new Map<string, number>();
   const rows = blobs.map((blob) => {
-    const folder = path.dirname(blob.path);
-    let index = folderIndex.get(folder);
-    if (index === undefined) folderIndex.set(folder, (index = folders.push(folder) - 1));
     // Stored by folder only when decodeBlobs joins it back to the same path; otherwise (a name that is not the
     // path's last part, never seen) the path is kept whole. Not path.join, which normalizes, at a cost per blob.
-    const row: unknown[] = [childPath(folder, blob.name) === blob.path ? index : blob.path];
+    const folder = folderHolding(blob.path, blob.name);
+    let index: number | undefined;
+    if (folder !== undefined) {
+      index = folderIndex.get(folder);
+      if (index === undefined) folderIndex.set(folder, (index = folders.push(folder) - 1));
+    }
+    const row: unknown[] = [index ?? blob.path];
     for (const field of BLOB_FIELDS) row.push(blob[field] ?? null);
     return row;
   });

@@ -7,6 +7,7 @@ import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
 import type { SessionInfo, TurnSeries } from './types';
 import { isoTime } from '../spill/iso-time';
+import { folderHolding } from './child-path';
 
 /** Sessions as a one-off command goes through them (see Catalog.scanSessions). */
 export interface SessionListing {
@@ -47,6 +48,8 @@ export interface Settled {
 export class BlobSizes {
   private readonly folders = new Map<string, Map<string, number>>();
   private count = 0;
+  /** The folder added to last and its names: a session's blobs come folder by folder (no hash of the path for each). */
+  private last: { folder: string; names: Map<string, number> } | undefined;
 
   /** Blobs held. */
   get size(): number {
@@ -55,8 +58,9 @@ export class BlobSizes {
 
   /** Adds a blob, unless it is here already (then false). */
   add(folder: string, name: string, bytes: number): boolean {
-    let names = this.folders.get(folder);
+    let names = this.last?.folder === folder ? this.last.names : this.folders.get(folder);
     if (!names) this.folders.set(folder, (names = new Map()));
+    this.last = { folder, names };
     if (names.has(name)) return false;
     names.set(name, bytes);
     this.count++;
@@ -95,7 +99,7 @@ export class SettledSessions {
     let newest = -Infinity;
     const folderOf = entry.blobFolderOf;
     described.blobs.forEach((blob, i) => {
-      const folder = folderOf?.[i];
+      const folder = folderOf?.[i] ?? folderHolding(blob.path, blob.name);
       // Stored in a folder, a blob's path is its folder and name joined.
       if (!(folder !== undefined ? this.blobs.add(folder, blob.name, blob.bytes) : this.blobs.addPath(blob.path, blob.bytes))) {
         (settled.dropped ??= []).push(i);

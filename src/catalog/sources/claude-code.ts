@@ -217,7 +217,8 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
   let attribution: Attribution = 'none';
   let tool: string | undefined;
   let args: string | undefined;
-  let createdAt = isoTime(stat.mtimeMs);
+  // The file's mtime only when no call or record gives the time: a Date made for every blob was some 50 ms of a cold 100,000.
+  let createdAt: string | undefined;
   let turn: number | undefined;
   let digestChars: number | undefined;
   if (use) {
@@ -260,7 +261,7 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
     toolCallId: toolUseId,
     args,
     bytes: stat.size,
-    createdAt,
+    createdAt: createdAt || isoTime(stat.mtimeMs),
     mtimeMs: stat.mtimeMs,
     turn,
     attribution,

@@ -4,7 +4,7 @@
 // with '..' is inside.
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deepestRoot, holds, isBelow, isInside } from '../../../src/spill/inside';
+import { deepestRoot, holds, isBelow, isInside, resolved } from '../../../src/spill/inside';
 
 describe('isInside and isBelow', () => {
   it('tell a folder, its contents, its siblings and its parent apart', () => {
@@ -19,6 +19,13 @@ describe('isInside and isBelow', () => {
     expect(isInside('/r/a', '/r/a/..x')).toBe(true); // a name, not a step up
     expect(isInside('/', '/etc')).toBe(true);
     expect(isInside('r', path.resolve('r', 'x'))).toBe(true); // relative paths resolve against the cwd
+  });
+
+  it('resolved is path.resolve, which a normalized absolute path passes through as it is', () => {
+    const cases = ['/', '/r/a', '/r/a/', '/r//a', '/r/./a', '/r/a/.', '/r/a/..', '/r/../a', '/r/a/..x', '/r/.a/b', '/r/...', 'r/a', '.', '', '//r'];
+    for (const p of cases) expect(resolved(p)).toBe(path.resolve(p));
+    expect(isBelow('/r/a/b/..', '/r/a')).toBe(false);
+    expect(isBelow('/r//a', '/r/a/x')).toBe(true);
   });
 
   it('holds compares resolved paths as they are', () => {
