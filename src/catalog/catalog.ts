@@ -31,14 +31,15 @@ import { readHead } from './head';
 import { RootedReads } from './rooted-read';
 import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
-import type { Described, SessionClaim, Source } from './source';
+import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
 import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
-import { BlobSizes, cmp, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
+import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
+import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
-import { claimKey, offer, walk, type Listed, type WalkMemo } from './walk';
+import { offer, walk, type Listed, type WalkMemo } from './walk';
 import { countLines, readSlice, type SliceOptions } from './slice';
 import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type GrepTargets } from './grep';
 import { buildTurnSeries } from './turns';
@@ -324,7 +325,7 @@ export class Catalog {
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
-    let lines: Pick<IndexReader, 'entry'>;
+    let lines: Pick<IndexReader, 'entry' | 'listed'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
       // Something changed: the unchanged sessions' lines join the new index as they were, with their last update
       // as settled (an index written before the trailer recorded updates has none to copy).
@@ -348,6 +349,11 @@ export class Catalog {
       const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)).map((raw) => ownBlob(raw, s.key));
       return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);
     };
+    // As its line keeps it, unless another session took some of its blobs (or the line is not what it says).
+    const json = (s: Settled): SessionJson => {
+      const kept = s.dropped ? undefined : lines.listed(s.line.at);
+      return kept && kept.blobs.length === s.blobs && kept.fields.startsWith(`{"key":${JSON.stringify(s.key)},`) ? kept : infoJson(read(s));
+    };
     const listed = settled.listed();
     const byKey = new Map(listed.map((s) => [s.key, s]));
     return {
@@ -356,6 +362,7 @@ export class Catalog {
       bytes: listed.reduce((n, s) => n + s.bytes, 0),
       skipped: listed.reduce((n, s) => n + s.skipped, 0),
       forEach: (visit) => visitInTurn(listed, (s) => visit(read(s))),
+      forEachJson: (visit) => visitInTurn(listed, (s) => visit(json(s))),
       grepTargets: () => grepTargetsOf(settled.blobs, settled.blobFolders, this.reads),
       turns: async (session) => {
         const claim = byKey.get(session.key)?.claim;
@@ -1156,6 +1163,7 @@ function listingOf(sessions: SessionInfo[], targets: GrepTargets, turns: Session
     bytes: sessions.reduce((n, s) => n + s.bytes, 0),
     skipped: sessions.reduce((n, s) => n + s.skipped, 0),
     forEach: (visit) => visitInTurn(sessions, visit),
+    forEachJson: (visit) => visitInTurn(sessions, (s) => visit(infoJson(s))),
     grepTargets: () => targets,
     turns,
     close: async () => undefined,
@@ -1184,7 +1192,7 @@ async function visitInTurn<T>(items: Iterable<T>, visit: (item: T) => unknown): 
 
 /** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */
 function sessionInfo(key: string, root: string, session: Described['session'], blobs: BlobInfo[]): SessionInfo {
-  blobs.sort((a, b) => cmp(a.createdAt, b.createdAt) || cmp(a.name, b.name));
+  blobs.sort(blobOrder);
   // Field by field, not `...session`: spreading an object JSON.parse made takes V8's slow path, which doubled
   // the time to read 50,000 sessions back from the index and left some 70 MB of garbage in the old generation.
   // Every session has one shape: fields always present, undefined when absent (as decoded blobs).
@@ -1204,6 +1212,11 @@ function sessionInfo(key: string, root: string, session: Described['session'], b
     skipped,
     notes,
   };
+}
+
+/** A session in memory as listed (its blobs are in blobOrder already). */
+function infoJson(info: SessionInfo): SessionJson {
+  return sessionJson(info, info.blobs);
 }
 
 /** What a listener could see of a session, to tell a real change from a touch. */

@@ -9,14 +9,15 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Described, SessionClaim } from './source';
+import { claimKey, type Described, type SessionClaim } from './source';
+import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import type { BlobInfo, KnownRoot } from './types';
 import { childPath, folderHolding } from './child-path';
 import { pauser } from './pause';
 import { notPrivate } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 9;
+export const INDEX_VERSION = 10;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
@@ -315,6 +316,22 @@ abstract class IndexLines {
     }
   }
 
+  /**
+   * Entry `i`'s session as `list --json` prints it, kept at the end of its line; undefined when the line keeps
+   * none (a session without blobs) or cannot be read.
+   */
+  listed(i: number): SessionJson | undefined {
+    try {
+      const line = this.read(i);
+      const tab = line.indexOf(0x09);
+      if (tab === -1) return undefined;
+      const [fields, ...blobs] = line.toString('utf8', tab + 1, line.length - 1).split('\t');
+      return { fields: fields!, blobs };
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Entry `i`'s line, in a buffer reused by a later read. */
   protected read(i: number, inOrder = false): Buffer {
     const length = this.lengths[i]!;
@@ -481,10 +498,12 @@ function listingsOf(trailer: Trailer): WalkHeader {
 }
 
 function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined {
-  // Exactly one object and its newline: a length that does not match its line would still parse.
+  // Exactly one object, then what `list --json` prints of it, and its newline: a length that does not match its
+  // line would still parse. (JSON has no raw tab: the first one ends the object.)
   if (line[0] !== 0x7b || line[line.length - 1] !== 0x0a) return undefined;
+  const tab = line.indexOf(0x09);
   try {
-    return toIndexedClaim(JSON.parse(line.toString('utf8')), claim);
+    return toIndexedClaim(JSON.parse(line.toString('utf8', 0, tab === -1 ? line.length : tab)), claim);
   } catch {
     return undefined;
   }
@@ -668,11 +687,18 @@ export function lastUpdate(entry: IndexedClaim): number {
   return newest;
 }
 
-/** One session's line: the claim is in the trailer, the blobs in rows. */
+/**
+ * One session's line: the claim is in the trailer, the blobs in rows; then, after a tab, the session as
+ * `list --json` prints it (its fields, then each blob, tab-separated: JSON holds no raw tab).
+ */
 export function encodeEntry(entry: IndexedClaim): string {
   const d = entry.described;
   const described = d && { session: d.session, blobs: encodeBlobs(d.blobs), dependsOn: d.dependsOn, blobFolders: d.blobFolders, blobNames: d.blobNames };
-  return JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt }) + '\n';
+  const line = JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt });
+  if (!d || d.blobs.length === 0) return line + '\n';
+  const { source, id, title, cwd, dir } = d.session;
+  const listed = sessionJson({ key: claimKey(entry.claim), source, id, title, cwd, dir, bytes: d.blobs.reduce((n, b) => n + b.bytes, 0) }, [...d.blobs].sort(blobOrder));
+  return `${line}\t${listed.fields}\t${listed.blobs.join('\t')}\n`;
 }
 
 type StoredBlob = Described['blobs'][number];

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { BlobFolderNames, GrepTargets } from './grep';
 import type { IndexedClaim } from './index-file';
 import type { SessionClaim } from './source';
+import type { SessionJson } from './session-json';
 import type { SessionInfo, TurnSeries } from './types';
 import { isoTime } from '../spill/iso-time';
 import { folderHolding } from './child-path';
@@ -18,6 +19,8 @@ export interface SessionListing {
   skipped: number;
   /** Each session, most recently updated first, read from the index as it is visited (and after what `visit` returns settles). */
   forEach(visit: (session: SessionInfo) => unknown): Promise<void>;
+  /** The same as forEach, each session as `list --json` prints it (kept in the index: not described again). */
+  forEachJson(visit: (session: SessionJson) => unknown): Promise<void>;
   /** Every listed blob as grep targets. */
   grepTargets(): GrepTargets;
   /** The per-turn series of a session this listing holds (its transcript is read again: calls are not kept). */

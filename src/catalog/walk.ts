@@ -19,15 +19,6 @@ export interface WalkResult {
   unreadable: Array<{ path: string; code: string }>;
 }
 
-const keys = new WeakMap<SessionClaim, string>();
-
-/** `source:dir`, made once per claim object (claims are never changed): 50,000 sessions held three copies of each. */
-export function claimKey(claim: SessionClaim): string {
-  let key = keys.get(claim);
-  if (key === undefined) keys.set(claim, (key = `${claim.source}:${claim.dir}`));
-  return key;
-}
-
 /** Offer one listing to the sources in order; the first that claims anything wins. */
 export function offer(listing: DirListing, sources: readonly Source[]): SessionClaim[] {
   for (const source of sources) {

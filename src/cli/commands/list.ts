@@ -1,5 +1,5 @@
 // `spillway list`: every session and its blobs, as a table or JSON.
-import type { SessionInfo } from '../../catalog/types';
+import type { SessionJson } from '../../catalog/session-json';
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, newCatalog, parseFlags, Pieces, reportProblems, ROOT_FLAGS, tableLines } from '../format';
 
@@ -23,8 +23,8 @@ export const listCommand: CliCommand = async (argv, io) => {
       // Each blob on one line: a third less output to write and to read than indenting every field.
       pieces.add('{\n  "sessions": [');
       let first = true;
-      await listing.forEach(async (s) => {
-        await pieces.addAll(sessionJson(s, first ? '' : ','));
+      await listing.forEachJson(async (s) => {
+        await pieces.addAll(sessionLines(s, first ? '' : ','));
         first = false;
       });
       pieces.add(`${listing.sessions > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
@@ -47,13 +47,9 @@ export const listCommand: CliCommand = async (argv, io) => {
 const INDENT = '\n    ';
 
 /** One session of `list --json`, after `before` (a comma, or nothing): its fields, then each blob on a line of its own. */
-function* sessionJson(s: SessionInfo, before: string): Iterable<string> {
-  const fields = { key: s.key, source: s.source, id: s.id, title: s.title ?? null, cwd: s.cwd ?? null, dir: s.dir, bytes: s.bytes };
-  const head = JSON.stringify(fields, null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
+function* sessionLines(s: SessionJson, before: string): Iterable<string> {
+  const head = JSON.stringify(JSON.parse(s.fields), null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
   yield `${before}${INDENT}${head},${INDENT}  "blobs": [`;
-  for (let i = 0; i < s.blobs.length; i++) {
-    const b = s.blobs[i]!;
-    yield `${i > 0 ? ',' : ''}${INDENT}    ${JSON.stringify({ path: b.path, tool: b.tool ?? null, toolCallId: b.toolCallId ?? null, args: b.args ?? null, bytes: b.bytes, createdAt: b.createdAt, turn: b.turn ?? null, kind: b.kind })}`;
-  }
+  for (let i = 0; i < s.blobs.length; i++) yield `${i > 0 ? ',' : ''}${INDENT}    ${s.blobs[i]}`;
   yield `${s.blobs.length > 0 ? `${INDENT}  ` : ''}]${INDENT}}`;
 }

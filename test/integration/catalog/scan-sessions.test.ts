@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
+import { sessionJson, type SessionJson } from '../../../src/catalog/session-json';
 import type { SessionListing } from '../../../src/catalog/settled';
 import type { SessionInfo } from '../../../src/catalog/types';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
@@ -55,6 +56,8 @@ async function expectSameAsScan(): Promise<{ stats: ReturnType<Catalog['scanStat
   const listing = await streaming.scanSessions();
   const stats = streaming.scanStats();
   const streamed = await visited(listing);
+  const printed: SessionJson[] = [];
+  await listing.forEachJson((s) => printed.push(s));
   const targets = listing.grepTargets();
   expect(streaming.sessions()).toEqual([]); // nothing kept in the catalog itself
   const inMemory = newCatalog();
@@ -63,6 +66,8 @@ async function expectSameAsScan(): Promise<{ stats: ReturnType<Catalog['scanStat
   await listing.close();
   const sessions = inMemory.sessions();
   expect(shown(streamed)).toEqual(shown(sessions));
+  // What `list --json` prints: kept in the index lines, or made from the session when a blob went to another.
+  expect(printed).toEqual(sessions.map((session) => sessionJson(session, session.blobs)));
   const blobs = sessions.flatMap((s) => s.blobs);
   expect(listing).toMatchObject({ sessions: sessions.length, blobs: blobs.length, bytes: blobs.reduce((n, b) => n + b.bytes, 0), skipped: inMemory.skipped() });
   const searched = [...targets.paths, ...(targets.folderFiles?.() ?? [])].sort();
@@ -170,6 +175,19 @@ describe('scanSessions', () => {
     } finally {
       disk.fullBelow = undefined;
     }
+  });
+
+  it('prints a session from its description when the listing its line keeps is not that session\'s', async () => {
+    await expectSameAsScan(); // an index to reuse
+    const file = path.join(cacheDir, (await fsp.readdir(cacheDir)).find((n) => n.endsWith('.jsonl'))!);
+    const text = await fsp.readFile(file, 'utf8');
+    // The listing kept after the first line's tab names another key, at the same length (the trailer still holds).
+    const tab = text.indexOf('\t');
+    const keyAt = text.indexOf('{"key":"', tab) + 8;
+    const edited = text.slice(0, keyAt) + (text[keyAt] === 'x' ? 'y' : 'x') + text.slice(keyAt + 1);
+    await fsp.writeFile(file, edited);
+    const { stats } = await expectSameAsScan();
+    expect(stats).toMatchObject({ described: 0, indexLoaded: true });
   });
 
   it('reads each session from the index when it is visited, not from memory', async () => {

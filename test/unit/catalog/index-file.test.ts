@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim } from '../../../src/catalog/index-file';
-import { claimKey } from '../../../src/catalog/walk';
+import { claimKey } from '../../../src/catalog/source';
 
 let dir: string;
 let file: string;
@@ -115,6 +115,23 @@ describe('index file', () => {
     const loaded = await loadIndex(file, claimKey);
     expect([...loaded.entries.keys()]).toEqual(entries.map((e) => claimKey(e.claim)));
     expect(loaded.walkedAt).toBe(42);
+  });
+
+  it('keeps each session as `list --json` prints it at the end of its line, its blobs oldest first', async () => {
+    const one = entry(1, 3);
+    one.described!.blobs.reverse().forEach((b, i) => (b.createdAt = `2026-01-0${i + 1}T00:00:00.000Z`));
+    await saveIndex(file, [entry(0, 0), one], header);
+    const reader = IndexReader.open(file)!;
+    expect(reader.listed(0)).toBeUndefined(); // no blobs: nothing listed
+    const listed = reader.listed(1)!;
+    const fields = JSON.parse(listed.fields) as Record<string, unknown>;
+    expect(fields).toEqual({ key: claimKey(one.claim), source: 'claude-code', id: 'id-1', title: one.described!.session.title, cwd: null, dir: one.claim.dir, bytes: 100 + 101 + 102 });
+    const blobs = listed.blobs.map((b) => JSON.parse(b) as { path: string; args: string | null; createdAt: string });
+    expect(blobs.map((b) => path.basename(b.path))).toEqual(['toolu_2.txt', 'toolu_1.txt', 'toolu_0.txt']);
+    expect(blobs[0]).toEqual({ path: one.described!.blobs[0]!.path, tool: 'Bash', toolCallId: 'toolu_2', args: 'echo 2', bytes: 102, createdAt: '2026-01-01T00:00:00.000Z', turn: 2, kind: 'tool-result' });
+    // The description before it still reads back whole (the title holds a line separator, the tab ends it).
+    expect(reader.entry(1)!.described!.session).toEqual(one.described!.session);
+    reader.close();
   });
 
   it('reads ahead only while a pass goes on in file order', async () => {
