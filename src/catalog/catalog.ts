@@ -34,7 +34,7 @@ import { envDirs } from './roots';
 import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
-import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
@@ -300,14 +300,14 @@ export class Catalog {
       const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.takeHeader(), claimOf });
       stats.foldersListed = foldersListed;
       await ahead?.ready;
-      const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, statBlobs);
+      const here = (e: CheckedClaim): boolean => entryUnchanged(e, walked, statBlobs);
       // Regular sessions first: a fallback lists only blobs no regular session names.
       for (const fallback of [false, true]) {
         const fresh: SessionClaim[] = [];
         for (const [key, claim] of claims) {
           if (!!claim.fallback !== fallback) continue;
           const at = storedAt.get(key);
-          const entry = at === undefined ? undefined : old!.entry(at, true);
+          const entry = at === undefined ? undefined : old!.checked(at, true);
           if (entry && this.stillHolds(entry, claim, checkedBy(ahead, at, here))) {
             settled.add(entry, key, { old: true, at: at! });
             stats.reused++;
@@ -428,7 +428,7 @@ export class Catalog {
         }
         const described = await there?.take(i);
         // (A line that did not parse would stay in the index beside the session's own: the next scan rewrites it.)
-        const entry = described && writer.entry(described.at);
+        const entry = described && writer.checked(described.at);
         if (entry) {
           if (described.problem) this.reportOnce(described.problem);
           stats.transcriptBytes += described.transcriptBytes;
@@ -862,7 +862,7 @@ export class Catalog {
    * Whether a stored description still holds: the same claim, and `unchanged` (its stamps, and its blobs' sizes and
    * mtimes unless a scan skips them). A folder this scan's walk stamped (a session's own) is not stat'ed again.
    */
-  private stillHolds(entry: IndexedClaim, claim: SessionClaim, unchanged: (entry: IndexedClaim) => boolean): boolean {
+  private stillHolds<E extends CheckedClaim>(entry: E, claim: SessionClaim, unchanged: (entry: E) => boolean): boolean {
     return JSON.stringify(entry.claim) === JSON.stringify(claim) && this.blobsAsDescribed(entry) && unchanged(entry);
   }
 
@@ -871,7 +871,7 @@ export class Catalog {
    * stamps each blob's folder; a file named by its transcript, such as pi's log, is stamped itself). An index
    * edited by hand could name any file, the session's own transcript included, for `clean` to delete.
    */
-  private blobsAsDescribed(entry: IndexedClaim): boolean {
+  private blobsAsDescribed(entry: CheckedClaim): boolean {
     const stamped = new Set(entry.stamps.map(([file]) => file));
     const transcript = entry.described?.session.transcript;
     const blobs = entry.described?.blobs ?? [];
@@ -1069,12 +1069,12 @@ export class Catalog {
 }
 
 /** `here`, or with a check-ahead worker its verdict on line `at` (the line checked by `here` when the worker has not taken it). */
-function checkedBy(ahead: BlobCheck | undefined, at: number | undefined, here: (entry: IndexedClaim) => boolean): (entry: IndexedClaim) => boolean {
+function checkedBy<E extends CheckedClaim>(ahead: BlobCheck | undefined, at: number | undefined, here: (entry: E) => boolean): (entry: E) => boolean {
   return ahead && at !== undefined ? (e) => ahead.unchanged(at, () => here(e)) : here;
 }
 
 /** Whether an entry's stamps hold (a folder this scan's walk stamped is not stat'ed again) and, with statBlobs, its blobs. */
-function entryUnchanged(entry: IndexedClaim, walked: WalkedStamps | undefined, statBlobs: boolean): boolean {
+function entryUnchanged(entry: CheckedClaim, walked: WalkedStamps | undefined, statBlobs: boolean): boolean {
   return stampsHold(entry, (file) => walked?.get(file)?.stamp) && (!statBlobs || blobsUnchanged(entry));
 }
 

@@ -17,7 +17,7 @@ import { pauser } from './pause';
 import { notPrivate } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 10;
+export const INDEX_VERSION = 11;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
@@ -42,6 +42,23 @@ export interface IndexedClaim {
    * Read from an index: each described blob's folder as stored (one string per folder), undefined for a
    * blob stored by its whole path. A scan keys blobs by folder and name with it, never joining their paths.
    */
+  blobFolderOf?: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * What checking and settling a stored session needs of it: its stamps, and its blobs' paths, sizes and mtimes.
+ * Each line keeps these apart, first, so a warm scan parses them alone (a full IndexedClaim has them too).
+ */
+export interface CheckedClaim {
+  claim: SessionClaim;
+  stamps: Array<[string, string]>;
+  describedAt: number;
+  described: {
+    session: { skipped: number; transcript?: string };
+    blobs: ReadonlyArray<{ path: string; name: string; bytes: number; mtimeMs: number }>;
+    blobFolders?: string[];
+    blobNames?: string;
+  } | null;
   blobFolderOf?: ReadonlyArray<string | undefined>;
 }
 
@@ -85,7 +102,7 @@ export function blobUnchanged(blob: { path: string; bytes: number; mtimeMs: numb
 }
 
 /** Whether every blob of an entry still has the size and mtime it was described with (see blobUnchanged). */
-export function blobsUnchanged(entry: IndexedClaim): boolean {
+export function blobsUnchanged(entry: CheckedClaim): boolean {
   return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
 }
 
@@ -93,13 +110,13 @@ export function blobsUnchanged(entry: IndexedClaim): boolean {
 const ANY_CLAIM: SessionClaim = { source: 'claude-code', dir: '', owns: [] };
 
 /** Whether every stamp of an entry holds (see stampHolds); `now` gives a stamp this scan already took, if it did. */
-export function stampsHold(entry: IndexedClaim, now?: (file: string) => string | undefined): boolean {
+export function stampsHold(entry: CheckedClaim, now?: (file: string) => string | undefined): boolean {
   return entry.stamps.every(([file, stamp]) => stampHolds(file, stamp, entry.describedAt, now?.(file)));
 }
 
 /** Whether an entry line as stored still holds, but for its claim: its stamps and blobs; false when it does not parse. */
 export function lineStillHolds(line: Buffer): boolean {
-  const entry = parseEntry(line, ANY_CLAIM);
+  const entry = parseChecked(line, ANY_CLAIM);
   return !!entry && stampsHold(entry) && blobsUnchanged(entry);
 }
 
@@ -304,6 +321,15 @@ abstract class IndexLines {
 
   protected constructor(protected readonly fd: number) {}
 
+  /** What entry `i` keeps for checking it (see CheckedClaim and entry()). */
+  checked(i: number, inOrder = false): CheckedClaim | undefined {
+    try {
+      return parseChecked(this.read(i, inOrder), this.lineClaims[i]!);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * Entry `i`; undefined when its line is malformed or cannot be read (it is then described again). `inOrder`:
    * one of a pass through the lines in file order, which reads ahead (one read per 64 KB, not one per line).
@@ -323,8 +349,8 @@ abstract class IndexLines {
   listed(i: number): SessionJson | undefined {
     try {
       const line = this.read(i);
-      const tab = line.indexOf(0x09);
-      if (tab === -1) return undefined;
+      const tab = line.indexOf(0x09, line.indexOf(0x09) + 1);
+      if (tab <= 0) return undefined;
       const [fields, ...blobs] = line.toString('utf8', tab + 1, line.length - 1).split('\t');
       return { fields: fields!, blobs };
     } catch {
@@ -497,13 +523,35 @@ function listingsOf(trailer: Trailer): WalkHeader {
   return { listings, walkedAt: trailer.walkedAt };
 }
 
-function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined {
-  // Exactly one object, then what `list --json` prints of it, and its newline: a length that does not match its
-  // line would still parse. (JSON has no raw tab: the first one ends the object.)
+/**
+ * Where a line's `n`th part (0: what checking needs, 1: the description) lies; undefined when the line is not
+ * whole. A line is its parts separated by tabs (JSON has no raw tab) and its newline: a length that does not
+ * match its line would still parse, so it must begin with an object and end with the newline.
+ */
+function partOf(line: Buffer, n: 0 | 1): { start: number; end: number } | undefined {
   if (line[0] !== 0x7b || line[line.length - 1] !== 0x0a) return undefined;
-  const tab = line.indexOf(0x09);
+  const first = line.indexOf(0x09);
+  if (first === -1) return undefined;
+  if (n === 0) return { start: 0, end: first };
+  const second = line.indexOf(0x09, first + 1);
+  return { start: first + 1, end: second === -1 ? line.length - 1 : second };
+}
+
+function parseChecked(line: Buffer, claim: SessionClaim): CheckedClaim | undefined {
+  const part = partOf(line, 0);
+  if (!part) return undefined;
   try {
-    return toIndexedClaim(JSON.parse(line.toString('utf8', 0, tab === -1 ? line.length : tab)), claim);
+    return toCheckedClaim(JSON.parse(line.toString('utf8', part.start, part.end)), claim);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseEntry(line: Buffer, claim: SessionClaim): IndexedClaim | undefined {
+  const part = partOf(line, 1);
+  if (!part) return undefined;
+  try {
+    return toIndexedClaim(JSON.parse(line.toString('utf8', part.start, part.end)), claim);
   } catch {
     return undefined;
   }
@@ -688,13 +736,20 @@ export function lastUpdate(entry: IndexedClaim): number {
 }
 
 /**
- * One session's line: the claim is in the trailer, the blobs in rows; then, after a tab, the session as
- * `list --json` prints it (its fields, then each blob, tab-separated: JSON holds no raw tab).
+ * One session's line, its parts separated by tabs (JSON holds no raw tab): what checking it needs (its stamps, its
+ * blobs' folders, names, sizes and mtimes); its description, the blobs in rows (the claim is in the trailer); then
+ * the session as `list --json` prints it: its fields, then each blob.
  */
 export function encodeEntry(entry: IndexedClaim): string {
   const d = entry.described;
-  const described = d && { session: d.session, blobs: encodeBlobs(d.blobs), dependsOn: d.dependsOn, blobFolders: d.blobFolders, blobNames: d.blobNames };
-  const line = JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt });
+  const blobs = d && encodeBlobs(d.blobs);
+  const described = d && { session: d.session, blobs, dependsOn: d.dependsOn, blobFolders: d.blobFolders, blobNames: d.blobNames };
+  const checked: StoredChecked = {
+    stamps: entry.stamps,
+    describedAt: entry.describedAt,
+    described: d && { skipped: d.session.skipped, transcript: d.session.transcript, folders: blobs!.folders, rows: blobs!.rows.map((row) => CHECKED_COLUMNS.map((column) => row[column])), blobFolders: d.blobFolders, blobNames: d.blobNames },
+  };
+  const line = `${JSON.stringify(checked)}\t${JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt })}`;
   if (!d || d.blobs.length === 0) return line + '\n';
   const { source, id, title, cwd, dir } = d.session;
   const listed = sessionJson({ key: claimKey(entry.claim), source, id, title, cwd, dir, bytes: d.blobs.reduce((n, b) => n + b.bytes, 0) }, [...d.blobs].sort(blobOrder));
@@ -716,6 +771,43 @@ interface StoredBlobs {
 }
 
 const BLOB_FIELDS = ['name', 'kind', 'tool', 'toolCallId', 'args', 'bytes', 'createdAt', 'mtimeMs', 'turn', 'attribution', 'digestChars', 'madeBy'] as const satisfies ReadonlyArray<keyof StoredBlob>;
+
+/** A line's first part (see CheckedClaim): each blob as [folder index or whole path, name, bytes, mtimeMs]. */
+interface StoredChecked {
+  stamps: Array<[string, string]>;
+  describedAt: number;
+  described: { skipped: number; transcript?: string; folders: string[]; rows: unknown[][]; blobFolders?: string[]; blobNames?: string } | null;
+}
+
+/** Where a stored row (its folder or path first, then BLOB_FIELDS) holds the name, bytes and mtimeMs checking keeps. */
+const CHECKED_COLUMNS = [0, 1 + BLOB_FIELDS.indexOf('name'), 1 + BLOB_FIELDS.indexOf('bytes'), 1 + BLOB_FIELDS.indexOf('mtimeMs')];
+
+function isStamps(v: unknown): v is Array<[string, string]> {
+  return Array.isArray(v) && v.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string');
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A line's first part as a CheckedClaim; undefined when malformed. */
+function toCheckedClaim(value: unknown, claim: SessionClaim): CheckedClaim | undefined {
+  const v = value as StoredChecked;
+  if (typeof v !== 'object' || v === null || !isStamps(v.stamps) || typeof v.describedAt !== 'number') return undefined;
+  const d = v.described;
+  if (d === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
+  if (typeof d !== 'object' || typeof d.skipped !== 'number' || !(d.transcript === undefined || typeof d.transcript === 'string') || !isStrings(d.folders) || !Array.isArray(d.rows)) return undefined;
+  if (!(d.blobFolders === undefined || isStrings(d.blobFolders)) || !(d.blobNames === undefined || typeof d.blobNames === 'string')) return undefined;
+  const blobs: Array<{ path: string; name: string; bytes: number; mtimeMs: number }> = [];
+  const folderOf: Array<string | undefined> = [];
+  for (const row of d.rows) {
+    if (!Array.isArray(row) || row.length !== 4) return undefined;
+    const [where, name, bytes, mtimeMs] = row as [unknown, unknown, unknown, unknown];
+    const folder = typeof where === 'number' ? d.folders[where] : undefined;
+    if ((folder === undefined && typeof where !== 'string') || typeof name !== 'string' || typeof bytes !== 'number' || typeof mtimeMs !== 'number') return undefined;
+    blobs.push({ path: folder === undefined ? (where as string) : childPath(folder, name), name, bytes, mtimeMs });
+    folderOf.push(folder);
+  }
+  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session: { skipped: d.skipped, transcript: d.transcript }, blobs, blobFolders: d.blobFolders, blobNames: d.blobNames }, blobFolderOf: folderOf };
+}
 
 function encodeBlobs(blobs: readonly StoredBlob[]): StoredBlobs {
   const folders: string[] = [];

@@ -3,7 +3,7 @@
 // session's description stays in the index, read back when it is listed.
 import * as path from 'node:path';
 import type { BlobFolderNames, GrepTargets } from './grep';
-import type { IndexedClaim } from './index-file';
+import type { CheckedClaim } from './index-file';
 import type { SessionClaim } from './source';
 import type { SessionJson } from './session-json';
 import type { SessionInfo, TurnSeries } from './types';
@@ -94,7 +94,7 @@ export class SettledSessions {
   /** Folders whose every regular file (but manifests; of those named so, when a glob is given) is a blob, of listed sessions. */
   readonly blobFolders: BlobFolderNames = new Map();
 
-  add(entry: IndexedClaim, key: string, line: Settled['line']): void {
+  add(entry: CheckedClaim, key: string, line: Settled['line']): void {
     const settled: Settled = { key, claim: entry.claim, line, updatedAt: '', blobs: 0, bytes: 0, skipped: 0 };
     this.all.push(settled);
     const described = entry.described;

@@ -7,7 +7,9 @@ import * as path from 'node:path';
 
 /** Whether the resolved path `target` is the resolved path `root` or lies below it. */
 export function holds(root: string, target: string): boolean {
-  return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  if (target === root || root.endsWith(path.sep)) return target.startsWith(root);
+  // Not `root + sep`: a string made for each of thousands of checks.
+  return target.length > root.length && target[root.length] === path.sep && target.startsWith(root);
 }
 
 /** The deepest of `roots` (their paths resolved) holding the resolved path `target`; with `orSelf` false, not a root that is `target` itself. */

@@ -134,6 +134,31 @@ describe('index file', () => {
     reader.close();
   });
 
+  it('keeps what checking a session needs apart, first on its line: the same stamps and blobs as its description', async () => {
+    const entries = [entry(0, 0), entry(1, 4), { ...entry(2, 0), described: null }];
+    await saveIndex(file, entries, header);
+    const reader = IndexReader.open(file)!;
+    for (let i = 0; i < entries.length; i++) {
+      const full = reader.entry(i)!;
+      const checked = reader.checked(i)!;
+      expect(checked.stamps).toEqual(full.stamps);
+      expect(checked.describedAt).toBe(full.describedAt);
+      expect(checked.blobFolderOf).toEqual(full.blobFolderOf);
+      expect(checked.described?.blobs).toEqual(full.described?.blobs.map(({ path, name, bytes, mtimeMs }) => ({ path, name, bytes, mtimeMs })));
+      expect(checked.described?.session).toEqual(full.described ? { skipped: full.described.session.skipped, transcript: full.described.session.transcript } : undefined);
+    }
+    reader.close();
+    // A first part with a wrong type is not trusted, whatever the description after it says (same length: the trailer holds).
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+    const tab = lines[1]!.indexOf('\t');
+    lines[1] = lines[1]!.slice(0, tab).replace('"describedAt":1700000000000', '"describedAt":"70000000000"') + lines[1]!.slice(tab);
+    await fsp.writeFile(file, lines.join('\n'));
+    const edited = IndexReader.open(file)!;
+    expect(edited.entry(1)).toBeDefined();
+    expect(edited.checked(1)).toBeUndefined();
+    edited.close();
+  });
+
   it('reads ahead only while a pass goes on in file order', async () => {
     const entries = Array.from({ length: 40 }, (_, n) => entry(n, 50));
     await saveIndex(file, entries, header);
