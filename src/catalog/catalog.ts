@@ -863,7 +863,8 @@ export class Catalog {
    * mtimes unless a scan skips them). A folder this scan's walk stamped (a session's own) is not stat'ed again.
    */
   private stillHolds<E extends CheckedClaim>(entry: E, claim: SessionClaim, unchanged: (entry: E) => boolean): boolean {
-    return JSON.stringify(entry.claim) === JSON.stringify(claim) && this.blobsAsDescribed(entry) && unchanged(entry);
+    // A walk that recalled the folder hands back the index's own claim object: no need to compare it field by field.
+    return (entry.claim === claim || JSON.stringify(entry.claim) === JSON.stringify(claim)) && this.blobsAsDescribed(entry) && unchanged(entry);
   }
 
   /**
