@@ -4,7 +4,7 @@
 // there instead of being described again. Afterwards a watched change
 // refreshes only the session that owns the changed path (or claims a new folder).
 import * as path from 'node:path';
-import { promises as fsp, statSync } from 'node:fs';
+import { promises as fsp, rmSync, statSync } from 'node:fs';
 import type {
   BlobInfo,
   CatalogEvent,
@@ -34,7 +34,7 @@ import { envDirs } from './roots';
 import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
-import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
+import { blobsUnchanged, sameStampsAndBlobs, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
@@ -325,7 +325,7 @@ export class Catalog {
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
-    let lines: Pick<IndexReader, 'entry' | 'listed'>;
+    let lines: Pick<IndexReader, 'checked' | 'entry' | 'listed'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
       // Something changed: the unchanged sessions' lines join the new index as they were, with their last update
       // as settled (an index written before the trailer recorded updates has none to copy).
@@ -345,6 +345,13 @@ export class Catalog {
     const read = (s: Settled): SessionInfo => {
       const entry = lines.entry(s.line.at);
       if (!entry?.described) throw new Error(`the catalog index lost ${s.key}`);
+      // The scan checked the part of the line that names the stamps and blobs; this is the description (what `clean`
+      // deletes): an index edited to make them differ is not trusted, and removed so that the next run rebuilds it.
+      const checked = lines.checked(s.line.at);
+      if (!checked || !sameStampsAndBlobs(checked, entry)) {
+        if (this.indexFile) rmSync(this.indexFile, { force: true });
+        throw new Error(`the catalog index does not hold together at ${s.key}: it was removed, run the command again`);
+      }
       const dropped = new Set(s.dropped);
       const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)).map((raw) => ownBlob(raw, s.key));
       return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);

@@ -106,6 +106,17 @@ export function blobsUnchanged(entry: CheckedClaim): boolean {
   return (entry.described?.blobs ?? []).every((blob) => blobUnchanged(blob, entry.describedAt));
 }
 
+/** Whether a line's two parts agree on what its session's stamps and blobs are (one is checked, the other printed and cleaned). */
+export function sameStampsAndBlobs(checked: CheckedClaim, entry: IndexedClaim): boolean {
+  const a = checked.described?.blobs ?? [];
+  const b = entry.described?.blobs ?? [];
+  return (
+    JSON.stringify(checked.stamps) === JSON.stringify(entry.stamps) &&
+    a.length === b.length &&
+    a.every((blob, i) => blob.path === b[i]!.path && blob.name === b[i]!.name && blob.bytes === b[i]!.bytes && blob.mtimeMs === b[i]!.mtimeMs)
+  );
+}
+
 /** A claim for parsing a line whose claim is not compared (the rest is). */
 const ANY_CLAIM: SessionClaim = { source: 'claude-code', dir: '', owns: [] };
 

@@ -190,6 +190,24 @@ describe('scanSessions', () => {
     expect(stats).toMatchObject({ described: 0, indexLoaded: true });
   });
 
+  it('does not trust a line whose description names other blobs than its checked part, and rebuilds the index', async () => {
+    await expectSameAsScan(); // an index to reuse
+    const file = path.join(cacheDir, (await fsp.readdir(cacheDir)).find((n) => n.endsWith('.jsonl'))!);
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+    // In the description of the first line that names a blob, the blob's name edited (same length: the trailer holds).
+    const at = lines.findIndex((l) => l.includes('"rows":[[0,"'));
+    const first = lines[at]!.indexOf('\t');
+    const name = lines[at]!.indexOf('"rows":[[0,"', first) + '"rows":[[0,"'.length;
+    lines[at] = lines[at]!.slice(0, name) + (lines[at]![name] === 'x' ? 'y' : 'x') + lines[at]!.slice(name + 1);
+    await fsp.writeFile(file, lines.join('\n'));
+    const listing = await newCatalog().scanSessions();
+    await expect(visited(listing)).rejects.toThrow(/catalog index does not hold together .* run the command again/);
+    await listing.close();
+    expect((await fsp.readdir(cacheDir)).filter((n) => n.endsWith('.jsonl'))).toEqual([]);
+    const again = await expectSameAsScan();
+    expect(again.stats.reused).toBe(0);
+  });
+
   it('reads each session from the index when it is visited, not from memory', async () => {
     await expectSameAsScan(); // an index to reuse
     const listing = await newCatalog().scanSessions();
