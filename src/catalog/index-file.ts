@@ -633,6 +633,8 @@ const FLUSH_BYTES = 2 << 20;
  */
 export class IndexWriter extends IndexLines {
   private pending: Array<string | Buffer> = [];
+  /** Each pending part's length in bytes (a line's is known when it is added: not counted again). */
+  private pendingLengths: number[] = [];
   private pendingBytes = 0;
   private written = 0;
   private out: Buffer | undefined;
@@ -666,6 +668,7 @@ export class IndexWriter extends IndexLines {
     this.offsets.push(this.written + this.pendingBytes);
     this.lengths.push(length);
     this.pending.push(line);
+    this.pendingLengths.push(length);
     this.pendingBytes += length;
     if (this.pendingBytes >= FLUSH_BYTES / 2) this.flush();
     return this.lineClaims.length - 1;
@@ -684,12 +687,8 @@ export class IndexWriter extends IndexLines {
     const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths, updated: this.lineUpdated };
     // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is
     // 40 MB, and whole it was held three times at once (the string, the joined text, the bytes).
-    Object.entries(trailer).forEach(([name, value], i) => {
-      this.pending.push(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`);
-      this.flush();
-    });
-    this.pending.push('}\n');
-    this.flush();
+    Object.entries(trailer).forEach(([name, value], i) => this.writeNow(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));
+    this.writeNow('}\n');
     await fsp.rename(this.temp, this.file);
   }
 
@@ -705,8 +704,8 @@ export class IndexWriter extends IndexLines {
     // as much again as encoding them, in fresh memory's page faults (a cold 100,000 writes 69 MB).
     const out = (this.out ??= Buffer.allocUnsafe(FLUSH_BYTES));
     let used = 0;
-    for (const part of this.pending) {
-      const bytes = typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    for (const [i, part] of this.pending.entries()) {
+      const bytes = this.pendingLengths[i]!;
       if (used + bytes > out.length) {
         this.write(out.subarray(0, used));
         used = 0;
@@ -716,7 +715,15 @@ export class IndexWriter extends IndexLines {
     }
     this.write(out.subarray(0, used));
     this.pending = [];
+    this.pendingLengths = [];
     this.pendingBytes = 0;
+  }
+
+  /** Write `text` after all that is pending. */
+  private writeNow(text: string): void {
+    this.pending.push(text);
+    this.pendingLengths.push(Buffer.byteLength(text));
+    this.flush();
   }
 
   private write(data: Buffer): void {
