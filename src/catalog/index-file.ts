@@ -623,7 +623,7 @@ export type WalkHeader = Pick<IndexHeader, 'listings' | 'walkedAt'>;
 /** Writing the index failed (a full disk, a lost folder): the caller can still do without it. */
 export class IndexWriteError extends Error {}
 
-/** Lines are written a MB or so at a time (appending to one string would build a rope that is slow to write). */
+/** Lines are encoded into a buffer of this size, and written a MB or so at a time. */
 const FLUSH_BYTES = 2 << 20;
 
 /**

@@ -52,7 +52,8 @@ export class BlobSizes {
   private readonly folders = new Map<string, Map<string, number>>();
   private count = 0;
   /** The folder added to last and its names: a session's blobs come folder by folder (no hash of the path for each). */
-  private last: { folder: string; names: Map<string, number> } | undefined;
+  private lastFolder: string | undefined;
+  private lastNames: Map<string, number> | undefined;
 
   /** Blobs held. */
   get size(): number {
@@ -61,9 +62,10 @@ export class BlobSizes {
 
   /** Adds a blob, unless it is here already (then false). */
   add(folder: string, name: string, bytes: number): boolean {
-    let names = this.last?.folder === folder ? this.last.names : this.folders.get(folder);
+    let names = this.lastFolder === folder ? this.lastNames : this.folders.get(folder);
     if (!names) this.folders.set(folder, (names = new Map()));
-    this.last = { folder, names };
+    this.lastFolder = folder;
+    this.lastNames = names;
     if (names.has(name)) return false;
     names.set(name, bytes);
     this.count++;
