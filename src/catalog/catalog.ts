@@ -36,7 +36,7 @@ import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
 import { blobsUnchanged, sameStampsAndBlobs, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
-import { blobOrder, sessionJson, type SessionJson } from './session-json';
+import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
 import { TranscriptCache } from './transcripts';
 import { offer, walk, type Listed, type WalkMemo } from './walk';
@@ -359,7 +359,7 @@ export class Catalog {
     // As its line keeps it, unless another session took some of its blobs (or the line is not what it says).
     const json = (s: Settled): SessionJson => {
       const kept = s.dropped ? undefined : lines.listed(s.line.at);
-      return kept && kept.blobs.length === s.blobs && kept.fields.startsWith(`{"key":${JSON.stringify(s.key)},`) ? kept : infoJson(read(s));
+      return kept && listedAsChecked(kept, s) ? kept : infoJson(read(s));
     };
     const listed = settled.listed();
     const byKey = new Map(listed.map((s) => [s.key, s]));

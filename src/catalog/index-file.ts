@@ -54,7 +54,7 @@ export interface CheckedClaim {
   stamps: Array<[string, string]>;
   describedAt: number;
   described: {
-    session: { skipped: number; transcript?: string };
+    session: { dir: string; skipped: number; transcript?: string };
     blobs: ReadonlyArray<{ path: string; name: string; bytes: number; mtimeMs: number }>;
     blobFolders?: string[];
     blobNames?: string;
@@ -363,7 +363,7 @@ abstract class IndexLines {
       const tab = line.indexOf(0x09, line.indexOf(0x09) + 1);
       if (tab <= 0) return undefined;
       const [fields, ...blobs] = line.toString('utf8', tab + 1, line.length - 1).split('\t');
-      return { fields: fields!, blobs };
+      return { fields: JSON.parse(fields!) as SessionJson['fields'], blobs };
     } catch {
       return undefined;
     }
@@ -772,13 +772,13 @@ export function encodeEntry(entry: IndexedClaim): string {
   const checked: StoredChecked = {
     stamps: entry.stamps,
     describedAt: entry.describedAt,
-    described: d && { skipped: d.session.skipped, transcript: d.session.transcript, folders: blobs!.folders, rows: blobs!.rows.map((row) => CHECKED_COLUMNS.map((column) => row[column])), blobFolders: d.blobFolders, blobNames: d.blobNames },
+    described: d && { dir: d.session.dir, skipped: d.session.skipped, transcript: d.session.transcript, folders: blobs!.folders, rows: blobs!.rows.map((row) => CHECKED_COLUMNS.map((column) => row[column])), blobFolders: d.blobFolders, blobNames: d.blobNames },
   };
   const line = `${JSON.stringify(checked)}\t${JSON.stringify({ described, stamps: entry.stamps, describedAt: entry.describedAt })}`;
   if (!d || d.blobs.length === 0) return line + '\n';
   const { source, id, title, cwd, dir } = d.session;
   const listed = sessionJson({ key: claimKey(entry.claim), source, id, title, cwd, dir, bytes: d.blobs.reduce((n, b) => n + b.bytes, 0) }, [...d.blobs].sort(blobOrder));
-  return `${line}\t${listed.fields}\t${listed.blobs.join('\t')}\n`;
+  return `${line}\t${JSON.stringify(listed.fields)}\t${listed.blobs.join('\t')}\n`;
 }
 
 type StoredBlob = Described['blobs'][number];
@@ -801,7 +801,7 @@ const BLOB_FIELDS = ['name', 'kind', 'tool', 'toolCallId', 'args', 'bytes', 'cre
 interface StoredChecked {
   stamps: Array<[string, string]>;
   describedAt: number;
-  described: { skipped: number; transcript?: string; folders: string[]; rows: unknown[][]; blobFolders?: string[]; blobNames?: string } | null;
+  described: { dir: string; skipped: number; transcript?: string; folders: string[]; rows: unknown[][]; blobFolders?: string[]; blobNames?: string } | null;
 }
 
 /** Where a stored row (its folder or path first, then BLOB_FIELDS) holds the name, bytes and mtimeMs checking keeps. */
@@ -819,7 +819,7 @@ function toCheckedClaim(value: unknown, claim: SessionClaim): CheckedClaim | und
   if (typeof v !== 'object' || v === null || !isStamps(v.stamps) || typeof v.describedAt !== 'number') return undefined;
   const d = v.described;
   if (d === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
-  if (typeof d !== 'object' || typeof d.skipped !== 'number' || !(d.transcript === undefined || typeof d.transcript === 'string') || !isStrings(d.folders) || !Array.isArray(d.rows)) return undefined;
+  if (typeof d !== 'object' || typeof d.dir !== 'string' || typeof d.skipped !== 'number' || !(d.transcript === undefined || typeof d.transcript === 'string') || !isStrings(d.folders) || !Array.isArray(d.rows)) return undefined;
   if (!(d.blobFolders === undefined || isStrings(d.blobFolders)) || !(d.blobNames === undefined || typeof d.blobNames === 'string')) return undefined;
   const blobs: Array<{ path: string; name: string; bytes: number; mtimeMs: number }> = [];
   const folderOf: Array<string | undefined> = [];
@@ -831,7 +831,7 @@ function toCheckedClaim(value: unknown, claim: SessionClaim): CheckedClaim | und
     blobs.push({ path: folder === undefined ? (where as string) : childPath(folder, name), name, bytes, mtimeMs });
     folderOf.push(folder);
   }
-  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session: { skipped: d.skipped, transcript: d.transcript }, blobs, blobFolders: d.blobFolders, blobNames: d.blobNames }, blobFolderOf: folderOf };
+  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session: { dir: d.dir, skipped: d.skipped, transcript: d.transcript }, blobs, blobFolders: d.blobFolders, blobNames: d.blobNames }, blobFolderOf: folderOf };
 }
 
 function encodeBlobs(blobs: readonly StoredBlob[]): StoredBlobs {

@@ -42,6 +42,9 @@ export interface Settled {
   skipped: number;
   /** Positions (among the described blobs) of blobs another session settled first lists. */
   dropped?: number[];
+  /** Its folder as described, and the folders its blobs were checked in (none when one is known by its path alone). */
+  dir?: string;
+  folders?: string[];
 }
 
 /**
@@ -103,8 +106,12 @@ export class SettledSessions {
     if (!described) return;
     let newest = -Infinity;
     const folderOf = entry.blobFolderOf;
+    settled.dir = described.session.dir;
+    let folders: string[] | undefined = [];
     described.blobs.forEach((blob, i) => {
       const folder = folderOf?.[i] ?? folderHolding(blob.path, blob.name);
+      if (folder === undefined) folders = undefined;
+      else if (folders && !folders.includes(folder)) folders.push(folder);
       // Stored in a folder, a blob's path is its folder and name joined.
       if (!(folder !== undefined ? this.blobs.add(folder, blob.name, blob.bytes) : this.blobs.addPath(blob.path, blob.bytes))) {
         (settled.dropped ??= []).push(i);
@@ -115,6 +122,7 @@ export class SettledSessions {
       newest = Math.max(newest, blob.mtimeMs);
     });
     if (settled.blobs === 0) return;
+    settled.folders = folders;
     settled.updatedAt = isoTime(newest);
     settled.skipped = described.session.skipped;
     for (const folder of described.blobFolders ?? []) this.blobFolders.set(folder, described.blobNames);

@@ -10,13 +10,26 @@ import { caseDirs, hostileFile, run, SECRET, write, type CaseDirs } from './help
 
 const { base, sentinel } = hostileFile('tampered-index');
 
-/** Rewrite an index file's lines, keeping its trailer's lengths true. */
-async function tamper(file: string, edit: (entries: any[], trailer: any) => void): Promise<void> {
+/**
+ * Rewrite an index file's lines, keeping its trailer's lengths true. `edit` changes each line's description; the
+ * part a scan checks is made to agree with it (as one who knows the format would), and what `list --json` prints,
+ * kept at the end of the line, is left as it was unless `listing` changes it (its fields, then each blob's JSON).
+ */
+async function tamper(file: string, edit: (entries: any[], trailer: any) => void, listing?: (parts: string[]) => void): Promise<void> {
   const lines = (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
   const trailer = JSON.parse(lines.pop()!);
-  const entries = lines.map((l) => JSON.parse(l));
+  const parts = lines.map((l) => l.split('\t'));
+  const entries = parts.map((p) => JSON.parse(p[1]!));
   edit(entries, trailer);
-  const out = entries.map((e) => JSON.stringify(e) + '\n');
+  const out = parts.map((p, i) => {
+    const entry = entries[i];
+    const checked = JSON.parse(p[0]!);
+    // A stored row is [folder or path, name, kind, tool, toolCallId, args, bytes, createdAt, mtimeMs, ...].
+    if (entry.described) Object.assign(checked.described, { folders: entry.described.blobs.folders, rows: entry.described.blobs.rows.map((r: unknown[]) => [r[0], r[1], r[6], r[8]]) });
+    const listed = p.slice(2);
+    listing?.(listed);
+    return [JSON.stringify(checked), JSON.stringify(entry), ...listed].join('\t') + '\n';
+  });
   trailer.lengths = out.map((l) => Buffer.byteLength(l));
   await fsp.writeFile(file, out.join('') + JSON.stringify(trailer) + '\n');
 }
@@ -68,6 +81,27 @@ describe('a tampered index', () => {
     }
     const blobs = (JSON.parse(listed.stdout.toString()) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions.flatMap((s) => s.blobs.map((b) => b.path));
     expect(blobs).toEqual([path.join(project, id, 'tool-results', 'toolu_01.txt')]);
+
+    // What `list --json` prints, kept in the line: the blob's path swapped for the outside file's, or for one that
+    // climbs out of the blob folder (escaped, as JSON may write '/'), the session's folder for an outside one.
+    const inside = JSON.stringify(path.join(project, id, 'tool-results', 'toolu_01.txt'));
+    const climbing = JSON.stringify(path.join(project, id, 'tool-results') + '/').slice(0, -1) + '..\\u002f..\\u002f..\\u002f..\\u002foutside\\u002fsecret"';
+    const pristine = await fsp.readFile(indexFile!);
+    const swaps = [
+      (kept: string[]) => kept.forEach((b, i) => (kept[i] = i === 0 ? b : b.replace(inside, JSON.stringify(secret)))),
+      (kept: string[]) => kept.forEach((b, i) => (kept[i] = i === 0 ? b : b.replace(inside, climbing))),
+      (kept: string[]) => kept.length > 0 && (kept[0] = kept[0]!.replace(JSON.stringify(path.join(project, id)), JSON.stringify(outsideProject))),
+    ];
+    for (const swap of swaps) {
+      await fsp.writeFile(indexFile!, pristine);
+      await tamper(indexFile!, () => undefined, (kept) => void swap(kept));
+      expect((await fsp.readFile(indexFile!)).equals(pristine)).toBe(false);
+      const printed = await run(['list', '--json'], { env: c.env });
+      expect(printed.stdout.toString()).not.toContain(sentinel());
+      expect(printed.stdout.toString()).not.toContain('u002f');
+      expect(printed.stdout.toString()).not.toContain(outsideProject);
+      expect((JSON.parse(printed.stdout.toString()) as { sessions: Array<{ blobs: Array<{ path: string }> }> }).sessions.flatMap((s) => s.blobs.map((b) => b.path))).toEqual(blobs);
+    }
 
     // Inside the roots: a row naming the session's own transcript as a blob, for clean to delete.
     const transcript = path.join(project, `${id}.jsonl`);

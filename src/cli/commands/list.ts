@@ -48,7 +48,8 @@ const INDENT = '\n    ';
 
 /** One session of `list --json`, after `before` (a comma, or nothing): its fields, then each blob on a line of its own. */
 function* sessionLines(s: SessionJson, before: string): Iterable<string> {
-  const head = JSON.stringify(JSON.parse(s.fields), null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
+  const { key, source, id, title, cwd, dir, bytes } = s.fields;
+  const head = JSON.stringify({ key, source, id, title, cwd, dir, bytes }, null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
   yield `${before}${INDENT}${head},${INDENT}  "blobs": [`;
   for (let i = 0; i < s.blobs.length; i++) yield `${i > 0 ? ',' : ''}${INDENT}    ${s.blobs[i]}`;
   yield `${s.blobs.length > 0 ? `${INDENT}  ` : ''}]${INDENT}}`;

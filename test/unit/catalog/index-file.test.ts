@@ -124,8 +124,7 @@ describe('index file', () => {
     const reader = IndexReader.open(file)!;
     expect(reader.listed(0)).toBeUndefined(); // no blobs: nothing listed
     const listed = reader.listed(1)!;
-    const fields = JSON.parse(listed.fields) as Record<string, unknown>;
-    expect(fields).toEqual({ key: claimKey(one.claim), source: 'claude-code', id: 'id-1', title: one.described!.session.title, cwd: null, dir: one.claim.dir, bytes: 100 + 101 + 102 });
+    expect(listed.fields).toEqual({ key: claimKey(one.claim), source: 'claude-code', id: 'id-1', title: one.described!.session.title, cwd: null, dir: one.claim.dir, bytes: 100 + 101 + 102 });
     const blobs = listed.blobs.map((b) => JSON.parse(b) as { path: string; args: string | null; createdAt: string });
     expect(blobs.map((b) => path.basename(b.path))).toEqual(['toolu_2.txt', 'toolu_1.txt', 'toolu_0.txt']);
     expect(blobs[0]).toEqual({ path: one.described!.blobs[0]!.path, tool: 'Bash', toolCallId: 'toolu_2', args: 'echo 2', bytes: 102, createdAt: '2026-01-01T00:00:00.000Z', turn: 2, kind: 'tool-result' });
@@ -145,7 +144,7 @@ describe('index file', () => {
       expect(checked.describedAt).toBe(full.describedAt);
       expect(checked.blobFolderOf).toEqual(full.blobFolderOf);
       expect(checked.described?.blobs).toEqual(full.described?.blobs.map(({ path, name, bytes, mtimeMs }) => ({ path, name, bytes, mtimeMs })));
-      expect(checked.described?.session).toEqual(full.described ? { skipped: full.described.session.skipped, transcript: full.described.session.transcript } : undefined);
+      expect(checked.described?.session).toEqual(full.described ? { dir: full.described.session.dir, skipped: full.described.session.skipped, transcript: full.described.session.transcript } : undefined);
     }
     reader.close();
     // A first part with a wrong type is not trusted, whatever the description after it says (same length: the trailer holds).
