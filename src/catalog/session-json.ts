@@ -64,12 +64,12 @@ export function listedAsChecked(kept: SessionJson, s: CheckedSession): boolean {
   const f = kept.fields as Partial<ListedFields> | null;
   if (typeof f !== 'object' || f === null || f.key !== s.key || f.dir !== s.dir || f.bytes !== s.bytes || kept.blobs.length !== s.blobs) return false;
   if (typeof f.source !== 'string' || typeof f.id !== 'string' || !isText(f.title) || !isText(f.cwd) || !s.folders) return false;
-  const prefixes = s.folders.map((folder) => JSON.stringify(folder.endsWith(path.sep) ? folder : folder + path.sep).slice(0, -1));
+  // Each folder as its blobs' JSON begins: `"`, the folder escaped, its separator.
+  const folders = new Set(s.folders.map((folder) => JSON.stringify(folder.endsWith(path.sep) ? folder : folder + path.sep).slice(0, -1)));
   return kept.blobs.every((blob) => {
-    const prefix = blob.startsWith('{"path":') ? prefixes.find((p) => blob.startsWith(p, 8)) : undefined;
-    if (prefix === undefined) return false;
-    const end = blob.indexOf('","tool":', 8 + prefix.length);
-    const name = end === -1 ? '' : blob.slice(8 + prefix.length, end);
-    return name !== '' && name !== '.' && name !== '..' && !name.includes(path.sep) && !name.includes('\\');
+    const end = blob.startsWith('{"path":"') ? blob.indexOf('","tool":') : -1;
+    const cut = blob.lastIndexOf(path.sep, end);
+    const name = blob.slice(cut + 1, end);
+    return end !== -1 && cut > 8 && folders.has(blob.slice(8, cut + 1)) && name !== '' && name !== '.' && name !== '..' && !name.includes('\\');
   });
 }

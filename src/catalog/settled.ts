@@ -107,11 +107,11 @@ export class SettledSessions {
     let newest = -Infinity;
     const folderOf = entry.blobFolderOf;
     settled.dir = described.session.dir;
-    let folders: string[] | undefined = [];
+    let folders: Set<string> | undefined = new Set();
     described.blobs.forEach((blob, i) => {
       const folder = folderOf?.[i] ?? folderHolding(blob.path, blob.name);
       if (folder === undefined) folders = undefined;
-      else if (folders && !folders.includes(folder)) folders.push(folder);
+      else folders?.add(folder);
       // Stored in a folder, a blob's path is its folder and name joined.
       if (!(folder !== undefined ? this.blobs.add(folder, blob.name, blob.bytes) : this.blobs.addPath(blob.path, blob.bytes))) {
         (settled.dropped ??= []).push(i);
@@ -122,7 +122,7 @@ export class SettledSessions {
       newest = Math.max(newest, blob.mtimeMs);
     });
     if (settled.blobs === 0) return;
-    settled.folders = folders;
+    settled.folders = folders && [...folders];
     settled.updatedAt = isoTime(newest);
     settled.skipped = described.session.skipped;
     for (const folder of described.blobFolders ?? []) this.blobFolders.set(folder, described.blobNames);
