@@ -4,7 +4,7 @@ import { listedAsChecked, sessionJson } from '../../../src/catalog/session-json'
 
 const folder = path.join('/home/u/.claude/projects/-work', 'session "one"', 'tool-results');
 const blob = (name: string) => ({ path: path.join(folder, name), name, tool: 'Bash', toolCallId: 'toolu_1', args: 'make', bytes: 10, createdAt: '2026-01-01T00:00:00.000Z', turn: 1, kind: 'tool-result' as const });
-const session = { key: 'claude-code:/home/u/s', source: 'claude-code' as const, id: 's', title: 'naïve', cwd: null, dir: '/home/u/s', bytes: 20 };
+const session = { key: 'claude-code:/home/u/s', source: 'claude-code' as const, id: 's', title: 'naïve', cwd: undefined, dir: '/home/u/s', bytes: 20 };
 const checked = { key: session.key, dir: session.dir, bytes: 20, blobs: 2, folders: [folder] };
 
 describe('listedAsChecked', () => {
