@@ -34,7 +34,7 @@ import { envDirs } from './roots';
 import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
-import { blobsUnchanged, sameStampsAndBlobs, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
@@ -325,7 +325,7 @@ export class Catalog {
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
     this.lastScan = stats;
-    let lines: Pick<IndexReader, 'checked' | 'entry' | 'listed'>;
+    let lines: Pick<IndexReader, 'entryAsChecked' | 'listed'>;
     if (!old || stats.described > 0 || old.size !== settled.all.length) {
       // Something changed: the unchanged sessions' lines join the new index as they were, with their last update
       // as settled (an index written before the trailer recorded updates has none to copy).
@@ -343,15 +343,14 @@ export class Catalog {
       lines = old;
     }
     const read = (s: Settled): SessionInfo => {
-      const entry = lines.entry(s.line.at);
-      if (!entry?.described) throw new Error(`the catalog index lost ${s.key}`);
-      // The scan checked the part of the line that names the stamps and blobs; this is the description (what `clean`
-      // deletes): an index edited to make them differ is not trusted, and removed so that the next run rebuilds it.
-      const checked = lines.checked(s.line.at);
-      if (!checked || !sameStampsAndBlobs(checked, entry)) {
+      const entry = lines.entryAsChecked(s.line.at);
+      // An index edited so that the description (what `clean` deletes) differs from the part the scan checked is not
+      // trusted, and removed so that the next run rebuilds it.
+      if (entry === null) {
         if (this.indexFile) rmSync(this.indexFile, { force: true });
         throw new Error(`the catalog index does not hold together at ${s.key}: it was removed, run the command again`);
       }
+      if (!entry?.described) throw new Error(`the catalog index lost ${s.key}`);
       const dropped = new Set(s.dropped);
       const blobs = entry.described.blobs.filter((_, i) => !dropped.has(i)).map((raw) => ownBlob(raw, s.key));
       return sessionInfo(s.key, this.rootOf(s.claim.dir)?.path ?? path.dirname(s.claim.dir), entry.described.session, blobs);

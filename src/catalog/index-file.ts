@@ -107,7 +107,7 @@ export function blobsUnchanged(entry: CheckedClaim): boolean {
 }
 
 /** Whether a line's two parts agree on what its session's stamps and blobs are (one is checked, the other printed and cleaned). */
-export function sameStampsAndBlobs(checked: CheckedClaim, entry: IndexedClaim): boolean {
+function sameStampsAndBlobs(checked: CheckedClaim, entry: IndexedClaim): boolean {
   const a = checked.described?.blobs ?? [];
   const b = entry.described?.blobs ?? [];
   return (
@@ -360,10 +360,26 @@ abstract class IndexLines {
   listed(i: number): SessionJson | undefined {
     try {
       const line = this.read(i);
-      const tab = line.indexOf(0x09, line.indexOf(0x09) + 1);
-      if (tab <= 0) return undefined;
-      const [fields, ...blobs] = line.toString('utf8', tab + 1, line.length - 1).split('\t');
+      const part = partOf(line, 2);
+      if (!part) return undefined;
+      const [fields, ...blobs] = line.toString('utf8', part.start, part.end).split('\t');
       return { fields: JSON.parse(fields!) as SessionJson['fields'], blobs };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Entry `i` when its description names the stamps and blobs its checked part does (the scan checked that part;
+   * the description is what is printed and cleaned); null when they differ (an edited line), undefined when unreadable.
+   */
+  entryAsChecked(i: number): IndexedClaim | null | undefined {
+    try {
+      const line = this.read(i);
+      const entry = parseEntry(line, this.lineClaims[i]!);
+      const checked = parseChecked(line, this.lineClaims[i]!);
+      if (!entry || !checked) return undefined;
+      return sameStampsAndBlobs(checked, entry) ? entry : null;
     } catch {
       return undefined;
     }
@@ -535,17 +551,19 @@ function listingsOf(trailer: Trailer): WalkHeader {
 }
 
 /**
- * Where a line's `n`th part (0: what checking needs, 1: the description) lies; undefined when the line is not
- * whole. A line is its parts separated by tabs (JSON has no raw tab) and its newline: a length that does not
- * match its line would still parse, so it must begin with an object and end with the newline.
+ * Where a line's `n`th part lies (0: what checking needs, 1: the description, 2 to the end: what `list --json`
+ * prints); undefined when the line is not whole or has no such part. A line is its parts separated by tabs (JSON
+ * has no raw tab) and its newline: a length that does not match its line would still parse, so it must begin
+ * with an object and end with the newline.
  */
-function partOf(line: Buffer, n: 0 | 1): { start: number; end: number } | undefined {
+function partOf(line: Buffer, n: 0 | 1 | 2): { start: number; end: number } | undefined {
   if (line[0] !== 0x7b || line[line.length - 1] !== 0x0a) return undefined;
   const first = line.indexOf(0x09);
   if (first === -1) return undefined;
   if (n === 0) return { start: 0, end: first };
   const second = line.indexOf(0x09, first + 1);
-  return { start: first + 1, end: second === -1 ? line.length - 1 : second };
+  if (n === 1) return { start: first + 1, end: second === -1 ? line.length - 1 : second };
+  return second === -1 ? undefined : { start: second + 1, end: line.length - 1 };
 }
 
 function parseChecked(line: Buffer, claim: SessionClaim): CheckedClaim | undefined {
