@@ -142,7 +142,9 @@ function statOf(file: string): Stats | null | undefined {
 
 /** Whether a stamp's mtime is too close to when it was taken to prove that nothing changed since. */
 function isRacy(stamp: string, takenAt: number): boolean {
-  const mtime = Number(stamp.split(':')[2]);
+  // Its third field (ino:size:mtime:ctime), read in place: asked of every stamp a scan checks, a split made four strings.
+  const second = stamp.indexOf(':', stamp.indexOf(':') + 1);
+  const mtime = second === -1 ? NaN : Number.parseFloat(stamp.slice(second + 1));
   return Number.isFinite(mtime) && mtime >= takenAt - RACY_MS;
 }
 

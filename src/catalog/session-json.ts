@@ -66,10 +66,16 @@ export function listedAsChecked(kept: SessionJson, s: CheckedSession): boolean {
   if (typeof f.source !== 'string' || typeof f.id !== 'string' || !isText(f.title) || !isText(f.cwd) || !s.folders) return false;
   // Each folder as its blobs' JSON begins: `"`, the folder escaped, its separator.
   const folders = new Set(s.folders.map((folder) => JSON.stringify(folder.endsWith(path.sep) ? folder : folder + path.sep).slice(0, -1)));
+  // The folder the blob before lay in: most blobs lie in it, and comparing strings costs less than hashing one.
+  let last = '';
   return kept.blobs.every((blob) => {
     const end = blob.startsWith('{"path":"') ? blob.indexOf('","tool":') : -1;
     const cut = blob.lastIndexOf(path.sep, end);
+    if (end === -1 || cut <= 8) return false;
+    const folder = blob.slice(8, cut + 1);
+    if (folder !== last && !folders.has(folder)) return false;
+    last = folder;
     const name = blob.slice(cut + 1, end);
-    return end !== -1 && cut > 8 && folders.has(blob.slice(8, cut + 1)) && name !== '' && name !== '.' && name !== '..' && !name.includes('\\');
+    return name !== '' && name !== '.' && name !== '..' && !name.includes('\\');
   });
 }
