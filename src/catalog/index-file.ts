@@ -6,7 +6,7 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claimKey, type Described, type SessionClaim } from './source';
@@ -670,6 +670,8 @@ export class IndexWriter extends IndexLines {
   static async open(file: string): Promise<IndexWriter> {
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     checkIndexFolder(path.dirname(file));
+    removeLeftoverTemps(path.dirname(file));
+    // Named as LEFTOVER_TEMP matches: the index's name, this process's id, a unique tail.
     const temp = `${file}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`;
     const fd = openSync(temp, fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
     return new IndexWriter(file, temp, fd);
@@ -753,6 +755,52 @@ export class IndexWriter extends IndexLines {
       throw new IndexWriteError((err as Error).message);
     }
     this.written += data.length;
+  }
+}
+
+/** A temporary index's name (IndexWriter.open): the index's, then its writer's process id and a unique tail. */
+const LEFTOVER_TEMP = /^catalog-[0-9a-z-]+\.jsonl\.(\d+)\.[0-9a-z]+\.[0-9a-z]+\.tmp$/;
+/** A temporary index written to this recently is left alone: a writer in another PID namespace (a container sharing the home) looks gone from here. */
+const LEFTOVER_GRACE_MS = 60_000;
+/** Older than this, it is a leftover whatever its process id says (ids are reused). */
+const LEFTOVER_MAX_AGE_MS = 24 * 60 * 60_000;
+
+/**
+ * Removes the temporary indexes that writers which did not finish left in `dir` (Ctrl-C during a first scan of
+ * 100,000 blobs left one of tens of MB, and every interrupted run another): this user's regular files so named, not
+ * written to for a minute, whose process is gone (or a day old). What cannot be removed stays, and is tried next time.
+ */
+export function removeLeftoverTemps(dir: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = LEFTOVER_TEMP.exec(name)?.[1];
+    if (pid === undefined) continue;
+    const file = path.join(dir, name);
+    try {
+      const st = lstatSync(file, { throwIfNoEntry: false });
+      if (!st?.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) continue;
+      const idle = now - st.mtimeMs;
+      if (idle < LEFTOVER_GRACE_MS || (idle < LEFTOVER_MAX_AGE_MS && processRuns(Number(pid)))) continue;
+      unlinkSync(file);
+    } catch {
+      // vanished meanwhile, or not ours to remove
+    }
+  }
+}
+
+/** Whether process `pid` runs (one that is not this user's too); when that cannot be told, it is taken to run. */
+function processRuns(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

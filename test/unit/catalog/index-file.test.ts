@@ -1,8 +1,8 @@
 // The index file: entry lines, then a trailer naming their claims and
 // lengths. What one process writes another reads line by line; a file whose
 // trailer does not describe its lines exactly is not trusted at all.
-import { execFileSync } from 'node:child_process';
-import { promises as fsp } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -183,6 +183,42 @@ describe('index file', () => {
     await writer.close();
     expect(await fsp.readdir(path.dirname(file))).toEqual([]);
     expect(IndexReader.open(file)).toBeUndefined();
+  });
+
+  it('removes what writers that did not finish left (their process gone, or a day old), and nothing else', async () => {
+    // A Ctrl-C during a first scan left its temporary index (tens of MB at 100,000 blobs) for good, one per interrupted run.
+    const cache = path.dirname(file);
+    await fsp.mkdir(cache, { recursive: true, mode: 0o700 });
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // exited: its id names no process
+    const alive = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const temp = (pid: number, tail: string): string => `${path.basename(file)}.${pid}.${tail}.abc123.tmp`;
+    const outside = path.join(dir, 'outside.txt');
+    await fsp.writeFile(outside, 'keep me');
+    const minutesAgo = async (name: string, minutes: number, make: () => Promise<unknown> = () => fsp.writeFile(path.join(cache, name), 'x')): Promise<string> => {
+      await make();
+      const when = new Date(Date.now() - minutes * 60_000);
+      await fsp.lutimes(path.join(cache, name), when, when);
+      return name;
+    };
+    const removed = [await minutesAgo(temp(gone, 'a'), 2), await minutesAgo(temp(alive.pid!, 'b'), 2 * 24 * 60)];
+    const kept = [
+      await minutesAgo(temp(gone, 'c'), 0), // written to a moment ago: maybe a writer this process cannot see
+      await minutesAgo(temp(alive.pid!, 'd'), 2), // its writer still runs
+      await minutesAgo(temp(process.pid, 'e'), 2), // this process's own
+      await minutesAgo(`${path.basename(file)}.notes.tmp`, 2 * 24 * 60), // not so named
+      await minutesAgo(path.basename(file), 2 * 24 * 60), // an index
+      await minutesAgo(temp(gone, 'f'), 2, () => fsp.symlink(outside, path.join(cache, temp(gone, 'f')))), // no regular file
+      await minutesAgo(temp(gone, 'g'), 2, () => fsp.mkdir(path.join(cache, temp(gone, 'g')))),
+    ];
+    try {
+      const writer = await IndexWriter.open(file);
+      await writer.close();
+      expect((await fsp.readdir(cache)).sort()).toEqual(kept.sort());
+      expect(await fsp.readFile(outside, 'utf8')).toBe('keep me');
+      for (const name of removed) expect(existsSync(path.join(cache, name))).toBe(false);
+    } finally {
+      alive.kill();
+    }
   });
 
   it('is private: 0600 in a 0700 folder, and never written through a symlink in its place', async () => {
