@@ -6,7 +6,7 @@
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
 import { createHash } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, futimesSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claimKey, type Described, type SessionClaim } from './source';
@@ -465,6 +465,7 @@ export class IndexReader extends IndexLines {
       if (!found) throw new Error('not an index');
       const { trailer } = found;
       const reader = new IndexReader(file, fd, trailer, listingsOf(trailer));
+      markUsed(fd);
       fd = undefined;
       return reader;
     } catch {
@@ -670,7 +671,7 @@ export class IndexWriter extends IndexLines {
   static async open(file: string): Promise<IndexWriter> {
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     checkIndexFolder(path.dirname(file));
-    removeLeftoverTemps(path.dirname(file));
+    removeLeftovers(path.dirname(file));
     // Named as LEFTOVER_TEMP matches: the index's name, this process's id, a unique tail.
     const temp = `${file}.${process.pid}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`;
     const fd = openSync(temp, fsConstants.O_RDWR | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
@@ -762,15 +763,19 @@ export class IndexWriter extends IndexLines {
 const LEFTOVER_TEMP = /^catalog-[0-9a-z-]+\.jsonl\.(\d+)\.[0-9a-z]+\.[0-9a-z]+\.tmp$/;
 /** A temporary index written to this recently is left alone: a writer in another PID namespace (a container sharing the home) looks gone from here. */
 const LEFTOVER_GRACE_MS = 60_000;
-/** Older than this, it is a leftover whatever its process id says (ids are reused). */
-const LEFTOVER_MAX_AGE_MS = 24 * 60 * 60_000;
+const DAY_MS = 24 * 60 * 60_000;
+/** An index's name (indexFileFor). */
+const INDEX_NAME = /^catalog-[0-9a-f]{16}\.jsonl$/;
+/** An index no run has used for this long is removed: another version's, or one of roots no longer asked for (`--root`). */
+const UNUSED_INDEX_MS = 30 * DAY_MS;
 
 /**
- * Removes the temporary indexes that writers which did not finish left in `dir` (Ctrl-C during a first scan of
- * 100,000 blobs left one of tens of MB, and every interrupted run another): this user's regular files so named, not
- * written to for a minute, whose process is gone (or a day old). What cannot be removed stays, and is tried next time.
+ * Removes from `dir` what no run will read again: the temporary indexes of writers that did not finish (Ctrl-C
+ * during a first scan of 100,000 blobs left one of tens of MB, and every interrupted run another), once not written
+ * to for a minute and their process is gone (or a day old); and indexes unused for a month (each run marks the one it
+ * reads: markUsed). Only this user's regular files so named; what cannot be removed stays, and is tried next time.
  */
-export function removeLeftoverTemps(dir: string, now = Date.now()): void {
+export function removeLeftovers(dir: string, now = Date.now()): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -779,17 +784,26 @@ export function removeLeftoverTemps(dir: string, now = Date.now()): void {
   }
   for (const name of names) {
     const pid = LEFTOVER_TEMP.exec(name)?.[1];
-    if (pid === undefined) continue;
+    if (pid === undefined && !INDEX_NAME.test(name)) continue;
     const file = path.join(dir, name);
     try {
       const st = lstatSync(file, { throwIfNoEntry: false });
       if (!st?.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) continue;
       const idle = now - st.mtimeMs;
-      if (idle < LEFTOVER_GRACE_MS || (idle < LEFTOVER_MAX_AGE_MS && processRuns(Number(pid)))) continue;
-      unlinkSync(file);
+      const left = pid === undefined ? idle >= UNUSED_INDEX_MS : idle >= LEFTOVER_GRACE_MS && (idle >= DAY_MS || !processRuns(Number(pid)));
+      if (left) unlinkSync(file);
     } catch {
       // vanished meanwhile, or not ours to remove
     }
+  }
+}
+
+/** Marks an index read as used (its mtime, at most daily: not a write per run), so removeLeftovers keeps it. */
+function markUsed(fd: number): void {
+  try {
+    if (Date.now() - fstatSync(fd).mtimeMs >= DAY_MS) futimesSync(fd, new Date(), new Date());
+  } catch {
+    // not markable (a read-only cache): then not removable either
   }
 }
 

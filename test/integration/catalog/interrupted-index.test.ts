@@ -1,6 +1,6 @@
 // A `spillway list` killed while it writes the index (Ctrl-C during a first scan, an out-of-memory kill) leaves its
 // temporary index behind, tens of MB at 100,000 blobs, one per interrupted run. The next run removes it once its
-// writer is gone (and a minute has passed: see removeLeftoverTemps).
+// writer is gone (and a minute has passed: see removeLeftovers).
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';

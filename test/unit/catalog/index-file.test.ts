@@ -221,6 +221,33 @@ describe('index file', () => {
     }
   });
 
+  it('removes indexes no run used for a month (another version\'s, other roots\'), and marks the one it reads as used, daily', async () => {
+    const cache = path.dirname(file);
+    await saveIndex(file, [entry(0, 1)], header);
+    const daysAgo = async (name: string, days: number): Promise<string> => {
+      if (!existsSync(path.join(cache, name))) await fsp.writeFile(path.join(cache, name), 'an index');
+      const when = new Date(Date.now() - days * 24 * 60 * 60_000);
+      await fsp.utimes(path.join(cache, name), when, when);
+      return name;
+    };
+    const unused = await daysAgo('catalog-0123456789abcdef.jsonl', 31);
+    const recent = await daysAgo('catalog-fedcba9876543210.jsonl', 29);
+    // Read two days after it was written: marked used now, so it stays however long it then goes unchanged.
+    await daysAgo(path.basename(file), 2);
+    IndexReader.open(file)!.close();
+    expect(Date.now() - (await fsp.stat(file)).mtimeMs).toBeLessThan(60_000);
+    // Read an hour after: not written to again (one mark a day, not a write per run).
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    await fsp.utimes(file, hourAgo, hourAgo);
+    IndexReader.open(file)!.close();
+    expect(Math.abs((await fsp.stat(file)).mtimeMs - hourAgo.getTime())).toBeLessThan(1);
+    const writer = await IndexWriter.open(path.join(cache, 'catalog-other.jsonl'));
+    await writer.close();
+    const left = await fsp.readdir(cache);
+    expect(left).not.toContain(unused);
+    expect(left.sort()).toEqual([path.basename(file), recent].sort());
+  });
+
   it('is private: 0600 in a 0700 folder, and never written through a symlink in its place', async () => {
     await saveIndex(file, [entry(0, 1)], header);
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
