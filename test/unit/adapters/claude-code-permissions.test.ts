@@ -24,11 +24,24 @@ function settings(file: string, value: unknown): void {
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
 }
 
-/** A live process whose command line carries these arguments, standing in for Claude Code (CLAUDE_PID). */
+/**
+ * A live process whose command line carries these arguments, standing in for Claude Code (CLAUDE_PID): Node running
+ * a script file, which takes any arguments (`node -e` rejected `--settings` as its own option and exited, so the
+ * test passed only while /proc was read before that), once its exec is through ('spawn' may come while /proc still
+ * shows the forked test runner, or nothing).
+ */
 async function claudeWith(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', ...args], { stdio: 'ignore' });
+  const script = path.join(tmp, 'claude.js');
+  fs.writeFileSync(script, 'setTimeout(() => {}, 60000);\n');
+  const argv = [process.execPath, script, ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
   children.push(child);
-  await new Promise((resolve) => child.once('spawn', resolve));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  while (fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8') !== `${argv.join('\0')}\0`) {
+    if (exited) throw new Error('the stand-in for Claude Code exited');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
   return String(child.pid);
 }
 
