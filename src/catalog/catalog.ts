@@ -34,7 +34,7 @@ import { envDirs } from './roots';
 import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
 import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
-import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing } from './index-file';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing, type WalkListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './session-json';
 import { sourcesNamed } from './sources/index';
@@ -153,7 +153,7 @@ export class Catalog {
   /** showIndexed() reading the rest of the index after the newest sessions. */
   private indexLoading: Promise<void> | undefined;
   /** The last scan's folder listings, saved with the index so the next walk lists only folders that changed. */
-  private walked: { listings: Map<string, StoredListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
+  private walked: { listings: ReadonlyMap<string, WalkListing>; walkedAt: number } = { listings: new Map(), walkedAt: 0 };
   /**
    * While a scan describes what its walk found: the stamps that walk took before listing each folder. A session's
    * own folder is then not stat'ed again to be stamped (a stamp taken before the description reads it is what it needs).
@@ -290,14 +290,13 @@ export class Catalog {
 
   private async settleAll(old: IndexReader | undefined, writer: IndexWriter, options: ScanOptions, { settled, checked }: SettleProgress): Promise<SessionListing> {
     const storedAt = old?.linesByKey(claimKey) ?? new Map<string, number>();
-    const claimOf = (key: string): SessionClaim | undefined => old?.claims[storedAt.get(key) ?? -1];
     const statBlobs = options.statBlobs !== false;
     const ahead = old && this.startCheckAhead(old.lineSpans(), options);
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0, describedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
     try {
-      const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.takeHeader(), claimOf });
+      const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.takeHeader(), claimAt: (line) => old.claims[line] });
       stats.foldersListed = foldersListed;
       await ahead?.ready;
       const here = (e: CheckedClaim): boolean => entryUnchanged(e, walked, statBlobs);
@@ -391,7 +390,7 @@ export class Catalog {
   private async walkAndCheck(index: LoadedIndex | undefined, options: ScanOptions): Promise<{ claims: Map<string, SessionClaim>; foldersListed: number; reusable: Set<string>; checkedAhead: number }> {
     const ahead = index?.lines && this.startCheckAhead(index.lines.spans, options);
     try {
-      const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimOf: (key) => index.entries.get(key)?.claim });
+      const { claims, foldersListed, walked } = await this.walkRoots(index && { ...index, claimAt: (line) => index.claims[line] });
       await ahead?.ready;
       const here = (e: IndexedClaim): boolean => entryUnchanged(e, walked, options.statBlobs !== false);
       const reusable = new Set<string>();
@@ -1238,7 +1237,8 @@ type WalkedStamps = ReadonlyMap<string, Pick<StoredListing, 'stamp'>>;
 interface StoredListings {
   listings: ReadonlyMap<string, StoredListing>;
   walkedAt: number;
-  claimOf(key: string): SessionClaim | undefined;
+  /** The claim of the index's line `line` (what a listing names). */
+  claimAt(line: number): SessionClaim | undefined;
 }
 
 /**
@@ -1246,8 +1246,8 @@ interface StoredListings {
  * recalled only when its stamp still holds and every claim it gave is still
  * stored; what this walk sees is recorded (as claim keys) for the next one.
  */
-function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings: Map<string, StoredListing>; walkedAt: number } {
-  const listings = new Map<string, StoredListing>();
+function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings: Map<string, WalkListing>; walkedAt: number } {
+  const listings = new Map<string, WalkListing>();
   return {
     listings,
     walkedAt: Date.now(),
@@ -1255,15 +1255,15 @@ function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings:
       const last = stored?.listings.get(dir);
       if (!last || !stampHolds(dir, last.stamp, stored!.walkedAt)) return undefined;
       const claims: SessionClaim[] = [];
-      for (const key of last.claims) {
-        const claim = stored!.claimOf(key);
+      for (const line of last.claims) {
+        const claim = stored!.claimAt(line);
         if (!claim) return undefined;
         claims.push(claim);
       }
       return { stamp: last.stamp, claims, children: last.children };
     },
     record(dir: string, listed: Listed): void {
-      listings.set(dir, { stamp: listed.stamp, claims: listed.claims.map(claimKey), children: listed.children });
+      listings.set(dir, listed); // its claims numbered by their lines when an index is written (IndexWriter.commit)
     },
   };
 }

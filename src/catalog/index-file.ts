@@ -17,7 +17,7 @@ import { pauser } from './pause';
 import { notPrivate } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 11;
+export const INDEX_VERSION = 12;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
@@ -162,16 +162,28 @@ function isCurrentFormat(trailer: unknown): boolean {
   return h?.format === FORMAT && h.version === INDEX_VERSION;
 }
 
-/** A folder's listing as the walk used it: its stamp then, the claims it gave (keys), the folders walked below it. */
+/**
+ * A folder's listing as an index stored it: its stamp then, the claims it gave (the numbers of their lines in that
+ * index: no key of some 100 characters to parse and hash for each of 5,000 session folders), the folders walked below it.
+ */
 export interface StoredListing {
   stamp: string;
-  claims: string[];
+  claims: number[];
+  children: string[];
+}
+
+/** A folder's listing as a walk made or recalled it, for the index it writes (which numbers the claims by its lines). */
+export interface WalkListing {
+  stamp: string;
+  claims: readonly SessionClaim[];
   children: string[];
 }
 
 /** What an index file holds: the sessions by claim key, and the last walk's listings. */
 export interface LoadedIndex {
   entries: Map<string, IndexedClaim>;
+  /** Each line's claim, by line number (what listings name). */
+  claims: readonly SessionClaim[];
   listings: Map<string, StoredListing>;
   /** When that walk began (ms since epoch): a listing stamp this close is not trusted. */
   walkedAt: number;
@@ -188,7 +200,7 @@ export interface LineSpans {
   lengths: number[];
 }
 
-const EMPTY_INDEX = (): LoadedIndex => ({ entries: new Map(), listings: new Map(), walkedAt: 0 });
+const EMPTY_INDEX = (): LoadedIndex => ({ entries: new Map(), claims: [], listings: new Map(), walkedAt: 0 });
 
 /**
  * The index's last line: the claims of the entry lines above it (in order,
@@ -202,7 +214,7 @@ interface Trailer {
   savedAt: string;
   blobFolders: string[];
   walkedAt: number;
-  listings: Array<[string, string, string[], string[]]>;
+  listings: Array<[string, string, number[], string[]]>;
   claims: SessionClaim[];
   lengths: number[];
   /** Each line's session's last update (its newest blob's mtime, ms): the newest can be read first. Optional (0 when absent). */
@@ -545,9 +557,10 @@ function listingsOf(trailer: Trailer): WalkHeader {
   const listings = new Map<string, StoredListing>();
   if (typeof trailer.walkedAt !== 'number' || !Array.isArray(trailer.listings)) return { listings, walkedAt: 0 };
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  const lines = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x) && x >= 0 && x < trailer.claims.length);
   for (const item of trailer.listings as unknown[]) {
     // Malformed ones are left out (the folder is listed again).
-    if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !strings(item[2]) || !strings(item[3])) continue;
+    if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !lines(item[2]) || !strings(item[3])) continue;
     listings.set(item[0], { stamp: item[1], claims: item[2], children: item[3] });
   }
   return { listings, walkedAt: trailer.walkedAt };
@@ -625,7 +638,7 @@ export async function loadIndex(
     // A torn or foreign file is not trusted at all: one bad line and it is rebuilt.
     if (!(await reader.forEach((entry) => entries.set(keyOf(entry.claim), entry), early))) return EMPTY_INDEX();
     const { listings, walkedAt } = reader.takeHeader();
-    return { entries, listings: listings as Map<string, StoredListing>, walkedAt, lines: { spans: reader.lineSpans(), at: reader.linesByKey(keyOf) } };
+    return { entries, claims: reader.claims, listings: listings as Map<string, StoredListing>, walkedAt, lines: { spans: reader.lineSpans(), at: reader.linesByKey(keyOf) } };
   } finally {
     reader.close();
   }
@@ -634,12 +647,15 @@ export async function loadIndex(
 /** What the trailer carries besides the claims: blob folders for grep, the last walk's listings. */
 export interface IndexHeader {
   blobFolders: readonly string[];
-  listings: ReadonlyMap<string, StoredListing>;
+  listings: ReadonlyMap<string, WalkListing>;
   walkedAt: number;
 }
 
 /** What a reader hands a scan for its walk (see takeHeader). */
-export type WalkHeader = Pick<IndexHeader, 'listings' | 'walkedAt'>;
+export interface WalkHeader {
+  listings: ReadonlyMap<string, StoredListing>;
+  walkedAt: number;
+}
 
 /** Writing the index failed (a full disk, a lost folder): the caller can still do without it. */
 export class IndexWriteError extends Error {}
@@ -705,7 +721,12 @@ export class IndexWriter extends IndexLines {
 
   /** Write the trailer and rename the file into place (it stays open for reading; a failed rename leaves it readable, a failed write throws IndexWriteError). */
   async commit(header: IndexHeader): Promise<void> {
-    const listings = [...header.listings].map(([dir, l]) => [dir, l.stamp, l.claims, l.children]);
+    // Each listing's claims by their lines here; one whose claim has none is left out (the folder is listed again).
+    const lineOf = new Map(this.lineClaims.map((claim, i) => [claimKey(claim), i]));
+    const listings = [...header.listings].flatMap(([dir, l]) => {
+      const claims = l.claims.map((claim) => lineOf.get(claimKey(claim)));
+      return claims.every((line) => line !== undefined) ? [[dir, l.stamp, claims, l.children]] : [];
+    });
     // The blob folders come before walkedAt and all that is long: grep reads them alone (readTrailerHead).
     const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths, updated: this.lineUpdated };
     // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is

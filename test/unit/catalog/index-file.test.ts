@@ -6,7 +6,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim } from '../../../src/catalog/index-file';
+import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim, type IndexHeader } from '../../../src/catalog/index-file';
 import { claimKey } from '../../../src/catalog/source';
 
 let dir: string;
@@ -37,13 +37,18 @@ function entry(n: number, blobs: number): IndexedClaim {
   };
 }
 
-const header = { blobFolders: ['/a/tool-results', 'relative/not/kept'], listings: new Map([['/a', { stamp: '1:2:3', claims: ['k'], children: ['/a/b'] }]]), walkedAt: 42 };
+/** The last walk's listings: one whose claim is session 0's (stored by its line), one whose claim has no line (left out). */
+const header = (): IndexHeader => ({
+  blobFolders: ['/a/tool-results', 'relative/not/kept'],
+  listings: new Map([['/a', { stamp: '1:2:3', claims: [entry(0, 0).claim], children: ['/a/b'] }], ['/z', { stamp: '4:5:6', claims: [entry(99, 0).claim], children: [] }]]),
+  walkedAt: 42,
+});
 
 describe('index file', () => {
   it('holds more sessions than a call takes arguments (140,000)', async () => {
     // Spreading them into push() threw past some 130,000 and the index was silently never used.
     const many = Array.from({ length: 140_000 }, (_, n) => entry(n, 0));
-    await saveIndex(file, many, header);
+    await saveIndex(file, many, header());
     const reader = IndexReader.open(file)!;
     expect(reader).toBeDefined();
     expect(reader.size).toBe(many.length);
@@ -54,13 +59,13 @@ describe('index file', () => {
   it('records each session\'s last update: the newest can be read first, also of lines copied with theirs', async () => {
     // Line n's newest blob is 1_700_000_000_000 + blobs - 1: 5 is the newest, then 0; none has no update.
     const entries = [entry(0, 4), entry(1, 0), entry(2, 2), entry(3, 1), entry(4, 3), entry(5, 9)];
-    await saveIndex(file, entries, header);
+    await saveIndex(file, entries, header());
     const reader = IndexReader.open(file)!;
     expect(reader.newestFirst()).toEqual([5, 0, 4, 2, 3, 1]);
     // Another index made from this one's lines (a warm scan, which gives each its last update as settled) keeps the order.
     const copy = await IndexWriter.open(path.join(dir, 'cache', 'catalog-copy.jsonl'));
     for (const line of [3, 5, 0]) copy.addLine(reader.claims[line]!, reader.line(line), 1_700_000_000_000 + entries[line]!.described!.blobs.length - 1);
-    await copy.commit(header);
+    await copy.commit(header());
     await copy.close();
     const copied = IndexReader.open(path.join(dir, 'cache', 'catalog-copy.jsonl'))!;
     expect(copied.newestFirst()).toEqual([1, 2, 0]);
@@ -70,7 +75,7 @@ describe('index file', () => {
 
   it('loads the newest sessions first when asked, then the rest; an index that records no updates is read in one go', async () => {
     const entries = Array.from({ length: 12 }, (_, n) => entry(n, 1 + ((n * 7) % 12)));
-    await saveIndex(file, entries, header);
+    await saveIndex(file, entries, header());
     const seen: string[][] = [];
     const index = await loadIndex(file, claimKey, { count: 3, show: (first) => seen.push(first.map((e) => e.described!.session.id)) });
     // The three with the most blobs have the newest: 5 (12 blobs), 10 (11), 3 (10).
@@ -90,14 +95,14 @@ describe('index file', () => {
 
   it('reads back what was written: each line alone, all in order, and the trailer', async () => {
     const entries = [entry(0, 3), entry(1, 0), entry(2, 700)];
-    await saveIndex(file, entries, header);
+    await saveIndex(file, entries, header());
     const reader = IndexReader.open(file)!;
     expect(reader.size).toBe(3);
     expect(reader.claims).toEqual(entries.map((e) => e.claim));
     expect(IndexReader.blobFoldersIn(file)).toEqual(['/a/tool-results']);
     const taken = reader.takeHeader();
     expect(taken.walkedAt).toBe(42);
-    expect([...taken.listings]).toEqual([...header.listings]);
+    expect([...taken.listings]).toEqual([['/a', { stamp: '1:2:3', claims: [0], children: ['/a/b'] }]]);
     // Handed over once: the reader holds it no longer.
     expect(reader.takeHeader().listings.size).toBe(0);
     // Out of order, one at a time (blobs come back with their catalog fields in place).
@@ -120,7 +125,7 @@ describe('index file', () => {
   it('keeps each session as `list --json` prints it at the end of its line, its blobs oldest first', async () => {
     const one = entry(1, 3);
     one.described!.blobs.reverse().forEach((b, i) => (b.createdAt = `2026-01-0${i + 1}T00:00:00.000Z`));
-    await saveIndex(file, [entry(0, 0), one], header);
+    await saveIndex(file, [entry(0, 0), one], header());
     const reader = IndexReader.open(file)!;
     expect(reader.listed(0)).toBeUndefined(); // no blobs: nothing listed
     const listed = reader.listed(1)!;
@@ -135,7 +140,7 @@ describe('index file', () => {
 
   it('keeps what checking a session needs apart, first on its line: the same stamps and blobs as its description', async () => {
     const entries = [entry(0, 0), entry(1, 4), { ...entry(2, 0), described: null }];
-    await saveIndex(file, entries, header);
+    await saveIndex(file, entries, header());
     const reader = IndexReader.open(file)!;
     for (let i = 0; i < entries.length; i++) {
       const full = reader.entry(i)!;
@@ -160,7 +165,7 @@ describe('index file', () => {
 
   it('reads ahead only while a pass goes on in file order', async () => {
     const entries = Array.from({ length: 40 }, (_, n) => entry(n, 50));
-    await saveIndex(file, entries, header);
+    await saveIndex(file, entries, header());
     const lineBytes = (await fsp.readFile(file, 'utf8')).split('\n').slice(0, 40).reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
     const reader = IndexReader.open(file)!;
     // In file order: a few reads of 64 KB for the whole pass, every line parsed.
@@ -223,7 +228,7 @@ describe('index file', () => {
 
   it('removes indexes no run used for a month (another version\'s, other roots\'), and marks the one it reads as used, daily', async () => {
     const cache = path.dirname(file);
-    await saveIndex(file, [entry(0, 1)], header);
+    await saveIndex(file, [entry(0, 1)], header());
     const daysAgo = async (name: string, days: number): Promise<string> => {
       if (!existsSync(path.join(cache, name))) await fsp.writeFile(path.join(cache, name), 'an index');
       const when = new Date(Date.now() - days * 24 * 60 * 60_000);
@@ -249,7 +254,7 @@ describe('index file', () => {
   });
 
   it('is private: 0600 in a 0700 folder, and never written through a symlink in its place', async () => {
-    await saveIndex(file, [entry(0, 1)], header);
+    await saveIndex(file, [entry(0, 1)], header());
     expect((await fsp.stat(file)).mode & 0o777).toBe(0o600);
     expect((await fsp.stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     const elsewhere = path.join(dir, 'elsewhere.jsonl');
@@ -257,7 +262,7 @@ describe('index file', () => {
     await fsp.rm(file);
     await fsp.symlink(elsewhere, file);
     expect(IndexReader.open(file)).toBeUndefined(); // not read through it
-    await saveIndex(file, [entry(1, 1)], header); // replaces the link, never writes through it
+    await saveIndex(file, [entry(1, 1)], header()); // replaces the link, never writes through it
     expect((await fsp.lstat(file)).isSymbolicLink()).toBe(false);
     expect(IndexReader.open(elsewhere)!.claims).toEqual([entry(0, 1).claim]);
     // A FIFO in its place is no index (and opening it does not wait for a writer).
@@ -268,7 +273,7 @@ describe('index file', () => {
 
   it('gives the blob folders alone, whatever their names hold', async () => {
     const odd = ['/a/x,"walkedAt":1,"listings":[]}', '/b/back\\slash\\', '/c/quote"d/"', '/d/new\nline', '/é/日本'];
-    await saveIndex(file, [entry(0, 2)], { ...header, blobFolders: [...odd, 'relative'] });
+    await saveIndex(file, [entry(0, 2)], { ...header(), blobFolders: [...odd, 'relative'] });
     expect(IndexReader.blobFoldersIn(file)).toEqual(odd);
     // The trailer holding them is still read whole.
     const reader = IndexReader.open(file)!;
@@ -277,12 +282,12 @@ describe('index file', () => {
     expect(IndexReader.blobFoldersIn(path.join(dir, 'missing.jsonl'))).toEqual([]);
     // More than one read's worth (64 KB).
     const many = Array.from({ length: 5000 }, (_, i) => `/home/someone/.claude/projects/-p/${i}/tool-results`);
-    await saveIndex(file, [entry(0, 2)], { ...header, blobFolders: many });
+    await saveIndex(file, [entry(0, 2)], { ...header(), blobFolders: many });
     expect(IndexReader.blobFoldersIn(file)).toEqual(many);
   });
 
   it('trusts nothing when the trailer does not describe the lines exactly', async () => {
-    await saveIndex(file, [entry(0, 2), entry(1, 3)], header);
+    await saveIndex(file, [entry(0, 2), entry(1, 3)], header());
     const good = await fsp.readFile(file, 'utf8');
     const lines = good.split('\n');
     const trailer = JSON.parse(lines[2]!) as { lengths: number[]; claims: unknown[]; version: number };
