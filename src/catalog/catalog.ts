@@ -1244,7 +1244,7 @@ interface StoredListings {
 /**
  * The walk's memory of the last walk's listings (from the index): a folder is
  * recalled only when its stamp still holds and every claim it gave is still
- * stored; what this walk sees is recorded (as claim keys) for the next one.
+ * stored; what this walk sees is recorded for the next one (the index written numbers its claims by their lines).
  */
 function listingMemo(stored: StoredListings | undefined): WalkMemo & { listings: Map<string, WalkListing>; walkedAt: number } {
   const listings = new Map<string, WalkListing>();

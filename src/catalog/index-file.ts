@@ -796,7 +796,7 @@ const UNUSED_INDEX_MS = 30 * DAY_MS;
  * to for a minute and their process is gone (or a day old); and indexes unused for a month (each run marks the one it
  * reads: markUsed). Only this user's regular files so named; what cannot be removed stays, and is tried next time.
  */
-export function removeLeftovers(dir: string, now = Date.now()): void {
+function removeLeftovers(dir: string, now = Date.now()): void {
   let names: string[];
   try {
     names = readdirSync(dir);
