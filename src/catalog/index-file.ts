@@ -14,7 +14,7 @@ import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import type { BlobInfo, KnownRoot } from './types';
 import { childPath, folderHolding } from './child-path';
 import { pauser } from './pause';
-import { notPrivate } from '../spill/private-folder';
+import { notPrivate, ownedByAnother } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
 export const INDEX_VERSION = 12;
@@ -247,7 +247,7 @@ function readTrailer(fd: number): { trailer: Trailer; start: number } | undefine
 function openIndexFile(file: string): number {
   checkIndexFolder(path.dirname(file));
   const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-  if (typeof process.getuid === 'function' && fstatSync(fd).uid !== process.getuid()) {
+  if (ownedByAnother(fstatSync(fd))) {
     closeSync(fd);
     throw new Error(`${file} is owned by another user`);
   }
@@ -809,7 +809,7 @@ function removeLeftovers(dir: string, now = Date.now()): void {
     const file = path.join(dir, name);
     try {
       const st = lstatSync(file, { throwIfNoEntry: false });
-      if (!st?.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) continue;
+      if (!st?.isFile() || ownedByAnother(st)) continue;
       const idle = now - st.mtimeMs;
       const left = pid === undefined ? idle >= UNUSED_INDEX_MS : idle >= LEFTOVER_GRACE_MS && (idle >= DAY_MS || !processRuns(Number(pid)));
       if (left) unlinkSync(file);

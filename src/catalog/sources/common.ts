@@ -10,6 +10,7 @@ import { compactArgs } from '../args';
 import type { Described, Source } from '../source';
 import type { SourceName } from '../types';
 import { isoTime } from '../../spill/iso-time';
+import { ownedByAnother } from '../../spill/private-folder';
 
 export interface FileFacts {
   path: string;
@@ -79,7 +80,7 @@ export async function listFiles(dir: string, opts: { ownOnly?: boolean } = {}): 
  */
 export function notOurs(stat: Pick<Stats, 'uid' | 'mode' | 'isDirectory'>): string | undefined {
   if (typeof process.getuid !== 'function') return undefined;
-  if (stat.uid !== process.getuid()) return 'owned by another user';
+  if (ownedByAnother(stat)) return 'owned by another user';
   if (stat.isDirectory() && (stat.mode & 0o002) !== 0) return 'writable by others';
   return undefined;
 }
