@@ -244,14 +244,15 @@ function readTrailer(fd: number): { trailer: Trailer; start: number } | undefine
  * Opens an index file for reading: never through a symlink, never blocked on a FIFO put in its place, and
  * only this user's file in a folder no one else may write to (else another user could put a crafted one there).
  */
-function openIndexFile(file: string): number {
+function openIndexFile(file: string): { fd: number; stat: Stats } {
   checkIndexFolder(path.dirname(file));
   const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-  if (ownedByAnother(fstatSync(fd))) {
+  const stat = fstatSync(fd);
+  if (ownedByAnother(stat)) {
     closeSync(fd);
     throw new Error(`${file} is owned by another user`);
   }
-  return fd;
+  return { fd, stat };
 }
 
 /**
@@ -472,12 +473,13 @@ export class IndexReader extends IndexLines {
   static open(file: string): IndexReader | undefined {
     let fd: number | undefined;
     try {
-      fd = openIndexFile(file);
+      const opened = openIndexFile(file);
+      fd = opened.fd;
       const found = readTrailer(fd);
       if (!found) throw new Error('not an index');
       const { trailer } = found;
       const reader = new IndexReader(file, fd, trailer, listingsOf(trailer));
-      markUsed(fd);
+      markUsed(fd, opened.stat);
       fd = undefined;
       return reader;
     } catch {
@@ -506,7 +508,7 @@ export class IndexReader extends IndexLines {
   static blobFoldersIn(file: string): string[] {
     let fd: number | undefined;
     try {
-      fd = openIndexFile(file);
+      fd = openIndexFile(file).fd;
       const span = lastLineSpan(fd);
       const head = span && readTrailerHead(fd, span);
       return head && isCurrentFormat(head) ? absoluteFolders(head.blobFolders) : [];
@@ -819,10 +821,10 @@ function removeLeftovers(dir: string, now = Date.now()): void {
   }
 }
 
-/** Marks an index read as used (its mtime, at most daily: not a write per run), so removeLeftovers keeps it. */
-function markUsed(fd: number): void {
+/** Marks an index read as used (its mtime, at most daily: not a write per run), so removeLeftovers keeps it; `stat`: as opened. */
+function markUsed(fd: number, stat: Stats): void {
   try {
-    if (Date.now() - fstatSync(fd).mtimeMs >= DAY_MS) futimesSync(fd, new Date(), new Date());
+    if (Date.now() - stat.mtimeMs >= DAY_MS) futimesSync(fd, new Date(), new Date());
   } catch {
     // not markable (a read-only cache): then not removable either
   }
