@@ -1,6 +1,7 @@
 // What a CLI command may touch, so tests can run commands in-process too.
 export interface CliIO {
-  stdout: (text: string | Uint8Array) => void;
+  /** Writes to standard output; true when it took `text` whole (the bytes may then be used again), else it may still hold them. */
+  stdout: (text: string | Uint8Array) => boolean | void;
   stderr: (text: string) => void;
   /**
    * Undefined while standard output keeps up; else settles once a slower reader (a pipe to `jq`) has
@@ -58,6 +59,8 @@ export function processIO(): CliIO {
     stdout: (text) => {
       sinceTurn += text.length;
       process.stdout.write(text);
+      // Nothing left queued: written through (a file, a terminal, a pipe with room), so not held.
+      return process.stdout.writableLength === 0;
     },
     stderr: (text) => process.stderr.write(text),
     caughtUp: () => {
