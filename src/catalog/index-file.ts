@@ -14,10 +14,11 @@ import { blobOrder, sessionJson, type SessionJson } from './session-json';
 import type { BlobInfo, KnownRoot } from './types';
 import { childPath, folderHolding } from './child-path';
 import { pauser } from './pause';
+import { isNumberIn, PathTable, storedPaths, type StoredPath } from './path-table';
 import { notPrivate, ownedByAnother } from '../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
-export const INDEX_VERSION = 12;
+export const INDEX_VERSION = 13;
 const FORMAT = 'spillway-catalog-index';
 /**
  * A stamp this close to the scan's start cannot be trusted: a file changed
@@ -212,20 +213,29 @@ interface Trailer {
   format: string;
   version: number;
   savedAt: string;
-  blobFolders: string[];
+  /** Every path named below, each once (path-table.ts); the fields below name paths by their numbers here. */
+  paths: StoredPath[];
+  blobFolders: number[];
   walkedAt: number;
-  listings: Array<[string, string, number[], string[]]>;
-  claims: SessionClaim[];
+  /** [folder, stamp, its claims' lines, the folders walked below it] */
+  listings: Array<[number, string, number[], number[]]>;
+  claims: StoredClaim[];
   lengths: number[];
   /** Each line's session's last update (its newest blob's mtime, ms): the newest can be read first. Optional (0 when absent). */
   updated?: number[];
 }
 
+/** A claim as the trailer stores it: its folders by their numbers among the trailer's paths. */
+type StoredClaim = Omit<SessionClaim, 'dir' | 'owns'> & { dir: number; owns: number[] };
+
+/** A trailer read back: its claims and paths as they were written. */
+type ReadTrailer = Omit<Trailer, 'paths' | 'claims'> & { paths: string[]; claims: SessionClaim[] };
+
 /** Trailers bigger than this are not trusted (tens of thousands of sessions stay far below). */
 const MAX_TRAILER_BYTES = 256 << 20;
 
 /** The trailer of an open index file (found by reading back from its end); undefined when missing, corrupt or of another version. */
-function readTrailer(fd: number): { trailer: Trailer; start: number } | undefined {
+function readTrailer(fd: number): { trailer: ReadTrailer; start: number } | undefined {
   const span = lastLineSpan(fd);
   if (!span) return undefined;
   // Read whole in one piece (joining the chunks held it three times over: 120 MB at once for 50,000 sessions).
@@ -233,11 +243,19 @@ function readTrailer(fd: number): { trailer: Trailer; start: number } | undefine
   if (readSync(fd, text, 0, text.length, span.start) !== text.length) return undefined;
   const trailer = JSON.parse(text.toString('utf8')) as Trailer;
   if (!isCurrentFormat(trailer)) return undefined;
-  const { claims, lengths, blobFolders } = trailer;
-  if (!Array.isArray(claims) || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
+  const { lengths, blobFolders } = trailer;
+  const paths = storedPaths(trailer.paths);
+  const claims = paths && Array.isArray(trailer.claims) ? trailer.claims.map((c) => claimOf(c, paths)) : [];
+  if (!paths || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
   if (!claims.every(isClaim) || !lengths.every((n) => Number.isInteger(n) && n > 0)) return undefined;
   if (lengths.reduce((a, b) => a + b, 0) !== span.start) return undefined;
-  return { trailer, start: span.start };
+  return { trailer: { ...trailer, paths, claims }, start: span.start };
+}
+
+/** A stored claim with its folders' paths; undefined when it names a path the trailer does not hold. */
+function claimOf(stored: StoredClaim, paths: readonly string[]): SessionClaim | undefined {
+  if (typeof stored !== 'object' || stored === null || !isNumberIn(paths, stored.dir) || !Array.isArray(stored.owns) || !stored.owns.every((n) => isNumberIn(paths, n))) return undefined;
+  return { ...stored, dir: paths[stored.dir]!, owns: stored.owns.map((n) => paths[n]!) };
 }
 
 /**
@@ -295,11 +313,11 @@ function lastLineSpan(fd: number): { start: number; end: number } | undefined {
 const AFTER_BLOB_FOLDERS = Buffer.from(',"walkedAt":');
 
 /**
- * The trailer's fields up to its blob folders, read and parsed alone (at 100,000 blobs they are 0.6 MB
- * of 3.9). They come first (IndexWriter.commit writes the fields in Trailer's order), and no '"' inside
- * a string goes unescaped: the first ',"walkedAt":' is where the next field's name begins.
+ * The trailer's fields up to its blob folders (the paths they name among them), read and parsed alone. They
+ * come first (IndexWriter.commit writes the fields in Trailer's order), and no '"' inside a string goes
+ * unescaped: the first ',"walkedAt":' is where the next field's name begins.
  */
-function readTrailerHead(fd: number, span: { start: number; end: number }): Pick<Trailer, 'format' | 'version' | 'blobFolders'> | undefined {
+function readTrailerHead(fd: number, span: { start: number; end: number }): Pick<Trailer, 'format' | 'version' | 'paths' | 'blobFolders'> | undefined {
   let bytes = Buffer.allocUnsafe(Math.min(64 << 10, span.end - span.start));
   let filled = 0;
   for (;;) {
@@ -317,9 +335,10 @@ function readTrailerHead(fd: number, span: { start: number; end: number }): Pick
   }
 }
 
-/** The absolute folder paths among `folders` (an index's word for them). */
-function absoluteFolders(folders: unknown): string[] {
-  return Array.isArray(folders) ? folders.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f)) : [];
+/** The absolute folder paths among those `folders` numbers (an index's word for them). */
+function absoluteFolders(folders: unknown, paths: readonly string[]): string[] {
+  if (!Array.isArray(folders)) return [];
+  return folders.flatMap((n) => (isNumberIn(paths, n) && path.isAbsolute(paths[n]!) ? [paths[n]!] : []));
 }
 
 function isClaim(v: unknown): v is SessionClaim {
@@ -436,7 +455,7 @@ export class IndexReader extends IndexLines {
   private constructor(
     private readonly file: string,
     fd: number,
-    trailer: Trailer,
+    trailer: ReadTrailer,
     private header: WalkHeader | undefined,
   ) {
     super(fd);
@@ -511,7 +530,8 @@ export class IndexReader extends IndexLines {
       fd = openIndexFile(file).fd;
       const span = lastLineSpan(fd);
       const head = span && readTrailerHead(fd, span);
-      return head && isCurrentFormat(head) ? absoluteFolders(head.blobFolders) : [];
+      const paths = head && isCurrentFormat(head) ? storedPaths(head.paths) : undefined;
+      return paths ? absoluteFolders(head!.blobFolders, paths) : [];
     } catch {
       return [];
     } finally {
@@ -555,15 +575,16 @@ export class IndexReader extends IndexLines {
   }
 }
 
-function listingsOf(trailer: Trailer): WalkHeader {
+function listingsOf(trailer: ReadTrailer): WalkHeader {
   const listings = new Map<string, StoredListing>();
   if (typeof trailer.walkedAt !== 'number' || !Array.isArray(trailer.listings)) return { listings, walkedAt: 0 };
-  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  const { paths } = trailer;
+  const folders = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => isNumberIn(paths, n));
   const lines = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x) && x >= 0 && x < trailer.claims.length);
   for (const item of trailer.listings as unknown[]) {
     // Malformed ones are left out (the folder is listed again).
-    if (!Array.isArray(item) || typeof item[0] !== 'string' || typeof item[1] !== 'string' || !lines(item[2]) || !strings(item[3])) continue;
-    listings.set(item[0], { stamp: item[1], claims: item[2], children: item[3] });
+    if (!Array.isArray(item) || !isNumberIn(paths, item[0]) || typeof item[1] !== 'string' || !lines(item[2]) || !folders(item[3])) continue;
+    listings.set(paths[item[0]]!, { stamp: item[1], claims: item[2], children: item[3].map((n) => paths[n]!) });
   }
   return { listings, walkedAt: trailer.walkedAt };
 }
@@ -725,12 +746,15 @@ export class IndexWriter extends IndexLines {
   async commit(header: IndexHeader): Promise<void> {
     // Each listing's claims by their lines here; one whose claim has none is left out (the folder is listed again).
     const lineOf = new Map(this.lineClaims.map((claim, i) => [claimKey(claim), i]));
-    const listings = [...header.listings].flatMap(([dir, l]) => {
+    const table = new PathTable();
+    const blobFolders = header.blobFolders.map((folder) => table.number(folder));
+    const listings = [...header.listings].flatMap(([dir, l]): Trailer['listings'] => {
       const claims = l.claims.map((claim) => lineOf.get(claimKey(claim)));
-      return claims.every((line) => line !== undefined) ? [[dir, l.stamp, claims, l.children]] : [];
+      return claims.every((line) => line !== undefined) ? [[table.number(dir), l.stamp, claims, l.children.map((child) => table.number(child))]] : [];
     });
-    // The blob folders come before walkedAt and all that is long: grep reads them alone (readTrailerHead).
-    const trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), blobFolders: header.blobFolders, walkedAt: header.walkedAt, listings, claims: this.lineClaims, lengths: this.lengths, updated: this.lineUpdated };
+    const claims = this.lineClaims.map((claim): StoredClaim => ({ ...claim, dir: table.number(claim.dir), owns: claim.owns.map((owned) => table.number(owned)) }));
+    // The paths and blob folders come before walkedAt and all the rest: grep reads them alone (readTrailerHead).
+    const trailer: Trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), paths: table.stored, blobFolders, walkedAt: header.walkedAt, listings, claims, lengths: this.lengths, updated: this.lineUpdated };
     // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is
     // 40 MB, and whole it was held three times at once (the string, the joined text, the bytes).
     Object.entries(trailer).forEach(([name, value], i) => this.writeNow(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));

@@ -66,8 +66,13 @@ describe('a tampered index', () => {
       // A row under the session's own blob folder whose name climbs out of it.
       rows.push([0, path.relative(path.join(project, id, 'tool-results'), secret), 'tool-result', null, null, null, stat.size, '2020-01-01T00:00:00.000Z', stat.mtimeMs, null, 'none', null, null]);
 
-      // The root's stored listing names an outside folder shaped like a project as one of its children to walk.
-      for (const listing of trailer.listings) if (listing[0] === c.claudeProjects) listing[3].push(outsideProject);
+      // The root's stored listing names an outside folder shaped like a project as one of its children to walk
+      // (the trailer names paths by their numbers in its table: whole, or [its folder's number, its name]).
+      const paths: Array<string | [number, string]> = trailer.paths;
+      const pathAt = (n: number): string => (typeof paths[n] === 'string' ? paths[n] : path.join(pathAt(paths[n]![0]), paths[n]![1]));
+      const rootListing = trailer.listings.find((listing: [number]) => pathAt(listing[0]) === c.claudeProjects);
+      expect(rootListing).toBeDefined();
+      rootListing[3].push(paths.push(outsideProject) - 1);
     });
 
     const listed = await run(['list', '--json'], { env: c.env });
