@@ -1,8 +1,8 @@
 // Paths as an index's trailer stores them: each once, as the number of the
 // folder it lies in and its name there. The trailer names every session's
 // folder, its blob folders and the folders walked above them, each path whole
-// up to three times: 35 MB for 50,000 sessions, where this takes 11 MB (and a
-// third of the time to read back).
+// up to three times: 35 MB for 50,000 sessions, where this takes 11 MB (read
+// back in 506 ms instead of 619).
 import * as path from 'node:path';
 import { childPath } from './child-path';
 
