@@ -950,17 +950,22 @@ function toCheckedClaim(value: unknown, claim: SessionClaim): CheckedClaim | und
   if (d === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
   if (typeof d !== 'object' || typeof d.dir !== 'string' || typeof d.skipped !== 'number' || !(d.transcript === undefined || typeof d.transcript === 'string') || !isStrings(d.folders) || !Array.isArray(d.rows)) return undefined;
   if (!(d.blobFolders === undefined || isStrings(d.blobFolders)) || !(d.blobNames === undefined || typeof d.blobNames === 'string')) return undefined;
+  // The claim's own strings where the line names its folders again: the settled session keeps them, and at 50,000
+  // sessions a copy of each folder from every line was 20 MB of the heap.
+  const own = (p: string): string => (p === claim.dir ? claim.dir : (claim.owns.find((owned) => owned === p) ?? p));
+  const folders = d.folders.map(own);
   const blobs: Array<{ path: string; name: string; bytes: number; mtimeMs: number }> = [];
   const folderOf: Array<string | undefined> = [];
   for (const row of d.rows) {
     if (!Array.isArray(row) || row.length !== 4) return undefined;
     const [where, name, bytes, mtimeMs] = row as [unknown, unknown, unknown, unknown];
-    const folder = typeof where === 'number' ? d.folders[where] : undefined;
+    const folder = typeof where === 'number' ? folders[where] : undefined;
     if ((folder === undefined && typeof where !== 'string') || typeof name !== 'string' || typeof bytes !== 'number' || typeof mtimeMs !== 'number') return undefined;
     blobs.push({ path: folder === undefined ? (where as string) : childPath(folder, name), name, bytes, mtimeMs });
     folderOf.push(folder);
   }
-  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session: { dir: d.dir, skipped: d.skipped, transcript: d.transcript }, blobs, blobFolders: d.blobFolders, blobNames: d.blobNames }, blobFolderOf: folderOf };
+  const session = { dir: own(d.dir), skipped: d.skipped, transcript: d.transcript };
+  return { claim, stamps: v.stamps, describedAt: v.describedAt, described: { session, blobs, blobFolders: d.blobFolders?.map(own), blobNames: d.blobNames }, blobFolderOf: folderOf };
 }
 
 function encodeBlobs(blobs: readonly StoredBlob[]): StoredBlobs {
