@@ -165,6 +165,8 @@ export class Workbench {
     await this.page.emulateMedia({ colorScheme: scheme });
     const workbench = this.page.locator('.monaco-workbench');
     await waitFor(async () => (await workbench.evaluate((w) => w.classList.contains('vs-dark'))) === (scheme === 'dark'), `the ${scheme} theme`);
+    // Some colours fade in (the status bar's over a third of a second): a screenshot taken at once caught it half-way.
+    await waitFor(() => this.page.evaluate(() => !document.getAnimations().some((a) => a instanceof CSSTransition && a.playState === 'running')), `the ${scheme} colours settled`);
   }
 
   /** Drags the side bar's edge until it is `width` px wide, as a person would. */
