@@ -247,14 +247,15 @@ function readTrailer(fd: number): { trailer: ReadTrailer; start: number } | unde
   const paths = storedPaths(trailer.paths);
   const claims = paths && Array.isArray(trailer.claims) ? trailer.claims.map((c) => claimOf(c, paths)) : [];
   if (!paths || !Array.isArray(lengths) || !Array.isArray(blobFolders) || claims.length !== lengths.length) return undefined;
-  if (!claims.every(isClaim) || !lengths.every((n) => Number.isInteger(n) && n > 0)) return undefined;
+  if (!claims.every((c): c is SessionClaim => c !== undefined) || !lengths.every((n) => Number.isInteger(n) && n > 0)) return undefined;
   if (lengths.reduce((a, b) => a + b, 0) !== span.start) return undefined;
   return { trailer: { ...trailer, paths, claims }, start: span.start };
 }
 
-/** A stored claim with its folders' paths; undefined when it names a path the trailer does not hold. */
+/** A stored claim with its folders' paths; undefined when malformed or naming a path the trailer does not hold. */
 function claimOf(stored: StoredClaim, paths: readonly string[]): SessionClaim | undefined {
-  if (typeof stored !== 'object' || stored === null || !isNumberIn(paths, stored.dir) || !Array.isArray(stored.owns) || !stored.owns.every((n) => isNumberIn(paths, n))) return undefined;
+  if (typeof stored !== 'object' || stored === null || typeof stored.source !== 'string') return undefined;
+  if (!isNumberIn(paths, stored.dir) || !Array.isArray(stored.owns) || !stored.owns.every((n) => isNumberIn(paths, n))) return undefined;
   return { ...stored, dir: paths[stored.dir]!, owns: stored.owns.map((n) => paths[n]!) };
 }
 
@@ -339,11 +340,6 @@ function readTrailerHead(fd: number, span: { start: number; end: number }): Pick
 function absoluteFolders(folders: unknown, paths: readonly string[]): string[] {
   if (!Array.isArray(folders)) return [];
   return folders.flatMap((n) => (isNumberIn(paths, n) && path.isAbsolute(paths[n]!) ? [paths[n]!] : []));
-}
-
-function isClaim(v: unknown): v is SessionClaim {
-  const c = v as SessionClaim | null;
-  return typeof c === 'object' && c !== null && typeof c.dir === 'string' && typeof c.source === 'string' && Array.isArray(c.owns) && c.owns.every((o) => typeof o === 'string');
 }
 
 const READ_AHEAD_BYTES = 64 << 10;

@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { storedPaths } from '../../src/catalog/path-table';
 import { backdate } from '../integration/catalog/helpers';
 import { caseDirs, hostileFile, run, SECRET, write, type CaseDirs } from './helpers';
 
@@ -68,11 +69,10 @@ describe('a tampered index', () => {
 
       // The root's stored listing names an outside folder shaped like a project as one of its children to walk
       // (the trailer names paths by their numbers in its table: whole, or [its folder's number, its name]).
-      const paths: Array<string | [number, string]> = trailer.paths;
-      const pathAt = (n: number): string => (typeof paths[n] === 'string' ? paths[n] : path.join(pathAt(paths[n]![0]), paths[n]![1]));
-      const rootListing = trailer.listings.find((listing: [number]) => pathAt(listing[0]) === c.claudeProjects);
+      const paths = storedPaths(trailer.paths)!;
+      const rootListing = trailer.listings.find((listing: [number]) => paths[listing[0]] === c.claudeProjects);
       expect(rootListing).toBeDefined();
-      rootListing[3].push(paths.push(outsideProject) - 1);
+      rootListing[3].push(trailer.paths.push(outsideProject) - 1);
     });
 
     const listed = await run(['list', '--json'], { env: c.env });
