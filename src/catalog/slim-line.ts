@@ -163,3 +163,65 @@ function membersOf(bytes: Buffer, start: number, end: number): Member[] | undefi
     else return undefined;
   }
 }
+
+const TYPE = Buffer.from('type');
+
+/** A byte of a number, true, false or null. */
+function isLiteralByte(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || b === 0x2e || b === 0x2b || b === 0x2d || b === 0x45;
+}
+
+/** The opening quote of the string whose closing quote is at `close`, or -1 (none at or after `start`). */
+function openingQuote(bytes: Buffer, start: number, close: number): number {
+  for (let q = bytes.lastIndexOf(QUOTE, close - 1); q >= start; q = bytes.lastIndexOf(QUOTE, q - 1)) {
+    let backslashes = 0;
+    while (q - 1 - backslashes >= start && bytes[q - 1 - backslashes] === BACKSLASH) backslashes++;
+    // In valid JSON a quote inside a string is escaped: an odd run of backslashes before it.
+    if (backslashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/**
+ * The raw text of the top-level `type`'s value (a string with its quotes) in the object line `bytes[start, end)`,
+ * found from its end across the scalar members after it; undefined once a member's value is an object or array, a
+ * key holds an escape, or the line is no object. Claude Code writes its attachment lines with `type` after their one
+ * large value (`{"parentUuid":…,"attachment":{…},"type":"attachment","uuid":…}`): a few short members are read, not
+ * the value.
+ */
+export function typeFromEnd(bytes: Buffer, start: number, end: number): string | undefined {
+  let p = end - 1;
+  const back = (): void => {
+    while (p >= start && isSpace(bytes[p])) p--;
+  };
+  back();
+  if (bytes[p] !== RBRACE) return undefined;
+  p--;
+  for (;;) {
+    back();
+    // The value: a string, or a number, true, false or null.
+    let valueStart: number;
+    const valueEnd = p + 1;
+    if (bytes[p] === QUOTE) valueStart = openingQuote(bytes, start, p);
+    else {
+      // An object or array ends here: what is in it is not read.
+      if (!isLiteralByte(bytes[p]!)) return undefined;
+      valueStart = p;
+      while (valueStart > start && isLiteralByte(bytes[valueStart - 1]!)) valueStart--;
+    }
+    if (valueStart < start + 1) return undefined;
+    p = valueStart - 1;
+    back();
+    if (bytes[p] !== COLON) return undefined;
+    p--;
+    back();
+    if (bytes[p] !== QUOTE) return undefined;
+    const keyStart = openingQuote(bytes, start, p);
+    if (keyStart === -1 || escapes(bytes, keyStart + 1, p)) return undefined;
+    if (same(bytes, keyStart + 1, p, TYPE)) return bytes.toString('utf8', valueStart, valueEnd);
+    p = keyStart - 1;
+    back();
+    if (bytes[p] !== COMMA) return undefined;
+    p--;
+  }
+}

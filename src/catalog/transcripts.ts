@@ -171,7 +171,8 @@ export class TranscriptCache {
           }
           chunk.copy(line, pendingBytes, start, nl);
           this.bytesRead += pendingBytes;
-          handleLine(decode(line, 0, lineBytes));
+          if (reducer.passOver?.(entry.state, line, 0, lineBytes)) entry.lines++;
+          else handleLine(decode(line, 0, lineBytes));
         }
         offset += lineBytes + 1;
         pendingBytes = 0;

@@ -7,7 +7,7 @@ import { isInternalName } from '../../spill/internal-files';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
-import { SlimReader } from '../slim-line';
+import { SlimReader, typeFromEnd } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
@@ -56,6 +56,9 @@ export interface ClaudeState {
  */
 const QUIET_STARTS = [...QUIET_TYPES].map((type) => Buffer.from(`{"type":${JSON.stringify(type)},`));
 
+/** A quiet line's `type` as written (typeFromEnd). */
+const QUIET_VALUES = new Set([...QUIET_TYPES].map((type) => JSON.stringify(type)));
+
 /** Whether `bytes[start, end)` begins with `prefix`, compared here byte by byte (most lines differ within ten). */
 function startsWith(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
   if (end - start < prefix.length) return false;
@@ -77,9 +80,13 @@ export const claudeReducer: LineReducer<ClaudeState> = {
   }),
   // A tool's output again, of which readUser reads only where it was persisted.
   slim: new SlimReader({ type: 'user', field: 'toolUseResult', keep: ['persistedOutputPath'] }),
-  // A quiet line changes the state only by giving the session id or cwd when none is known yet.
+  // A quiet line changes the state only by giving the session id or cwd when none is known yet. Its type is found at
+  // its start (`{"type":"api-request-shape",…`) or, as Claude Code writes attachments, after its one large value.
   passOver(state, bytes, start, end) {
-    return state.sessionId !== undefined && state.cwd !== undefined && bytes[end - 1] === 0x7d && QUIET_STARTS.some((quiet) => startsWith(bytes, start, end, quiet));
+    if (state.sessionId === undefined || state.cwd === undefined || bytes[end - 1] !== 0x7d) return false;
+    if (QUIET_STARTS.some((quiet) => startsWith(bytes, start, end, quiet))) return true;
+    const type = typeFromEnd(bytes, start, end);
+    return type !== undefined && QUIET_VALUES.has(type);
   },
   line(state, value) {
     const line = obj(value);

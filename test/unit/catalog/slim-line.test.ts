@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SlimReader } from '../../../src/catalog/slim-line';
+import { SlimReader, typeFromEnd } from '../../../src/catalog/slim-line';
 import { claudeReducer } from '../../../src/catalog/sources/claude-code';
 import { TranscriptCache } from '../../../src/catalog/transcripts';
 import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
@@ -127,5 +127,54 @@ describe('SlimReader', () => {
     }
     // The fixtures hold spilled results: the comparison covers cut lines.
     expect(cutLines).toBeGreaterThan(0);
+  });
+});
+
+describe('typeFromEnd', () => {
+  const typeOf = (line: string): string | undefined => {
+    const bytes = Buffer.from(`\\"${line}\\"`);
+    return typeFromEnd(bytes, 2, bytes.length - 2);
+  };
+
+  it("finds the top-level type after Claude Code's one large value, and nothing it cannot be sure of", () => {
+    const attachment = { type: 'prompt_snapshot', text: 'a "type":"user" {in} [text] \\'.repeat(50) };
+    expect(typeOf(JSON.stringify({ parentUuid: 'p', isSidechain: false, attachment, type: 'attachment', uuid: 'u', n: -1.5e3, ok: true, none: null }))).toBe('"attachment"');
+    expect(typeOf(` { "a" : { } , "type" : "attachment" , "b" : 2 } \n`)).toBe('"attachment"');
+    // The last of repeated keys counts, as for JSON.parse.
+    expect(typeOf('{"type":"attachment","x":{},"type":"user"}')).toBe('"user"');
+    // A string that looks like the member is one value.
+    expect(typeOf('{"type":"user","message":{},"note":"\\"type\\":\\"attachment\\""}')).toBeUndefined();
+    expect(typeOf('{"type":"user","note":"\\\\","x":"\\",\\"type\\":\\"attachment"}')).toBe('"user"');
+    const unsure = [
+      '{"type":"user","message":{"type":"attachment"}}', // an object after it: the scan stops there
+      '{"message":{},"x":{"type":"attachment"}}', // nested only
+      '{"typ\\u0065":"attachment"}', // a key written with an escape
+      '[{"type":"attachment"}]', // not an object
+      '{}',
+      '{"type":"attachment"', // torn
+      '',
+    ];
+    for (const line of unsure) expect(typeOf(line), line).toBeUndefined();
+  });
+
+  it('agrees with JSON.parse on random lines', () => {
+    let seed = 11;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n); // the high bits: the low ones of this generator repeat soon
+    };
+    const alphabet = ['a', '"', '\\', '{', '}', ',', ':', ' ', 'é', '😀', 'type', '"type":"x"'];
+    const text = (): string => Array.from({ length: random(12) }, () => alphabet[random(alphabet.length)]).join('');
+    const scalar = (): unknown => [text(), random(1000) - 500, true, false, null, 2.5e-3][random(6)];
+    let found = 0;
+    for (let i = 0; i < 3000; i++) {
+      const members: Array<[string, unknown]> = Array.from({ length: random(6) }, () => [random(4) ? text() : 'type', random(4) ? scalar() : { type: scalar() }]);
+      const line = JSON.stringify(Object.fromEntries(members), null, random(4) ? undefined : 1);
+      const raw = typeOf(line);
+      if (raw === undefined) continue;
+      found++;
+      expect(JSON.parse(raw), line).toEqual((JSON.parse(line) as { type: unknown }).type);
+    }
+    expect(found).toBeGreaterThan(300);
   });
 });
