@@ -107,6 +107,33 @@ export function claudeRealCorpus(name, sessions, perSession, blobBytes = 2048) {
   });
 }
 
+/**
+ * `total` sessions copied in turn from the real Claude Code 2.1.332 sessions in test/fixtures (each transcript with
+ * its ids made new, and its tool-results): transcripts exactly as Claude Code writes them, attachments and
+ * bookkeeping lines included. Written once, reused.
+ */
+export function claudeFixtureCopies(name, total) {
+  const fixtures = path.join(here, '..', 'test', 'fixtures', 'claude-code-2.1.332');
+  return writtenOnce(name, async (root) => {
+    const sessions = [];
+    for (const run of await fsp.readdir(fixtures)) {
+      const projects = path.join(fixtures, run, 'projects');
+      if (!existsSync(projects)) continue;
+      for (const project of await fsp.readdir(projects)) {
+        for (const file of await fsp.readdir(path.join(projects, project))) if (file.endsWith('.jsonl')) sessions.push([path.join(projects, project), file.slice(0, -'.jsonl'.length)]);
+      }
+    }
+    for (let n = 0; n < total; n++) {
+      const [dir, id] = sessions[n % sessions.length];
+      const project = path.join(root, 'projects', `-home-dev-project-${n % 25}`);
+      const copy = `${id.slice(0, -8)}${String(n).padStart(8, '0')}`;
+      await fsp.mkdir(path.join(project, copy), { recursive: true });
+      await fsp.writeFile(path.join(project, `${copy}.jsonl`), (await fsp.readFile(path.join(dir, `${id}.jsonl`), 'utf8')).replaceAll(id, copy));
+      await fsp.cp(path.join(dir, id, 'tool-results'), path.join(project, copy, 'tool-results'), { recursive: true });
+    }
+  });
+}
+
 /** Blob bodies of `blobBytes`; every tenth (by `i`) ends in a line holding NEEDLE. */
 function blobBody(blobBytes) {
   const body = ('x'.repeat(79) + '\n').repeat(Math.ceil(blobBytes / 80)).slice(0, blobBytes);

@@ -6,10 +6,11 @@
 // every transcript line JSON.parse'd (parse-floor.mjs: what a cold listing costs that parses every
 // line whole; Spillway passes over bookkeeping lines and skips output repeated in them), in the same run.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k, real10k).
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k, real10k,
+// fixtures600).
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { claudeCorpus, claudeRealCorpus, piCorpus } from './catalog-common.mjs';
+import { claudeCorpus, claudeFixtureCopies, claudeRealCorpus, piCorpus } from './catalog-common.mjs';
 import { CLI, PARSE_FLOOR, WALK, measure, row, userEnv } from './catalog-process-common.mjs';
 
 // [name, corpus, sessions, blobs per session, blob bytes, runs, layout]: the
@@ -19,7 +20,8 @@ import { CLI, PARSE_FLOOR, WALK, measure, row, userEnv } from './catalog-process
 // then pi's layout, whose blobs only the transcript names (one session of
 // 16,000 such blobs took 20 s before its lookup by call id was a map); then
 // transcripts as Claude Code writes them (about 69 KB per blob: each spilled
-// result's output again in `toolUseResult`), where a cold listing is mostly parsing.
+// result's output again in `toolUseResult`), where a cold listing is mostly parsing; then 600 copies of the real
+// sessions in test/fixtures, whose transcripts are half attachment lines (Claude Code writes their type after their body).
 const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 5],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
@@ -31,15 +33,17 @@ const sizes = [
   ['pi40k', 'pi-40k', 2000, 20, 2048, 3, 'pi'],
   ['pi-one16k', 'pi-one16k', 1, 16000, 2048, 3, 'pi'],
   ['real10k', 'real-10k', 500, 20, 2048, 3, 'claude-real'],
+  ['fixtures600', 'claude-fixtures-600', 600, 2, 0, 5, 'claude-fixtures'],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
 for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claude'] of sizes) {
-  const root = await { pi: piCorpus, claude: claudeCorpus, 'claude-real': claudeRealCorpus }[layout](corpus, sessions, perSession, blobBytes);
+  const root = await { pi: piCorpus, claude: claudeCorpus, 'claude-real': claudeRealCorpus, 'claude-fixtures': (name) => claudeFixtureCopies(name, sessions) }[layout](corpus, sessions, perSession, blobBytes);
   // What a user types: the agent's folders are the corpus, found as default roots beside the others.
   const { env, cache, dispose } = userEnv(root, layout === 'pi' ? 'pi' : 'claude');
   const args = [CLI, 'list', '--json'];
   const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
-  console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one ${layout === 'claude-real' ? 'full-size ' : ''}transcript each (${runs} runs, medians)`);
+  const transcript = { 'claude-real': 'full-size ', 'claude-fixtures': 'real (copied from test/fixtures) ' }[layout] ?? '';
+  console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one ${transcript}transcript each (${runs} runs, medians)`);
   const walk = measure(process.execPath, [WALK, root], { runs });
   const find = measure('find', [root, '-printf', '%p %s %T@\n'], { runs });
   const floor = measure(process.execPath, [PARSE_FLOOR, root], { runs });
