@@ -171,9 +171,12 @@ function isLiteralByte(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || b === 0x2e || b === 0x2b || b === 0x2d || b === 0x45;
 }
 
-/** The opening quote of the string whose closing quote is at `close`, or -1 (none at or after `start`). */
-function openingQuote(bytes: Buffer, start: number, close: number): number {
-  for (let q = bytes.lastIndexOf(QUOTE, close - 1); q >= start; q = bytes.lastIndexOf(QUOTE, q - 1)) {
+/**
+ * The opening quote, at or after `from`, of the string whose closing quote is at `close`, or -1. Backslashes are
+ * counted back to the line's `start`.
+ */
+function openingQuote(bytes: Buffer, start: number, from: number, close: number): number {
+  for (let q = bytes.lastIndexOf(QUOTE, close - 1); q >= from; q = bytes.lastIndexOf(QUOTE, q - 1)) {
     let backslashes = 0;
     while (q - 1 - backslashes >= start && bytes[q - 1 - backslashes] === BACKSLASH) backslashes++;
     // In valid JSON a quote inside a string is escaped: an odd run of backslashes before it.
@@ -181,6 +184,9 @@ function openingQuote(bytes: Buffer, start: number, close: number): number {
   }
   return -1;
 }
+
+/** How far back from a line's end typeFromEnd looks: Claude Code's members after an attachment take some 300 bytes. */
+const TAIL_BYTES = 4096;
 
 /**
  * The raw text of the top-level `type`'s value (a string with its quotes) in the object line `bytes[start, end)`,
@@ -190,9 +196,12 @@ function openingQuote(bytes: Buffer, start: number, close: number): number {
  * the value.
  */
 export function typeFromEnd(bytes: Buffer, start: number, end: number): string | undefined {
+  // Within the line's last TAIL_BYTES: a line whose members after its body are longer is parsed (each escaped quote
+  // would cost a step here).
+  const from = Math.max(start, end - TAIL_BYTES);
   let p = end - 1;
   const back = (): void => {
-    while (p >= start && isSpace(bytes[p])) p--;
+    while (p >= from && isSpace(bytes[p])) p--;
   };
   back();
   if (bytes[p] !== RBRACE) return undefined;
@@ -202,21 +211,21 @@ export function typeFromEnd(bytes: Buffer, start: number, end: number): string |
     // The value: a string, or a number, true, false or null.
     let valueStart: number;
     const valueEnd = p + 1;
-    if (bytes[p] === QUOTE) valueStart = openingQuote(bytes, start, p);
+    if (bytes[p] === QUOTE) valueStart = openingQuote(bytes, start, from, p);
     else {
       // An object or array ends here: what is in it is not read.
       if (!isLiteralByte(bytes[p]!)) return undefined;
       valueStart = p;
-      while (valueStart > start && isLiteralByte(bytes[valueStart - 1]!)) valueStart--;
+      while (valueStart > from && isLiteralByte(bytes[valueStart - 1]!)) valueStart--;
     }
-    if (valueStart < start + 1) return undefined;
+    if (valueStart < from + 1) return undefined;
     p = valueStart - 1;
     back();
     if (bytes[p] !== COLON) return undefined;
     p--;
     back();
     if (bytes[p] !== QUOTE) return undefined;
-    const keyStart = openingQuote(bytes, start, p);
+    const keyStart = openingQuote(bytes, start, from, p);
     if (keyStart === -1 || escapes(bytes, keyStart + 1, p)) return undefined;
     if (same(bytes, keyStart + 1, p, TYPE)) return bytes.toString('utf8', valueStart, valueEnd);
     p = keyStart - 1;

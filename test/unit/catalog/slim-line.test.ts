@@ -153,6 +153,9 @@ describe('typeFromEnd', () => {
       '{}',
       '{"type":"attachment"', // torn
       '',
+      // The members after the body longer than the part of the line it looks at: parsed, however they are written.
+      JSON.stringify({ attachment: {}, type: 'attachment', note: 'x'.repeat(5000) }),
+      JSON.stringify({ attachment: {}, type: 'attachment', note: '"'.repeat(5000) }),
     ];
     for (const line of unsure) expect(typeOf(line), line).toBeUndefined();
   });
