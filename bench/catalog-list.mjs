@@ -37,7 +37,7 @@ const sizes = [
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
 for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claude'] of sizes) {
-  const root = await { pi: piCorpus, claude: claudeCorpus, 'claude-real': claudeRealCorpus, 'claude-fixtures': (name) => claudeFixtureCopies(name, sessions) }[layout](corpus, sessions, perSession, blobBytes);
+  const root = await { pi: piCorpus, claude: claudeCorpus, 'claude-real': claudeRealCorpus, 'claude-fixtures': claudeFixtureCopies }[layout](corpus, sessions, perSession, blobBytes);
   // What a user types: the agent's folders are the corpus, found as default roots beside the others.
   const { env, cache, dispose } = userEnv(root, layout === 'pi' ? 'pi' : 'claude');
   const args = [CLI, 'list', '--json'];

@@ -104,13 +104,18 @@ function skipSpace(bytes: Buffer, p: number, end: number): number {
  */
 const ESCAPED_QUOTES = 16;
 
+/** Whether the quote at `q` is escaped: in valid JSON, an odd run of backslashes before it (counted back to `start`). */
+function escapedAt(bytes: Buffer, start: number, q: number): boolean {
+  let backslashes = 0;
+  while (q - 1 - backslashes >= start && bytes[q - 1 - backslashes] === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /** The end (past the closing quote) of the string opening at `p`, or -1 (unclosed, or too many escaped quotes). */
 function stringEnd(bytes: Buffer, p: number, end: number): number {
   let escaped = 0;
   for (let q = bytes.indexOf(QUOTE, p + 1); q !== -1 && q < end; q = bytes.indexOf(QUOTE, q + 1)) {
-    let backslashes = 0;
-    while (bytes[q - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return q + 1;
+    if (!escapedAt(bytes, p, q)) return q + 1;
     if (++escaped > ESCAPED_QUOTES) return -1;
   }
   return -1;
@@ -177,10 +182,7 @@ function isLiteralByte(b: number): boolean {
  */
 function openingQuote(bytes: Buffer, start: number, from: number, close: number): number {
   for (let q = bytes.lastIndexOf(QUOTE, close - 1); q >= from; q = bytes.lastIndexOf(QUOTE, q - 1)) {
-    let backslashes = 0;
-    while (q - 1 - backslashes >= start && bytes[q - 1 - backslashes] === BACKSLASH) backslashes++;
-    // In valid JSON a quote inside a string is escaped: an odd run of backslashes before it.
-    if (backslashes % 2 === 0) return q;
+    if (!escapedAt(bytes, start, q)) return q;
   }
   return -1;
 }
