@@ -3,7 +3,8 @@
 // SharedArrayBuffer, FREE until a thread takes it with one compare-and-swap,
 // so each item is done once, by whichever thread reaches it first.
 import { existsSync } from 'node:fs';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { newWorker } from './workers';
 
 export const FREE = 0;
 /** Taken by the worker, which goes from the last item back. */
@@ -15,7 +16,7 @@ export const TAKEN_HERE = 2;
 export function startWorker(file: string, options: WorkerOptions): Worker | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    return new Worker(file, options);
+    return newWorker(file, options);
   } catch {
     return undefined;
   }

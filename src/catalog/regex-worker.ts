@@ -4,7 +4,8 @@
 // (ripgrep's engine is linear and needs no such guard). Literal searches never
 // come here: they cannot backtrack.
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { newWorker } from './workers';
 
 /** Default budget for one chunk (a few MB of lines); normal regexes take milliseconds. */
 export const DEFAULT_REGEX_TIMEOUT_MS = 5000;
@@ -88,7 +89,7 @@ export class RegexRunner {
   }
 
   private async start(): Promise<Worker> {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source: this.regex.source, flags: this.regex.flags } });
+    const worker = newWorker(WORKER_SOURCE, { eval: true, workerData: { source: this.regex.source, flags: this.regex.flags } });
     await once(worker, 'online');
     return worker;
   }
