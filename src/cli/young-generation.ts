@@ -7,7 +7,9 @@
 // memory took 294 ms, filling it again 5 ms): a cold `list` of 10,000 blobs
 // faulted 17,000 times, 11,000 with the young generation kept at its first
 // size (1 MB a half), and took about 10% less time; more collections, each
-// small (docs/catalog.md, "Page faults").
+// small, which one thread does alone: on two cores, helpers woken for a
+// collection of 1 MB took the core the scan or its worker was using
+// (docs/catalog.md, "Page faults").
 import { setFlagsFromString } from 'node:v8';
 import { onWorkerOnline } from '../catalog/workers';
 
@@ -16,7 +18,10 @@ const MEASURED_ON = /^1[1-3]\./;
 
 export function keepYoungGenerationSmall(): void {
   if (!MEASURED_ON.test(process.versions.v8)) return;
-  const apply = (): void => setFlagsFromString('--semi-space-growth-factor=1');
+  const apply = (): void => {
+    setFlagsFromString('--semi-space-growth-factor=1');
+    setFlagsFromString('--no-parallel-scavenge');
+  };
   apply();
   // Set once, the flag no longer holds after a worker thread has started (measured: the young generation grew again),
   // nor does it hold given on the command line; it is set again once each worker is online.
