@@ -13,7 +13,7 @@ export function onWorkerOnline(hook: () => void): void {
   ((globalThis as WithHooks)[HOOKS] ??= []).push(hook);
 }
 
-/** `new Worker(file, options)`, followed by the onWorkerOnline() hooks once it runs. */
+/** `new Worker(file, options)` (`file` the code itself with `eval`), followed by the onWorkerOnline() hooks once it runs. */
 export function newWorker(file: string, options: WorkerOptions): Worker {
   const worker = new Worker(file, options);
   const hooks = (globalThis as WithHooks)[HOOKS];

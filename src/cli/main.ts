@@ -52,4 +52,3 @@ if (require.main === module) {
     process.exitCode = code;
   });
 }
-

@@ -1,5 +1,5 @@
-// The CLI's one change to V8's defaults, made only when the CLI is the
-// process (never in the extension host, nor for the library's users).
+// The CLI's changes to V8's defaults, made only when the CLI is the process
+// (never in the extension host, nor for the library's users).
 //
 // V8 doubles its young generation (up to 16 MB a half) as objects survive,
 // and each page it then touches for the first time is a page fault. On the
@@ -23,7 +23,8 @@ export function keepYoungGenerationSmall(): void {
     setFlagsFromString('--no-parallel-scavenge');
   };
   apply();
-  // Set once, the flag no longer holds after a worker thread has started (measured: the young generation grew again),
-  // nor does it hold given on the command line; it is set again once each worker is online.
+  // V8 raises a growth factor below 2 to 2 whenever it sets up a heap: when the process starts (so the flag does
+  // nothing on the command line) and when a worker thread starts (measured: the young generation grew again after
+  // one). So it is set again once each worker is online.
   onWorkerOnline(apply);
 }
