@@ -1,5 +1,6 @@
 // The CLI keeps V8's young generation at its first size (src/cli/young-generation.ts), also after a worker thread
-// has started (a worker's start puts V8's flags back); the library, loaded by anyone else, changes nothing.
+// has started (V8 raises the growth factor again as it sets up the worker's heap); the library, loaded by anyone
+// else, changes nothing.
 // Seen from inside the real process: on exit, a preload fills the young generation and reports its size.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
