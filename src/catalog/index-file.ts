@@ -679,7 +679,7 @@ export interface WalkHeader {
 /** Writing the index failed (a full disk, a lost folder): the caller can still do without it. */
 export class IndexWriteError extends Error {}
 
-/** Lines are encoded into a buffer of this size, and written a MB or so at a time. */
+/** Lines are encoded into a buffer of this size, written when full. */
 const FLUSH_BYTES = 2 << 20;
 
 /**
@@ -688,12 +688,13 @@ const FLUSH_BYTES = 2 << 20;
  * last complete one wins). Its lines can be read back while it is written.
  */
 export class IndexWriter extends IndexLines {
-  private pending: Array<string | Buffer> = [];
-  /** Each pending part's length in bytes (a line's is known when it is added: not counted again). */
-  private pendingLengths: number[] = [];
-  private pendingBytes = 0;
+  /**
+   * Each line is encoded here as it is added, and the buffer written when full: a line held as a string until a
+   * flush outlived V8's young generation (1 MB in the CLI), so it was copied, then promoted, then collected again.
+   */
+  private readonly out = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
   private written = 0;
-  private out: Buffer | undefined;
 
   private constructor(
     private readonly file: string,
@@ -720,19 +721,14 @@ export class IndexWriter extends IndexLines {
 
   /** Add a line as another index stored it (with its '\n', and its session's last update); returns its number. */
   addLine(claim: SessionClaim, line: string | Buffer, updated: number): number {
-    const length = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
     this.lineClaims.push(claim);
     this.lineUpdated.push(updated);
-    this.offsets.push(this.written + this.pendingBytes);
-    this.lengths.push(length);
-    this.pending.push(line);
-    this.pendingLengths.push(length);
-    this.pendingBytes += length;
-    if (this.pendingBytes >= FLUSH_BYTES / 2) this.flush();
+    this.offsets.push(this.written + this.used);
+    this.lengths.push(this.append(line));
     return this.lineClaims.length - 1;
   }
 
-  /** A line still pending is written first (with all that is pending). */
+  /** A line not yet written is written first (with all before it). */
   protected override read(i: number, inOrder?: boolean): Buffer {
     if (this.offsets[i]! + this.lengths[i]! > this.written) this.flush();
     return super.read(i, inOrder);
@@ -753,8 +749,9 @@ export class IndexWriter extends IndexLines {
     const trailer: Trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), paths: table.stored, blobFolders, walkedAt: header.walkedAt, listings, claims, lengths: this.lengths, updated: this.lineUpdated };
     // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is
     // 40 MB, and whole it was held three times at once (the string, the joined text, the bytes).
-    Object.entries(trailer).forEach(([name, value], i) => this.writeNow(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));
-    this.writeNow('}\n');
+    Object.entries(trailer).forEach(([name, value], i) => this.append(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));
+    this.append('}\n');
+    this.flush();
     await fsp.rename(this.temp, this.file);
   }
 
@@ -764,32 +761,25 @@ export class IndexWriter extends IndexLines {
     await fsp.rm(this.temp, { force: true });
   }
 
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    // Encoded into one buffer kept for every flush: a new one each MB (the lines joined, then Buffer.from) cost
-    // as much again as encoding them, in fresh memory's page faults (a cold 100,000 writes 69 MB).
-    const out = (this.out ??= Buffer.allocUnsafe(FLUSH_BYTES));
-    let used = 0;
-    for (const [i, part] of this.pending.entries()) {
-      const bytes = this.pendingLengths[i]!;
-      if (used + bytes > out.length) {
-        this.write(out.subarray(0, used));
-        used = 0;
-      }
-      if (bytes > out.length) this.write(typeof part === 'string' ? Buffer.from(part) : part); // a trailer's field
-      else used += typeof part === 'string' ? out.write(part, used) : part.copy(out, used);
+  /** Encode `data` after what is buffered; returns its length in bytes. */
+  private append(data: string | Buffer): number {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: room for that much, or the buffer is written first.
+    const most = typeof data === 'string' ? data.length * 3 : data.length;
+    if (this.used + most > this.out.length) this.flush();
+    if (most > this.out.length) {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data; // a trailer's field, a line of MBs
+      this.write(bytes);
+      return bytes.length;
     }
-    this.write(out.subarray(0, used));
-    this.pending = [];
-    this.pendingLengths = [];
-    this.pendingBytes = 0;
+    const bytes = typeof data === 'string' ? this.out.write(data, this.used) : data.copy(this.out, this.used);
+    this.used += bytes;
+    return bytes;
   }
 
-  /** Write `text` after all that is pending. */
-  private writeNow(text: string): void {
-    this.pending.push(text);
-    this.pendingLengths.push(Buffer.byteLength(text));
-    this.flush();
+  private flush(): void {
+    if (this.used === 0) return;
+    this.write(this.out.subarray(0, this.used));
+    this.used = 0;
   }
 
   private write(data: Buffer): void {
