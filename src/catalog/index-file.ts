@@ -680,7 +680,7 @@ export interface WalkHeader {
 export class IndexWriteError extends Error {}
 
 /** Lines are encoded into a buffer of this size, written when full. */
-const FLUSH_BYTES = 2 << 20;
+const FLUSH_BYTES = 256 << 10;
 
 /**
  * A new index, written to a private temporary file line by line (each
