@@ -33,7 +33,7 @@ import { removeEmptiedBlobFolders } from './emptyFolders';
 import { envDirs } from './roots';
 import { claimKey, type Described, type SessionClaim, type Source } from './source';
 import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
-import { DEFAULT_DESCRIBE_WORKER, DescribeAhead, worthAWorker, type KeepLine } from './describe-ahead';
+import { DEFAULT_DESCRIBE_WORKER, DESCRIBE_AHEAD_WALK_MS, DescribeAhead, startWaiting, worthAWorker, type KeepLine, type WaitingWorker } from './describe-ahead';
 import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing, type WalkListing } from './index-file';
 import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
 import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './session-json';
@@ -112,9 +112,10 @@ export interface ScanOptions {
   /**
    * When a streaming scan (scanSessions) has sessions to describe that would take this thread `minMs` or more at its
    * pace so far, a worker thread describes them from the last one back while the scan goes on from where it is (see
-   * describe-ahead.ts): `workerFile` (default beside this bundle). false: never.
+   * describe-ahead.ts): `workerFile` (default beside this bundle). With no index, a walk still going after `walkMs`
+   * (0: at once) starts the worker meanwhile, and it takes sessions from the first one described. false: never.
    */
-  describeAhead?: { workerFile?: string; minMs?: number } | false;
+  describeAhead?: { workerFile?: string; minMs?: number; walkMs?: number } | false;
 }
 
 /**
@@ -295,8 +296,19 @@ export class Catalog {
     const stats: ScanStats = { described: 0, reused: 0, indexLoaded: !!old && old.size > 0, transcriptBytes: 0, foldersListed: 0, checkedAhead: 0, describedAhead: 0 };
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
+    // With no index every session is described, which takes several times as long as the walk: a walk still going
+    // after walkMs starts a worker meanwhile, so that it is ready (some 130 ms later) when the describing begins.
+    let waiting: WaitingWorker | undefined;
+    let early: NodeJS.Timeout | undefined;
+    if (!old && this.describeAheadAllowed(options)) {
+      const startEarly = (): void => void (waiting = startWaiting(this.describeWorkerFile(options)));
+      const walkMs = (options.describeAhead || {}).walkMs ?? DESCRIBE_AHEAD_WALK_MS;
+      if (walkMs > 0) early = setTimeout(startEarly, walkMs);
+      else startEarly();
+    }
     try {
       const { claims, foldersListed, walked } = await this.walkRoots(old && { ...old.takeHeader(), claimAt: (line) => old.claims[line] });
+      clearTimeout(early);
       stats.foldersListed = foldersListed;
       await ahead?.ready;
       const here = (e: CheckedClaim): boolean => entryUnchanged(e, walked, statBlobs);
@@ -315,11 +327,13 @@ export class Catalog {
         }
         if (!fallback) checked();
         stats.described += fresh.length;
-        await this.describeInOrder(fresh, writer, settled, stats, options);
+        await this.describeInOrder(fresh, writer, settled, stats, options, fallback ? undefined : waiting);
       }
     } finally {
+      clearTimeout(early);
       this.scanStamps = undefined;
       await ahead?.stop();
+      await waiting?.worker.terminate(); // not used (it ends with the describing that used it)
     }
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
@@ -417,7 +431,7 @@ export class Catalog {
    * worker takes them from the last one back (see ScanOptions.describeAhead) and hands each back as its index line,
    * settled here in turn: the order decides which of two sessions lists a blob both name.
    */
-  private async describeInOrder(fresh: SessionClaim[], writer: IndexWriter, settled: SettledSessions, stats: ScanStats, options: ScanOptions): Promise<void> {
+  private async describeInOrder(fresh: SessionClaim[], writer: IndexWriter, settled: SettledSessions, stats: ScanStats, options: ScanOptions, waiting?: WaitingWorker): Promise<void> {
     let there: DescribeAhead | undefined;
     let thereAsked = false;
     const started = Date.now();
@@ -427,9 +441,10 @@ export class Catalog {
       // peaked at 366 MB instead of 201 MB.
       for (let i = 0; i < fresh.length; i++) {
         const claim = fresh[i]!;
-        if (!thereAsked && this.describeAheadWorth(fresh.length, i, Date.now() - started, options)) {
+        // A worker started during the walk is used at once: the walk's length judged the describing's.
+        if (!thereAsked && worthAWorker(i, fresh.length, Date.now() - started, waiting ? 0 : (options.describeAhead || {}).minMs) && this.describeAheadAllowed(options)) {
           thereAsked = true;
-          there = this.startDescribeAhead(fresh, i, options, (at, line, updated) => writer.addLine(fresh[at]!, line, updated));
+          there = this.startDescribeAhead(fresh, i, waiting ?? startWaiting(this.describeWorkerFile(options)), (at, line, updated) => writer.addLine(fresh[at]!, line, updated));
         }
         const described = await there?.take(i);
         // (A line that did not parse would stay in the index beside the session's own: the next scan rewrites it.)
@@ -449,24 +464,23 @@ export class Catalog {
     }
   }
 
-  /**
-   * Whether a worker should describe the sessions after the first `done` of `total`, which took `elapsedMs` here (see
-   * ScanOptions.describeAhead). Not while watching: live updates read on from the transcripts this thread keeps.
-   */
-  private describeAheadWorth(total: number, done: number, elapsedMs: number, options: ScanOptions): boolean {
-    return options.describeAhead !== false && !this.watcher && worthAWorker(done, total, elapsedMs, options.describeAhead?.minMs);
+  /** Whether a worker may describe sessions (see ScanOptions.describeAhead). Not while watching: live updates read on from the transcripts this thread keeps. */
+  private describeAheadAllowed(options: ScanOptions): boolean {
+    return options.describeAhead !== false && !this.watcher;
+  }
+
+  private describeWorkerFile(options: ScanOptions): string {
+    return (options.describeAhead || {}).workerFile ?? DEFAULT_DESCRIBE_WORKER;
   }
 
   /** A worker describing `fresh` from the last one back to `from` (see describe-ahead.ts); undefined when it cannot start. */
-  private startDescribeAhead(fresh: SessionClaim[], from: number, options: ScanOptions, keep: KeepLine): DescribeAhead | undefined {
+  private startDescribeAhead(fresh: SessionClaim[], from: number, waiting: WaitingWorker | undefined, keep: KeepLine): DescribeAhead | undefined {
     const claims = fresh.slice(from);
     const stamped = claims.map((claim) => claimFolders(claim).flatMap((folder): Array<[string, string]> => {
       const stamp = this.walkStamp(folder);
       return stamp === undefined ? [] : [[folder, stamp]];
     }));
-    const job = { claims, sources: this.sources.map((s) => s.name), roots: this.roots, stamped };
-    const { workerFile = DEFAULT_DESCRIBE_WORKER } = options.describeAhead || {};
-    return DescribeAhead.start(job, from, workerFile, keep);
+    return DescribeAhead.start({ claims, sources: this.sources.map((s) => s.name), roots: this.roots, stamped }, from, waiting, keep);
   }
 
   /** Walk every existing root (recalling unchanged folders from the stored listings); the claims found, by key. */

@@ -56,6 +56,13 @@ export const DEFAULT_DESCRIBE_WORKER = path.join(__dirname, 'describe-ahead-work
 export const DESCRIBE_AHEAD_MIN_MS = 800;
 
 /**
+ * With no index, a walk of the roots still going after this long starts a worker meanwhile. Describing a session took
+ * several times as long as walking to it (5,000 sessions of 20 blobs: the walk some 0.4 s, describing 2.5 s on one
+ * thread), so such a walk foretells more than DESCRIBE_AHEAD_MIN_MS of describing; 500 sessions walk in some 25 ms.
+ */
+export const DESCRIBE_AHEAD_WALK_MS = 100;
+
+/**
  * How long this thread describes before its pace is trusted to foresee the rest: its first sessions are slower (its
  * code is not compiled yet), and judged after 8 of them, 500 sessions that took 0.45 s looked like more than 0.6 s.
  */
@@ -69,6 +76,26 @@ export function worthAWorker(done: number, total: number, elapsedMs: number, min
   if (total - done < 2) return false;
   if (minMs <= 0) return true;
   return elapsedMs >= PACE_AFTER_MS && (elapsedMs / done) * (total - done) >= minMs;
+}
+
+/** A worker started before it has sessions to describe (it takes some 130 ms to start), waiting for its job. */
+export interface WaitingWorker {
+  worker: Worker;
+  /** It failed or ended before it had its job. */
+  gone: boolean;
+}
+
+/** Start a worker that waits for its job (DescribeAhead.start); undefined when it cannot start. */
+export function startWaiting(workerFile: string): WaitingWorker | undefined {
+  // A young generation of 8 MB, not V8's 16-48: the worker holds one session at a time, and 50,000 sessions of 2
+  // blobs peaked 20 MB lower, no slower (3 interleaved runs; at 100,000 blobs in 5,000 sessions, 5 runs: the same).
+  const worker = startWorker(workerFile, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  if (!worker) return undefined;
+  const waiting: WaitingWorker = { worker, gone: false };
+  const gone = (): void => void (waiting.gone = true);
+  worker.once('error', gone);
+  worker.once('exit', gone);
+  return waiting;
 }
 
 /** Sessions a worker describes from the last one back; `take(i)` is asked in the scan's order. */
@@ -110,14 +137,15 @@ export class DescribeAhead {
 
   /**
    * Start the worker on the scan's sessions from `from` on (`job.claims` holds those alone; the ones before are this
-   * thread's), each line it makes handed to `keep` as it comes; undefined when it cannot start.
+   * thread's), each line it makes handed to `keep` as it comes, by `waiting` (startWaiting: during the walk, or just
+   * now); undefined when that worker could not start or is gone.
    */
-  static start(job: Omit<DescribeAheadJob, 'state'>, from: number, workerFile: string, keep: KeepLine): DescribeAhead | undefined {
+  static start(job: Omit<DescribeAheadJob, 'state'>, from: number, waiting: WaitingWorker | undefined, keep: KeepLine): DescribeAhead | undefined {
+    if (!waiting || waiting.gone) return undefined;
     const state = new SharedArrayBuffer(4 * job.claims.length);
-    // A young generation of 8 MB, not V8's 16-48: the worker holds one session at a time, and 50,000 sessions of 2
-    // blobs peaked 20 MB lower, no slower (3 interleaved runs; at 100,000 blobs in 5,000 sessions, 5 runs: the same).
-    const worker = startWorker(workerFile, { workerData: { ...job, state } satisfies DescribeAheadJob, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-    return worker && new DescribeAhead(new Int32Array(state), worker, from, keep);
+    const ahead = new DescribeAhead(new Int32Array(state), waiting.worker, from, keep);
+    waiting.worker.postMessage({ ...job, state } satisfies DescribeAheadJob);
+    return ahead;
   }
 
   /** The scan's session `i` as the worker described it (its line kept); undefined when this thread is to describe it (it is then taken here). */

@@ -97,6 +97,16 @@ describe('describing sessions ahead in a worker thread', () => {
     expect(warm.stats).toMatchObject({ described: 0, reused: SESSIONS, describedAhead: 0 });
     expect(warm.sessions).toEqual(one.sessions);
 
+    // Started while the walk goes on (at once here), the worker takes sessions from the first one described, whatever
+    // the pace would have judged.
+    const early = await listed(path.join(dir, 'cache-early'), { describeAhead: { workerFile, walkMs: 0, minMs: 1e9 } });
+    expect(early.stats).toMatchObject({ described: SESSIONS, reused: 0 });
+    expect(early.stats.describedAhead).toBeGreaterThan(0);
+    expect(early.sessions).toEqual(one.sessions);
+    expect((await listed(path.join(dir, 'cache-early'), { checkAhead: false })).stats).toMatchObject({ described: 0, reused: SESSIONS });
+    // Without it, that pace never asks for one.
+    expect((await listed(path.join(dir, 'cache-late'), { describeAhead: { workerFile, walkMs: 1e9, minMs: 1e9 } })).stats.describedAhead).toBe(0);
+
     // A change in a session the worker described is seen like any other.
     const last = path.join(root, 'projects', `-home-dev-p${(SESSIONS - 1) % 7}`, `${String(SESSIONS - 1).padStart(8, '0')}-0000-4000-8000-000000000000`, 'tool-results', `toolu_${SESSIONS - 1}_1.txt`);
     await fsp.appendFile(last, 'grown in place\n');
@@ -115,11 +125,17 @@ describe('describing sessions ahead in a worker thread', () => {
     // A worker that ends itself after its first sessions: what it took and did not hand back is described here.
     const dying = path.join(dir, 'dying-worker.js');
     await fsp.writeFile(dying, `setTimeout(() => process.exit(1), 30);\nrequire(${JSON.stringify(workerFile)});\n`);
-    const cache = path.join(dir, 'cache-dying');
-    const stopped = await listed(cache, { describeAhead: { workerFile: dying, minMs: 0 } });
-    expect(stopped.stats).toMatchObject({ described: SESSIONS });
-    expect(stopped.sessions).toEqual(truth);
-    expect((await listed(cache, {})).stats).toMatchObject({ described: 0, reused: SESSIONS });
+    // Started during the walk, it may end before or after it has its job.
+    for (const [name, options] of [['dying', { minMs: 0 }], ['dying-early', { walkMs: 0 }]] as const) {
+      const cache = path.join(dir, `cache-${name}`);
+      const stopped = await listed(cache, { describeAhead: { workerFile: dying, ...options } });
+      expect(stopped.stats, name).toMatchObject({ described: SESSIONS });
+      expect(stopped.sessions, name).toEqual(truth);
+      expect((await listed(cache, {})).stats, name).toMatchObject({ described: 0, reused: SESSIONS });
+    }
+    const missingEarly = await listed(path.join(dir, 'cache-missing-early'), { describeAhead: { workerFile: path.join(dir, 'no-such-worker.js'), walkMs: 0 } });
+    expect(missingEarly.stats).toMatchObject({ described: SESSIONS, describedAhead: 0 });
+    expect(missingEarly.sessions).toEqual(truth);
   });
 });
 
