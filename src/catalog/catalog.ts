@@ -333,7 +333,7 @@ export class Catalog {
       clearTimeout(early);
       this.scanStamps = undefined;
       await ahead?.stop();
-      await waiting?.worker.terminate(); // not used (it ends with the describing that used it)
+      await waiting?.worker.terminate(); // one never handed sessions (one that was is stopped with its describing)
     }
     stats.checkedAhead = ahead?.judgedByWorker ?? 0;
     stats.transcriptBytes += this.transcripts.bytesRead - transcriptBytesBefore;
