@@ -455,7 +455,7 @@ export class Catalog {
           settled.add(entry, claimKey(claim), { old: false, at: described.at });
           continue;
         }
-        const { indexed } = await this.describeClaim(claim);
+        const { indexed } = await this.describeClaim(claim, true);
         settled.add(indexed, claimKey(claim), { old: false, at: writer.add(indexed) });
       }
     } finally {
@@ -869,10 +869,13 @@ export class Catalog {
     return this.scanStamps?.get(folder)?.stamp;
   }
 
-  /** What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it holds nothing). */
-  private async describeClaim(claim: SessionClaim): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
+  /**
+   * What a claim's source describes now, with the stamps that tell later whether it still holds (described null: it
+   * holds nothing). `listing`: for a streaming scan's listing, its calls not for `turns` (see forListing).
+   */
+  private async describeClaim(claim: SessionClaim, listing = false): Promise<{ indexed: IndexedClaim; calls?: ApiCall[] }> {
     const stamped = (folder: string): string | undefined => this.walkStamp(folder);
-    const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher, stamped });
+    const described = await describeClaim(claim, { sources: this.sources, roots: this.roots, transcripts: this.transcripts, logger: this.logger, keepTranscripts: !!this.watcher, stamped, listing });
     if (described.problem) this.reportOnce(described.problem);
     return described;
   }

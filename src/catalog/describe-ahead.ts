@@ -172,7 +172,7 @@ export class DescribeAhead {
 export async function describeFromTheEnd(job: DescribeAheadJob): Promise<void> {
   const state = new Int32Array(job.state);
   const transcripts = new TranscriptCache();
-  const env: Omit<DescribeEnv, 'stamped'> = { sources: sourcesNamed(job.sources), roots: job.roots, transcripts, logger: { warn: () => undefined }, keepTranscripts: false };
+  const env: Omit<DescribeEnv, 'stamped'> = { sources: sourcesNamed(job.sources), roots: job.roots, transcripts, logger: { warn: () => undefined }, keepTranscripts: false, listing: true };
   for (let i = job.claims.length - 1; i >= 0; i--) {
     // The scan takes sessions in order: once it has one, it has every one before it.
     if (Atomics.compareExchange(state, i, FREE, TAKEN_THERE) !== FREE) return;

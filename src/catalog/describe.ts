@@ -19,6 +19,8 @@ export interface DescribeEnv {
   keepTranscripts: boolean;
   /** A folder's stamp taken before this description reads it (a scan's walk took it), when there is one. */
   stamped?: (folder: string) => string | undefined;
+  /** For a listing: see DescribeContext.listing. */
+  listing?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Prom
   for (const folder of claimFolders(claim)) stamps.set(folder, env.stamped?.(folder) ?? stampOf(folder));
   let described: Described | undefined;
   try {
-    described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots) });
+    described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots), listing: env.listing });
   } catch (err) {
     const problem = `cannot describe ${claim.dir}: ${(err as Error).message}`;
     return { indexed: { claim, described: null, stamps: [...stamps.keys()].map((folder) => [folder, UNSETTLED]), describedAt }, problem };

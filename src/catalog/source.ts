@@ -49,6 +49,8 @@ export interface DescribeContext {
    * with one link, missing. Undefined when clean could delete it, so it may be listed.
    */
   refusal(file: string): Promise<string | undefined>;
+  /** The description is for a listing (list, grep, clean): its calls may leave out what only `turns` shows (see forListing). */
+  listing?: boolean;
 }
 
 /** A described session before the catalog fills keys of blobs and totals. */

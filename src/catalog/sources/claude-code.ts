@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-files';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, contentText, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall } from '../calls';
+import { contentChars, contentText, forListing, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';
 import { SlimReader, typeFromEnd } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
@@ -32,7 +32,7 @@ interface ToolUse {
   sidechain: boolean;
 }
 
-export interface ClaudeState {
+export interface ClaudeState extends MentionsState {
   sessionId?: string;
   cwd?: string;
   title?: string;
@@ -77,6 +77,7 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     pendingCompaction: false,
     compactions: 0,
     pendingAdded: [],
+    mentions: true,
   }),
   // A tool's output again, of which readUser reads only where it was persisted.
   slim: new SlimReader({ type: 'user', field: 'toolUseResult', keep: ['persistedOutputPath'] }),
@@ -123,6 +124,8 @@ export const claudeReducer: LineReducer<ClaudeState> = {
   },
 };
 
+const claudeListingReducer = forListing(claudeReducer);
+
 function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidechain: boolean): boolean {
   const message = obj(line.message);
   if (!message) return false;
@@ -135,7 +138,7 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
       if (b?.type === 'tool_use' && typeof b.id === 'string') {
         const name = str(b.name) ?? 'unknown';
         state.toolUses.set(b.id, { name, args: compactArgs(b.input), timestamp, messageId, sidechain });
-        issued.push({ id: own(b.id), name: own(name), mentions: pathsIn(b.input) });
+        issued.push({ id: own(b.id), name: own(name), mentions: state.mentions ? pathsIn(b.input) : [] });
       }
     }
   }
@@ -313,7 +316,8 @@ export const claudeCode: Source = {
     let skipped = 0;
     const notes: string[] = [];
 
-    const main = await ctx.transcripts.read(transcript, claudeReducer);
+    const reducer = ctx.listing ? claudeListingReducer : claudeReducer;
+    const main = await ctx.transcripts.read(transcript, reducer);
     if (!main) notes.push('transcript missing');
     skipped += main?.skipped ?? 0;
     const states = main ? [main.state] : [];
@@ -323,7 +327,7 @@ export const claudeCode: Source = {
     for (const file of claim.owns.includes(subagentDir) ? await listFiles(subagentDir) : []) {
       if (!file.name.endsWith('.jsonl') || file.symlink) continue;
       dependsOn.push(file.path);
-      const sub = await ctx.transcripts.read(file.path, claudeReducer);
+      const sub = await ctx.transcripts.read(file.path, reducer);
       if (sub) {
         states.push(sub.state);
         skipped += sub.skipped;

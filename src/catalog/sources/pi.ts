@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../args';
-import { contentChars, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../calls';
+import { contentChars, forListing, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder, notOurs, plainBlob, wholeFolder } from './common';
@@ -41,7 +41,7 @@ interface IndexRecord {
   args?: unknown;
 }
 
-export interface PiState {
+export interface PiState extends MentionsState {
   sessionId?: string;
   cwd?: string;
   title?: string;
@@ -85,6 +85,7 @@ export const piReducer: LineReducer<PiState> = {
     callById: new Map(),
     pendingCompaction: false,
     pendingAdded: [],
+    mentions: true,
   }),
   line(state, value) {
     const entry = obj(value);
@@ -123,6 +124,8 @@ export const piReducer: LineReducer<PiState> = {
   },
 };
 
+const piListingReducer = forListing(piReducer);
+
 function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
   const message = obj(entry.message);
   if (!message) return false;
@@ -145,7 +148,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         const issued = (Array.isArray(message.content) ? message.content : [])
           .map((block) => obj(block))
           .filter((b): b is Record<string, unknown> => b?.type === 'toolCall' && typeof b.id === 'string')
-          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: pathsIn(b.arguments) }));
+          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: state.mentions ? pathsIn(b.arguments) : [] }));
         recordCall(state.calls, state.callById, {
           messageId: entryId,
           timestamp,
@@ -244,7 +247,7 @@ export const pi: Source = {
     if (claim.fallback) return describeUnattached(path.dirname(claim.dir));
     if (claim.dir.endsWith(BLOBS_SUFFIX)) return describeOrphanBlobs(claim.dir);
     const transcript = claim.dir;
-    const read = await ctx.transcripts.read(transcript, piReducer);
+    const read = await ctx.transcripts.read(transcript, ctx.listing ? piListingReducer : piReducer);
     if (!read) return undefined;
     const state = read.state;
     const id = state.sessionId ?? SESSION_FILE.exec(path.basename(transcript))?.[1] ?? path.basename(transcript);

@@ -3,6 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../../src/catalog/catalog';
 import { baselineChars, estimateTokensSaved } from '../../../src/catalog/turns';
 import type { BlobInfo, SessionInfo, TurnPoint, TurnSeries } from '../../../src/catalog/types';
 import { useFixtureCatalog } from './fixture-catalog';
@@ -121,6 +122,14 @@ describe('blobs read back', () => {
     expect(use.get(first!.path)!.readBack).toBe(2);
     expect(use.get(second!.path)!.readBack).toBe(0);
     expect(use.get(first!.path)!.madeBy).toBe('agent');
+    // `spillway turns` lists through a streaming scan, which leaves out the paths calls name: it reads the session
+    // again for its turns, and counts the same.
+    const streaming = new Catalog({ env: ctx.fx.env, roots: ctx.fx.userRoots, cacheDir: path.join(ctx.dir, 'cache-turns') });
+    const listing = await streaming.scanSessions();
+    expect(streaming.scanStats().described).toBeGreaterThan(0);
+    expect(await listing.turns(session)).toEqual(s);
+    await listing.close();
+    await streaming.dispose();
   });
 });
 
