@@ -34,6 +34,7 @@ export interface IssuedToolCall {
 
 /** A transcript's state that gathers, or not, the paths each tool call names (IssuedToolCall.mentions). */
 export interface MentionsState {
+  /** Whether they are looked for: not for a listing (forListing). */
   mentions: boolean;
 }
 
