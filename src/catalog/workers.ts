@@ -1,6 +1,6 @@
 // Every worker thread the catalog starts is made here, so that whoever owns
 // the process can be told when one is online: the CLI then sets its V8 flag
-// again (src/cli/young-generation.ts), which a worker's start undoes. Hooks
+// again (src/cli/v8-defaults.ts), which a worker's start undoes. Hooks
 // live on globalThis because each of the CLI's bundles (dist/cli.js,
 // dist/cli-list.js, ...) holds its own copy of this module.
 import { Worker, type WorkerOptions } from 'node:worker_threads';

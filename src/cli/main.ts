@@ -1,7 +1,7 @@
 // `spillway`: one command per module under commands/.
 import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
 import { escapeControls, human } from './escape';
-import { keepYoungGenerationSmall } from './young-generation';
+import { tuneV8ForCommands } from './v8-defaults';
 
 // Each command is loaded when it runs: the built CLI keeps each in a file of its own (dist/cli-NAME.js,
 // esbuild.mjs), so a command does not pay to load the others (the catalog, ripgrep's runner, the spill engine).
@@ -47,7 +47,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 if (require.main === module) {
-  keepYoungGenerationSmall();
+  tuneV8ForCommands();
   main(process.argv.slice(2), processIO()).then((code) => {
     process.exitCode = code;
   });

@@ -1,4 +1,4 @@
-// The CLI keeps V8's young generation at its first size (src/cli/young-generation.ts), also after a worker thread
+// The CLI keeps V8's young generation at its first size (src/cli/v8-defaults.ts), also after a worker thread
 // has started (V8 raises the growth factor again as it sets up the worker's heap); the library, loaded by anyone
 // else, changes nothing.
 // Seen from inside the real process: on exit, a preload fills the young generation and reports its size.
