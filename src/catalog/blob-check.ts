@@ -7,8 +7,9 @@
 // so closing the scan's descriptor never races a read of its.
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
-import { parentPort, type Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
+import { workerThreads } from './workers';
 import { lineStillHolds } from './index-file';
 
 /** What the worker is handed: the index file, which file it must be, and where its lines lie. */
@@ -103,7 +104,7 @@ export function checkLinesFromTheEnd(job: BlobCheckJob): void {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.dev !== job.dev || stat.ino !== job.ino) return; // replaced meanwhile: judge nothing
-    parentPort?.postMessage('ready');
+    workerThreads().parentPort?.postMessage('ready');
     let buffer = Buffer.allocUnsafe(64 << 10);
     for (let i = job.offsets.length - 1; i >= 0; i--) {
       if (Atomics.compareExchange(state, i, FREE, TAKEN_THERE) !== FREE) continue;

@@ -47,7 +47,7 @@ import { executeClean, planClean } from './clean';
 import { CatalogWatcher } from './watcher';
 import { claimFolders, describeClaim, rootOf } from './describe';
 import { isInside } from '../spill/inside';
-import { isInternalName } from '../spill/internal-files';
+import { isInternalName } from '../spill/internal-names';
 import { childPath } from './child-path';
 import { pauser } from './pause';
 import { isoTime } from '../spill/iso-time';

@@ -9,9 +9,10 @@
 // what one thread lists. Each session is described once, by whichever thread
 // takes it first.
 import * as path from 'node:path';
-import { parentPort, type Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { describeClaim, type DescribeEnv } from './describe';
 import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
+import { workerThreads } from './workers';
 import { encodeEntry, lastUpdate } from './index-file';
 import type { SessionClaim } from './source';
 import { sourcesNamed } from './sources';
@@ -180,6 +181,6 @@ export async function describeFromTheEnd(job: DescribeAheadJob): Promise<void> {
     const before = transcripts.bytesRead;
     const { indexed, problem } = await describeClaim(job.claims[i]!, { ...env, stamped: (folder) => stamped.get(folder) });
     const described: Described = { at: i, line: encodeEntry(indexed), updated: lastUpdate(indexed), transcriptBytes: transcripts.bytesRead - before, ...(problem ? { problem } : {}) };
-    parentPort?.postMessage(described);
+    workerThreads().parentPort?.postMessage(described);
   }
 }

@@ -5,7 +5,6 @@
 // parsed again. The file is only a cache: missing, corrupt or from another
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
-import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, fstatSync, futimesSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -72,7 +71,18 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The index file of one catalog configuration (roots, depths, sources): the CLI and the extension share it when they agree. */
 export function indexFileFor(cacheDir: string, roots: readonly KnownRoot[], sources: readonly string[]): string {
   const config = JSON.stringify([INDEX_VERSION, sources, roots.map((r) => [r.path, r.depth, r.sources, r.files?.source ?? null])]);
-  return path.join(cacheDir, `catalog-${createHash('sha256').update(config).digest('hex').slice(0, 16)}.jsonl`);
+  return path.join(cacheDir, `catalog-${fnv1a64(config)}.jsonl`);
+}
+
+/**
+ * FNV-1a (64 bits, over UTF-16 code units) as 16 hex digits: names an index, which needs no cryptographic hash
+ * (every command would load `node:crypto` for it, some 6 ms of its start; two configurations with one name would
+ * only share an index, whose every session is still checked against the walk).
+ */
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) hash = BigInt.asUintN(64, (hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n);
+  return hash.toString(16).padStart(16, '0');
 }
 
 /**

@@ -5,8 +5,7 @@
 // extension host before it was ready (10,000 folder watchers: 0.5 s, 64 MB).
 // A path is delivered once nothing has happened to it for `settleMs` (a file
 // being written keeps firing), and settled paths are coalesced into batches.
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { promises as fsp, readdirSync, watch, type FSWatcher } from 'node:fs';
 import * as path from 'node:path';
 import { pauser } from './pause';
 import type { KnownRoot } from './types';
@@ -145,7 +144,7 @@ export class CatalogWatcher {
    * folder watched there before is let go (it may be another one now).
    */
   private async follow(changed: string, levels: number): Promise<void> {
-    const stat = await lstat(changed).catch(() => undefined);
+    const stat = await fsp.lstat(changed).catch(() => undefined);
     if (this.closed) return;
     this.unwatch(changed);
     if (stat?.isDirectory() && !IGNORED_NAMES.has(path.basename(changed))) await this.watchTree(changed, levels);

@@ -7,7 +7,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { MANIFEST_NAME } from './manifest';
 
 const TEMP_PREFIX = '.spillway-tmp-';
 export const LOCK_PREFIX = '.spillway-lock-';
@@ -49,11 +48,6 @@ export function writerState(owner: string): 'running' | 'gone' | 'unknown' {
   const m = /^(\d+)(?:@([0-9a-f]{8}))?$/.exec(owner);
   if (!m || (m[2] !== undefined && m[2] !== PID_PLACE)) return 'unknown';
   return processAlive(Number(m[1])) ? 'running' : 'gone';
-}
-
-/** The manifest and every hidden `.spillway*` file: never listed as blobs. */
-export function isInternalName(name: string): boolean {
-  return name === MANIFEST_NAME || name.startsWith('.spillway');
 }
 
 /** Whether process `pid` (of this user) still runs. */

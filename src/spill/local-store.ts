@@ -14,6 +14,7 @@ import { promises as fsp, constants as C, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AnchoredDir, openBelow, withDir } from './anchored-dir';
+import { defaultSpillRoot } from './default-root';
 import { isBelow, isInside } from './inside';
 import { isStaleTemp, LOCK_PREFIX, PID_OWNER, STALE_AFTER_MS, tempName, writerState } from './internal-files';
 import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
@@ -38,22 +39,12 @@ export interface BlobLayout {
   dirFor(owner: SpillOwner): string;
 }
 
+export { defaultSpillRoot };
+
 /** dsh's layout: `<root>/session-<first 12 hex of sha256(sessionId)>`. */
 export function sessionHashLayout(root: string): BlobLayout {
   const abs = path.resolve(root);
   return { dirFor: (owner) => path.join(abs, `session-${sha256Hex(owner.sessionId).slice(0, 12)}`) };
-}
-
-/**
- * A durable per-user state folder (never /tmp, which is lost at reboot):
- * `$XDG_STATE_HOME/spillway/spills`, else `~/.local/state/spillway/spills`
- * (`%LOCALAPPDATA%\spillway\spills` on Windows).
- */
-export function defaultSpillRoot(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'spillway', 'spills');
-  const xdg = env.XDG_STATE_HOME;
-  const state = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.local', 'state');
-  return path.join(state, 'spillway', 'spills');
 }
 
 /** Longest file name most file systems accept, in bytes. */

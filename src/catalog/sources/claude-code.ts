@@ -3,7 +3,7 @@
 // `<sessionId>/subagents/`, and Spillway folders (with a manifest) the hook
 // adapter puts beside `tool-results/`.
 import * as path from 'node:path';
-import { isInternalName } from '../../spill/internal-files';
+import { isInternalName } from '../../spill/internal-names';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
 import { contentChars, contentText, forListing, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';

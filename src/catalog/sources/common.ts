@@ -2,7 +2,7 @@
 // stats (symlinks reported, never followed) and index manifest records.
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { isInternalName } from '../../spill/internal-files';
+import { isInternalName } from '../../spill/internal-names';
 import { refusedKind } from '../../spill/regular-file';
 import { childPath } from '../child-path';
 import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/manifest';

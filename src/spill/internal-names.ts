@@ -1,0 +1,8 @@
+// Which names are Spillway's own bookkeeping (src/spill/internal-files.ts), apart from the code that makes them so
+// that the catalog does not load `node:crypto` with it at every command's start.
+import { MANIFEST_NAME } from './manifest';
+
+/** The manifest and every hidden `.spillway*` file: never listed as blobs. */
+export function isInternalName(name: string): boolean {
+  return name === MANIFEST_NAME || name.startsWith('.spillway');
+}
