@@ -12,7 +12,7 @@ import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORPUS, claudeCorpus, gooseCorpus, piCorpus } from './catalog-common.mjs';
-import { CLI, measure, row, userEnv } from './catalog-process-common.mjs';
+import { CLI, measure, measureInTurn, row, userEnv } from './catalog-process-common.mjs';
 
 const FLOOR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'read-floor.mjs');
 
@@ -24,16 +24,16 @@ function compare(title, root, runs, searched = path.join(root, 'projects'), engi
   const { env, dispose } = userEnv(root, layout);
   const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine];
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
-  console.log(`\n${title} (${runs} runs, medians; index warm)`);
-  const rg = measure('rg', ['-n', '-F', NEEDLE, searched], { runs });
+  console.log(`\n${title} (${runs} runs in turn, medians; index warm)`);
+  const [rg, floor, ...byEngine] = measureInTurn([
+    { command: 'rg', args: ['-n', '-F', NEEDLE, searched] },
+    // The floor of any Node engine: read every file and count the literal, nothing more.
+    { command: process.execPath, args: [FLOOR, searched, NEEDLE] },
+    ...engines.map((engine) => ({ command: process.execPath, args: grep(engine), env })),
+  ], runs);
   console.log(row('rg -n -F over the folders', rg));
-  // The floor of any Node engine: read every file and count the literal, nothing more.
-  const floor = measure(process.execPath, [FLOOR, searched, NEEDLE], { runs });
   console.log(row('bare Node read + indexOf (the floor)', floor) + `  ${(floor.ms / rg.ms).toFixed(2)}x rg`);
-  for (const engine of engines) {
-    const m = measure(process.execPath, grep(engine), { env, runs });
-    console.log(row(`spillway grep --engine ${engine}`, m) + `  ${(m.ms / rg.ms).toFixed(2)}x rg`);
-  }
+  engines.forEach((engine, i) => console.log(row(`spillway grep --engine ${engine}`, byEngine[i]) + `  ${(byEngine[i].ms / rg.ms).toFixed(2)}x rg`));
   dispose();
 }
 

@@ -4,14 +4,15 @@
 // present, nothing changed; then with its output piped, as to `jq`), beside a
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, and that walk with
 // every transcript line JSON.parse'd (parse-floor.mjs: what a cold listing costs that parses every
-// line whole; Spillway passes over bookkeeping lines and skips output repeated in them), in the same run.
+// line whole; Spillway passes over bookkeeping lines and skips output repeated in them), in the same run,
+// each round running each command once (measureInTurn).
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k, real10k,
 // fixtures600).
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeCorpus, claudeFixtureCopies, claudeRealCorpus, piCorpus } from './catalog-common.mjs';
-import { CLI, PARSE_FLOOR, WALK, measure, row, userEnv } from './catalog-process-common.mjs';
+import { CLI, PARSE_FLOOR, WALK, measureInTurn, row, userEnv } from './catalog-process-common.mjs';
 
 // [name, corpus, sessions, blobs per session, blob bytes, runs, layout]: the
 // scale series, then other shapes (10 sessions of 10,000 blobs; 25,000 and
@@ -43,16 +44,17 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claud
   const args = [CLI, 'list', '--json'];
   const dropIndex = () => rmSync(path.join(cache, 'spillway'), { recursive: true, force: true });
   const transcript = { 'claude-real': 'full-size ', 'claude-fixtures': 'real (copied from test/fixtures) ' }[layout] ?? '';
-  console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one ${transcript}transcript each (${runs} runs, medians)`);
-  const walk = measure(process.execPath, [WALK, root], { runs });
-  const find = measure('find', [root, '-printf', '%p %s %T@\n'], { runs });
-  const floor = measure(process.execPath, [PARSE_FLOOR, root], { runs });
-  const cold = measure(process.execPath, args, { env, runs, before: dropIndex });
-  measure(process.execPath, args, { env, runs: 1 }); // writes the index
-  const warm = measure(process.execPath, args, { env, runs });
+  console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one ${transcript}transcript each (${runs} runs in turn, medians)`);
   // Every session listed, to the closing brace: a run that ends early is an error, not a fast figure.
   const check = (out) => JSON.parse(out.toString('utf8')).sessions.length === sessions;
-  const piped = measure(process.execPath, args, { env, runs, piped: true, check });
+  const [walk, find, floor, cold, warm, piped] = measureInTurn([
+    { command: process.execPath, args: [WALK, root] },
+    { command: 'find', args: [root, '-printf', '%p %s %T@\n'] },
+    { command: process.execPath, args: [PARSE_FLOOR, root] },
+    { command: process.execPath, args, env, before: dropIndex },
+    { command: process.execPath, args, env }, // the index the cold run just wrote, nothing changed
+    { command: process.execPath, args, env, piped: true, check },
+  ], runs);
   console.log(row('node readdirSync+lstatSync walk', walk));
   console.log(row('find -printf', find));
   console.log(row('walk + JSON.parse every transcript line', floor));

@@ -53,16 +53,28 @@ export function runOnce(command, args, { env = process.env, before, piped = fals
 
 /** Median wall time and the largest peak RSS over `runs` runs. */
 export function measure(command, args, options = {}) {
-  const runs = options.runs ?? 5;
-  const walls = [];
-  let rss = 0;
+  return measureInTurn([{ command, args, ...options }], options.runs ?? 5)[0];
+}
+
+/**
+ * measure() for several commands ({command, args, ...runOnce options}), run in turn: each round runs each
+ * command once, in order. This machine's speed drifts by a third from one minute to the next; run in blocks,
+ * a ratio compared one minute with another, in turn it compares the same minutes.
+ */
+export function measureInTurn(commands, runs = 5) {
+  const walls = commands.map(() => []);
+  const rss = commands.map(() => 0);
   for (let i = 0; i < runs; i++) {
-    const r = runOnce(command, args, options);
-    walls.push(r.wall);
-    rss = Math.max(rss, r.rss);
+    commands.forEach(({ command, args, ...options }, c) => {
+      const r = runOnce(command, args, options);
+      walls[c].push(r.wall);
+      rss[c] = Math.max(rss[c], r.rss);
+    });
   }
-  walls.sort((a, b) => a - b);
-  return { ms: walls[Math.floor(walls.length / 2)], min: walls[0], max: walls.at(-1), rss, runs };
+  return walls.map((w, c) => {
+    w.sort((a, b) => a - b);
+    return { ms: w[Math.floor(w.length / 2)], min: w[0], max: w.at(-1), rss: rss[c], runs };
+  });
 }
 
 export function row(label, m) {
