@@ -49,8 +49,13 @@ export function forListing<S extends MentionsState>(reducer: LineReducer<S>): Li
 
 const PATH_IN_INPUT = /(?:~|\/)[^\s'"`;|&<>()]*\/[^\s'"`;|&<>()]+/g;
 
+/** IssuedToolCall.mentions of a call with this input, as `state` gathers them (none for a listing: forListing). */
+export function mentionsIn(state: MentionsState, input: unknown): string[] {
+  return state.mentions ? pathsIn(input) : [];
+}
+
 /** Absolute paths named anywhere in a tool call's input (a Read's file_path, a `cat` in a command). */
-export function pathsIn(input: unknown, max = 16): string[] {
+function pathsIn(input: unknown, max = 16): string[] {
   const found = new Set<string>();
   const visit = (v: unknown, depth: number): void => {
     if (found.size >= max || depth > 4) return;

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-names';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, contentText, forListing, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';
+import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';
 import { SlimReader, typeFromEnd } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
@@ -138,7 +138,7 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
       if (b?.type === 'tool_use' && typeof b.id === 'string') {
         const name = str(b.name) ?? 'unknown';
         state.toolUses.set(b.id, { name, args: compactArgs(b.input), timestamp, messageId, sidechain });
-        issued.push({ id: own(b.id), name: own(name), mentions: state.mentions ? pathsIn(b.input) : [] });
+        issued.push({ id: own(b.id), name: own(name), mentions: mentionsIn(state, b.input) });
       }
     }
   }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../args';
-import { contentChars, forListing, num, obj, own, pathsIn, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../calls';
+import { contentChars, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder, notOurs, plainBlob, wholeFolder } from './common';
@@ -148,7 +148,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         const issued = (Array.isArray(message.content) ? message.content : [])
           .map((block) => obj(block))
           .filter((b): b is Record<string, unknown> => b?.type === 'toolCall' && typeof b.id === 'string')
-          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: state.mentions ? pathsIn(b.arguments) : [] }));
+          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: mentionsIn(state, b.arguments) }));
         recordCall(state.calls, state.callById, {
           messageId: entryId,
           timestamp,
