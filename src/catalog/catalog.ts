@@ -489,7 +489,7 @@ export class Catalog {
     const memo = this.indexFile ? listingMemo(stored) : undefined;
     let foldersListed = 0;
     for (const root of this.roots) {
-      root.exists = (await folderId(root.path)) !== undefined;
+      root.exists = folderId(root.path) !== undefined;
       if (!root.exists) continue;
       const result = await walk(root.path, root.depth, this.sourcesFor(root), undefined, memo);
       foldersListed += result.listed;
@@ -600,7 +600,7 @@ export class Catalog {
       onError: (message) => this.reportOnce(message),
     });
     await this.watcher.ready();
-    for (const root of roots) this.watchedRoots.set(root.path, await folderId(root.path));
+    for (const root of roots) this.watchedRoots.set(root.path, folderId(root.path));
     // A root made later, or removed and made again (its watchers are on what is gone), has no watched folder above it to tell: look now and then.
     this.rootPoll = setInterval(() => void this.checkRoots(), this.options.rootPollMs ?? 5000);
     this.rootPoll.unref();
@@ -613,7 +613,7 @@ export class Catalog {
     try {
       for (const root of this.roots) {
         if (this.disposed) return;
-        const id = await folderId(root.path);
+        const id = folderId(root.path);
         const watched = this.watchedRoots.get(root.path);
         if (id === watched) continue;
         if (watched !== undefined) {
@@ -1308,8 +1308,13 @@ function byRecentChange(claims: SessionClaim[]): SessionClaim[] {
 }
 
 /** Which folder is at `p` now (device, inode and birth time: an inode number can be reused at once), undefined when none. */
-async function folderId(p: string): Promise<string | undefined> {
-  const stat = await fsp.stat(p).catch(() => undefined);
+function folderId(p: string): string | undefined {
+  let stat;
+  try {
+    stat = statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable: no identity, as missing
+  }
   return stat?.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
 }
 

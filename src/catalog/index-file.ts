@@ -5,7 +5,7 @@
 // parsed again. The file is only a cache: missing, corrupt or from another
 // version, it is ignored and rewritten; several processes may write it, each
 // to a temporary file renamed into place (the last complete one wins).
-import { closeSync, constants as fsConstants, fstatSync, futimesSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claimKey, type Described, type SessionClaim } from './source';
@@ -715,7 +715,7 @@ export class IndexWriter extends IndexLines {
   }
 
   static async open(file: string): Promise<IndexWriter> {
-    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     checkIndexFolder(path.dirname(file));
     removeLeftovers(path.dirname(file));
     // Named as LEFTOVER_TEMP matches: the index's name, this process's id, a unique tail.
@@ -762,13 +762,17 @@ export class IndexWriter extends IndexLines {
     Object.entries(trailer).forEach(([name, value], i) => this.append(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));
     this.append('}\n');
     this.flush();
-    await fsp.rename(this.temp, this.file);
+    renameSync(this.temp, this.file);
   }
 
   /** Close; an uncommitted file is removed. */
   async close(): Promise<void> {
     closeSync(this.fd);
-    await fsp.rm(this.temp, { force: true });
+    try {
+      unlinkSync(this.temp);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // renamed into place (committed)
+    }
   }
 
   /** Encode `data` after what is buffered; returns its length in bytes. */

@@ -2,13 +2,17 @@
 // cache is several times faster than the promise API) still lets the event
 // loop in: cancels, progress, other reads, the extension host's own events.
 
-/** A check to await between steps: it yields (setImmediate) when the last yield is more than `everyMs` old. */
+/**
+ * A check to await between steps: it yields (setImmediate) when the last yield is more than `everyMs` old.
+ * Timed with Date.now(), not performance.now(): the global `performance` loads perf_hooks and its ten modules on
+ * first use, a few ms of every command's start. A clock set back only restarts the count.
+ */
 export function pauser(everyMs = 8): () => Promise<void> | undefined {
-  let last = performance.now();
+  let last = Date.now();
   return () => {
-    const now = performance.now();
-    if (now - last < everyMs) return undefined;
+    const now = Date.now();
+    if (now - last < everyMs && now >= last) return undefined;
     last = now;
-    return new Promise((resolve) => setImmediate(resolve)).then(() => void (last = performance.now()));
+    return new Promise((resolve) => setImmediate(resolve)).then(() => void (last = Date.now()));
   };
 }
