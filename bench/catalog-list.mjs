@@ -24,9 +24,9 @@ import { CLI, PARSE_FLOOR, WALK, measureInTurn, row, userEnv } from './catalog-p
 // result's output again in `toolUseResult`), where a cold listing is mostly parsing; then 600 copies of the real
 // sessions in test/fixtures, whose transcripts are half attachment lines (Claude Code writes their type after their body).
 const sizes = [
-  ['10k', 'scale-10k', 500, 20, 2048, 5],
+  ['10k', 'scale-10k', 500, 20, 2048, 9],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
-  ['100k', 'scale-100k', 5000, 20, 2048, 3],
+  ['100k', 'scale-100k', 5000, 20, 2048, 7],
   ['wide', 'shape-wide', 10, 10000, 512, 3],
   ['many', 'shape-many', 25000, 2, 512, 3],
   ['many100k', 'shape-many100k', 50000, 2, 512, 3],
