@@ -186,9 +186,11 @@ export function wrapBashCommand(command: string, opts: WrapOptions): string {
     // Run from the EXIT trap with $? and the command bash names as running. After the command ended by itself
     // that is a top-level one: Claude Code's eval (it failed, or `exit`), or its `pwd -P` after it (it passed).
     // A signal that ends the shell leaves a stale status (often 0) and names the simple command it interrupted:
-    // that says `ended`. (zsh names none: its status is kept.)
+    // that says `ended`. Where bash names no command its status is kept: zsh names none, and a bash that read a
+    // startup file ending in `return` names `return` in its EXIT trap whatever ran last (Debian's
+    // /etc/bash.bashrc does, read when stdin is a socket and SHLVL is unset: a Claude Code started from no shell).
     '__spillway_done() { __spillway_s=$1; ' +
-    'case $2 in exit|exit[[:space:]]*|eval[[:space:]]*|pwd[[:space:]]-P*) ;; *) __spillway_s=ended;; esac; ' +
+    'case $2 in exit|exit[[:space:]]*|eval[[:space:]]*|pwd[[:space:]]-P*|return) ;; *) __spillway_s=ended;; esac; ' +
     'exec 1>&8 2>&9 8>&- 9>&-; ' +
     // $(( )) drops the spaces some wc put before the number. The tools by absolute path (see wrapperTool):
     // whatever PATH (or functions) the command set, they are these.

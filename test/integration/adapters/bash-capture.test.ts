@@ -36,11 +36,11 @@ function claudeEval(command: string): string {
   return claudeStdinIsDevNull(command) ? `eval ${quoted} < /dev/null` : `eval ${quoted}`;
 }
 
-function runLikeClaude(command: string, cwd: string): Run {
+function runLikeClaude(command: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Run {
   const out = path.join(tmp, `out-${++n}`);
   const cwdFile = path.join(tmp, `cwd-${n}`);
   const fd = fs.openSync(out, 'w');
-  const res = spawnSync('bash', ['-c', `${claudeEval(command)} && pwd -P >| '${cwdFile}'`], { cwd, stdio: ['pipe', fd, fd], input: '', timeout: 30_000 });
+  const res = spawnSync('bash', ['-c', `${claudeEval(command)} && pwd -P >| '${cwdFile}'`], { cwd, env, stdio: ['pipe', fd, fd], input: '', timeout: 30_000 });
   fs.closeSync(fd);
   return { output: fs.readFileSync(out, 'utf8'), status: res.status, cwd: fs.existsSync(cwdFile) ? fs.readFileSync(cwdFile, 'utf8').trimEnd() : undefined };
 }
@@ -178,6 +178,22 @@ describe('a large output', () => {
 
     const exited = runLikeClaude(wrapped('seq 1 60000; exit 0').command, workDir());
     expect(exited.output).toContain('exited with code 0');
+  });
+
+  it('keeps the exit code when bash read a startup file that ended in `return` (stdin a socket, no SHLVL)', () => {
+    // As under a Claude Code started from no shell: bash then reads ~/.bashrc (and Debian's /etc/bash.bashrc,
+    // whose first line is this one), and its EXIT trap names `return` whatever ran last.
+    const home = workDir();
+    fs.writeFileSync(path.join(home, '.bashrc'), '[ -z "$PS1" ] && return\n');
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    delete env.SHLVL;
+    expect(runLikeClaude(`trap 'echo "$BASH_COMMAND"' EXIT; exit 2`, workDir(), env).output).toBe('return\n');
+    const w = wrapped(BUILD);
+    const got = runLikeClaude(w.command, workDir(), env);
+    expect(got.status).toBe(2);
+    expect(got.output).toContain('error: linker failed on unit_3100.o');
+    expect(got.output).toContain('exited with code 2');
+    expect(got.output).not.toContain('the shell ended');
   });
 
   it('is printed whole when the finish step cannot run (the output as without Spillway)', () => {
