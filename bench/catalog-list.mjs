@@ -7,8 +7,8 @@
 // line whole; Spillway passes over bookkeeping lines and skips output repeated in them), in the same run,
 // each round running each command once (measureInTurn).
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
-// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, wide, many, many100k, one100k, pi40k, pi-one16k, real10k,
-// fixtures600).
+// `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, 10k-25, 100k-40, 100k-10, wide, many, many100k, one100k,
+// pi40k, pi-one16k, real10k, fixtures600).
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeCorpus, claudeFixtureCopies, claudeRealCorpus, piCorpus } from './catalog-common.mjs';
@@ -27,6 +27,10 @@ const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 9],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
   ['100k', 'scale-100k', 5000, 20, 2048, 7],
+  // The same sizes in other proportions (a held-out corpus need not have 20 blobs a session).
+  ['10k-25', 'scale-400x25', 400, 25, 4096, 7],
+  ['100k-40', 'scale-2500x40', 2500, 40, 1024, 5],
+  ['100k-10', 'scale-10000x10', 10000, 10, 2048, 5],
   ['wide', 'shape-wide', 10, 10000, 512, 3],
   ['many', 'shape-many', 25000, 2, 512, 3],
   ['many100k', 'shape-many100k', 50000, 2, 512, 3],
