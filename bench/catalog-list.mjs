@@ -27,7 +27,7 @@ const sizes = [
   ['10k', 'scale-10k', 500, 20, 2048, 9],
   ['50k', 'scale-50k', 2500, 20, 2048, 3],
   ['100k', 'scale-100k', 5000, 20, 2048, 7],
-  // The same sizes in other proportions (a held-out corpus need not have 20 blobs a session).
+  // The same sizes in other proportions (real sessions do not each hold 20 blobs).
   ['10k-25', 'scale-400x25', 400, 25, 4096, 7],
   ['100k-40', 'scale-2500x40', 2500, 40, 1024, 5],
   ['100k-10', 'scale-10000x10', 10000, 10, 2048, 5],
