@@ -26,9 +26,10 @@ function compare(title, root, runs, searched = path.join(root, 'projects'), engi
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
   console.log(`\n${title} (${runs} runs in turn, medians; index warm)`);
   const [rg, floor, ...byEngine] = measureInTurn([
-    { command: 'rg', args: ['-n', '-F', NEEDLE, searched] },
+    // In the user's environment, as spillway runs (see catalog-list.mjs).
+    { command: 'rg', args: ['-n', '-F', NEEDLE, searched], env },
     // The floor of any Node engine: read every file and count the literal, nothing more.
-    { command: process.execPath, args: [FLOOR, searched, NEEDLE] },
+    { command: process.execPath, args: [FLOOR, searched, NEEDLE], env },
     ...engines.map((engine) => ({ command: process.execPath, args: grep(engine), env })),
   ], runs);
   console.log(row('rg -n -F over the folders', rg));

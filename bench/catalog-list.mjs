@@ -52,9 +52,11 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claud
   // Every session listed, to the closing brace: a run that ends early is an error, not a fast figure.
   const check = (out) => JSON.parse(out.toString('utf8')).sessions.length === sessions;
   const [walk, find, floor, cold, warm, piped] = measureInTurn([
-    { command: process.execPath, args: [WALK, root] },
-    { command: 'find', args: [root, '-printf', '%p %s %T@\n'] },
-    { command: process.execPath, args: [PARSE_FLOOR, root] },
+    // The alternatives in the user's environment too: one inherited from here could cost a Node start more or less
+    // (NODE_EXTRA_CA_CERTS, set on some machines, takes 30 ms to load).
+    { command: process.execPath, args: [WALK, root], env },
+    { command: 'find', args: [root, '-printf', '%p %s %T@\n'], env },
+    { command: process.execPath, args: [PARSE_FLOOR, root], env },
     { command: process.execPath, args, env, before: dropIndex },
     { command: process.execPath, args, env }, // the index the cold run just wrote, nothing changed
     { command: process.execPath, args, env, piped: true, check },
