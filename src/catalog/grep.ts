@@ -1,25 +1,24 @@
 // Search blobs: ripgrep when one is found, else a streaming Node search that
 // yields the same matches (same line numbers, same clipped text).
-import { isAscii } from 'node:buffer';
-import { accessSync, closeSync, constants as C, promises as fsp, readSync } from 'node:fs';
+import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { SearchAhead } from './grep-ahead';
+import { CHUNK, clipLine, searchFile, type FileSearchRun, type Lane, type Matcher } from './grep-file';
 import { Literal } from './literal';
-import { countNewlines } from './newlines';
 import { pauser } from './pause';
-import { AS_NAMED, type ReadAnchor } from './rooted-read';
+import { AS_NAMED, RootedReads, type ReadAnchor } from './rooted-read';
 import { RegexRunner } from './regex-worker';
 import { checkRipgrepSyntax, runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
-const CHUNK = 2 << 20;
-/** A "line" longer than this is cut (only binary-like files have them). */
-const MAX_LINE_BYTES = 64 << 20;
+export { clipLine };
 
 export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'maxResults' | 'maxLineChars'>> & {
   paths: string[];
   /** 0: no per-blob cap. */
   maxPerBlob: number;
   regexTimeoutMs: number | undefined;
+  searchAhead: GrepOptions['searchAhead'];
 };
 
 /**
@@ -51,12 +50,6 @@ export interface BlobFolder {
 /** Blob folders, each with the glob its blobs' names match (undefined: every file but the manifests). */
 export type BlobFolderNames = Map<string, string | undefined>;
 
-/** Clip a line the same way for both engines. */
-export function clipLine(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max) + '…' : text;
-}
-
-/** The ripgrep binary to use: `explicit` when it is executable, else `rg` on PATH. */
 export function findRipgrep(explicit?: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const candidates = explicit ? [explicit] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg'));
   for (const candidate of candidates) {
@@ -199,6 +192,7 @@ export async function grepWhileLoading(
     paths: [],
     maxPerBlob,
     regexTimeoutMs: options.regexTimeoutMs,
+    searchAhead: options.searchAhead,
   };
   const progress: GrepProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, matches: 0 };
   const summary: GrepSummary & { cappedBlobs: string[] } = { matches: 0, truncated: false, cancelled: false, engine: rg ? 'rg' : 'node', errors: [], cappedBlobs: [] };
@@ -230,7 +224,7 @@ export async function grepWhileLoading(
   };
   // Past the cap by one: that extra match is what says the blob was cut.
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
-  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, readerBehind: () => behind, summary, progress, signal, reads: AS_NAMED, onProgress };
+  const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, readerBehind: () => behind, stopped: () => !!signal?.aborted, summary, progress, signal, reads: AS_NAMED, onProgress };
 
   const { early, provisional, targets, reads } = begin(!!rg);
   if (reads) run.reads = reads;
@@ -310,20 +304,12 @@ function sum<T>(items: readonly T[], of: (item: T) => number): number {
 // ---- Node engine ------------------------------------------------------
 
 /** One search in progress, shared by both engines. */
-export interface GrepRun {
+export interface GrepRun extends FileSearchRun {
   options: Resolved;
   sizes: number[];
-  /** Reports a match; false once the total cap is reached (a blob over its own cap is skipped, true). */
-  emit: (m: GrepMatch) => boolean;
-  /** The blob reached the per-blob cap: searching it further is wasted. */
-  blobFull: (file: string) => boolean;
-  /** Settles once the reader of the matches has caught up; undefined while it keeps up. */
-  readerBehind: () => Promise<void> | undefined;
   summary: GrepSummary;
   progress: GrepProgress;
   signal: AbortSignal | undefined;
-  /** How files and folders are reached. */
-  reads: ReadAnchor;
   onProgress: ((p: GrepProgress) => void) | undefined;
 }
 
@@ -339,59 +325,94 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   const folded = literal !== undefined && options.ignoreCase && /^[\x20-\x7e]+$/.test(literal) ? new Literal(Buffer.from(literal.toLowerCase(), 'latin1'), true) : undefined;
   // Only a case-sensitive literal never needs the regex (a folded one does on non-ASCII chunks).
   const bytesOnly = !options.regex && needle !== undefined;
+  const ended = (): boolean => !!signal?.aborted || summary.truncated;
+  const fileDone = (f: number): void => {
+    progress.filesDone++;
+    progress.bytesDone += sizes[f] ?? 0;
+    onProgress?.({ ...progress });
+  };
+  const there = bytesOnly ? searchAhead(run, lineRegex, fileDone) : undefined;
+  const stopThere = (): void => there?.stop();
+  signal?.addEventListener('abort', stopThere, { once: true });
   // Files are read synchronously into buffers each lane reuses: from the page
   // cache that is several times faster than the promise API (a thread-pool
   // round trip per open, stat, read and close). `pause` hands the event loop
-  // its turn every few milliseconds (cancelling, progress, the regex workers).
-  // Bytes alone need one lane; with the regex, three files in flight let the
-  // reads and byte checks of two overlap the worker judging the third.
+  // its turn every few milliseconds (cancelling, progress, the regex workers,
+  // the matches the worker posts). Bytes alone need one lane; with the regex,
+  // three files in flight let the reads and byte checks of two overlap the
+  // worker judging the third.
   const pause = pauser();
-  let next = 0;
-  const worker = async (): Promise<void> => {
+  const lane = async (take: () => number | undefined): Promise<void> => {
     const runner = bytesOnly ? undefined : new RegexRunner(lineRegex, options.regexTimeoutMs);
     const matcher: Matcher = { needle, folded, literalOnly: !options.regex, runner, lineRegex, maxLineChars: options.maxLineChars };
-    const lane: Lane = { buffer: Buffer.allocUnsafe(CHUNK * 2), pause };
+    const buffers: Lane = { buffer: Buffer.allocUnsafe(CHUNK * 2), pause };
     try {
-      while (next < options.paths.length) {
-        if (signal?.aborted || summary.truncated) return;
-        const f = next++;
+      for (let f = take(); f !== undefined; f = take()) {
         const file = options.paths[f]!;
         try {
-          await searchFile(file, matcher, run, lane);
+          await searchFile(file, matcher, run, buffers);
         } catch (err) {
           summary.errors.push({ path: file, message: (err as Error).message });
         }
-        progress.filesDone++;
-        progress.bytesDone += sizes[f] ?? 0;
-        onProgress?.({ ...progress });
+        fileDone(f);
       }
     } finally {
       await runner?.close();
     }
   };
-  await Promise.all(Array.from({ length: bytesOnly ? 1 : 3 }, () => worker()));
+  try {
+    // From the first file on, until the worker's (which goes from the last one back).
+    let next = 0;
+    const take = (): number | undefined => {
+      if (ended() || next >= options.paths.length) return undefined;
+      const f = next++;
+      if (!there || there.take(f)) return f;
+      next = options.paths.length;
+      return undefined;
+    };
+    await Promise.all(Array.from({ length: bytesOnly ? 1 : 3 }, () => lane(take)));
+    // What a worker that stopped took and never reported.
+    const left = (await there?.finish()) ?? [];
+    if (left.length > 0) await lane(() => (ended() ? undefined : left.shift()));
+  } finally {
+    signal?.removeEventListener('abort', stopThere);
+    stopThere(); // one still going after a failure here ends by itself
+  }
 }
 
-/** Buffers reused from file to file by one lane of the Node engine. */
-interface Lane {
-  /** Grows for a long line (until that file is done). */
-  buffer: Buffer;
-  /** Where the line counter re-reads a gap. */
-  gap?: Buffer;
-  pause: () => Promise<void> | undefined;
-}
-
-interface Matcher {
-  /** The literal (or a regex's required literal) as bytes, case-sensitive. */
-  needle?: Literal;
-  /** The same, lowered, for case-insensitive ASCII. */
-  folded?: Literal;
-  /** The pattern is a literal: where the bytes can be searched, they decide. */
-  literalOnly: boolean;
-  /** Judges lines by the regex (in a worker); unset when the byte search always decides. */
-  runner?: RegexRunner;
-  lineRegex: RegExp;
-  maxLineChars: number;
+/**
+ * A worker searching the files from the last one back, its matches reported here as they come (see grep-ahead.ts);
+ * undefined when the files are too few bytes for it, or it cannot start. Only reads as named or below the catalog's
+ * roots, which the worker can make again, are shared.
+ */
+function searchAhead(run: GrepRun, lineRegex: RegExp, fileDone: (f: number) => void): SearchAhead | undefined {
+  const { options, summary, reads, signal } = run;
+  if (options.searchAhead === false || !(reads === AS_NAMED || reads instanceof RootedReads)) return undefined;
+  const job = {
+    paths: options.paths,
+    literal: options.pattern,
+    lineRegex: { source: lineRegex.source, flags: lineRegex.flags },
+    maxResults: options.maxResults,
+    maxPerBlob: options.maxPerBlob,
+    maxLineChars: options.maxLineChars,
+    roots: reads instanceof RootedReads ? reads.roots : undefined,
+  };
+  const there: SearchAhead | undefined = SearchAhead.start(job, sum(run.sizes, (n) => n), (done, found) => {
+    for (const [at, matches, error] of found) {
+      const file = options.paths[at]!;
+      for (const [line, text] of matches) if (!run.emit({ path: file, line, text }) || run.blobFull(file)) break;
+      if (error !== undefined) summary.errors.push({ path: file, message: error });
+    }
+    for (const at of done) fileDone(at);
+    if (summary.truncated || signal?.aborted) return there?.stop();
+    // A slower reader holds the worker too, until it has caught up.
+    const behind = run.readerBehind();
+    if (behind) {
+      there?.hold(true);
+      void behind.then(() => there?.hold(false));
+    }
+  }, options.searchAhead);
+  return there;
 }
 
 const META = new Set([...'\\^$.|?*+()[]{}']);
@@ -477,198 +498,3 @@ function escapeEnd(source: string, i: number): number {
   return j;
 }
 
-/** Counts '\n' lazily: only when a match needs its line number. */
-class LineCounter {
-  private offset = 0;
-  private line = 1;
-  /** Set once a match needed a line number: later chunks are counted while in memory (no re-read). */
-  eager = false;
-
-  /** Count the rest of an in-memory chunk (called after it was searched). */
-  advance(chunk: Buffer, chunkStart: number): void {
-    if (!this.eager || this.offset < chunkStart) return;
-    this.line += countNewlines(chunk, this.offset - chunkStart, chunk.length);
-    this.offset = chunkStart + chunk.length;
-  }
-  constructor(
-    private readonly fd: number,
-    private readonly lane: Lane,
-  ) {}
-
-  /** Line number of the byte at `target`; `chunk` holds file bytes from `chunkStart`. */
-  lineAt(target: number, chunk: Buffer, chunkStart: number): number {
-    if (this.offset < chunkStart) {
-      // The gap lies in chunks already searched without a match: re-read it (page cache).
-      const buffer = (this.lane.gap ??= Buffer.allocUnsafe(CHUNK));
-      while (this.offset < chunkStart) {
-        const bytesRead = readSync(this.fd, buffer, 0, Math.min(CHUNK, chunkStart - this.offset), this.offset);
-        if (bytesRead === 0) break;
-        this.line += countNewlines(buffer, 0, bytesRead);
-        this.offset += bytesRead;
-      }
-    }
-    this.line += countNewlines(chunk, this.offset - chunkStart, target - chunkStart);
-    this.offset = target;
-    this.eager = true;
-    return this.line;
-  }
-}
-
-async function searchFile(file: string, matcher: Matcher, run: GrepRun, lane: Lane): Promise<void> {
-  const { needle, folded, literalOnly, runner, lineRegex, maxLineChars } = matcher;
-  const { signal } = run;
-  const { fd, size } = run.reads.openSync(file);
-  try {
-    const counter = new LineCounter(fd, lane);
-    const search: FileSearch = { file, counter, lineRegex, maxLineChars, run };
-    // The lane's buffer: the unsearched tail of the previous read is moved to
-    // its front and the next chunk read after it (no per-chunk allocation).
-    let carry = 0;
-    let regionStart = 0; // file offset of buffer[0]
-    let pos = 0;
-    for (;;) {
-      await lane.pause();
-      await run.readerBehind();
-      if (signal?.aborted) return;
-      if (carry + CHUNK > lane.buffer.length) {
-        const grown = Buffer.allocUnsafe(lane.buffer.length * 2);
-        lane.buffer.copy(grown, 0, 0, carry);
-        lane.buffer = grown;
-      }
-      const buffer = lane.buffer;
-      let bytesRead = readSync(fd, buffer, carry, CHUNK, pos);
-      // A UTF-8 byte-order mark is no text: ripgrep drops it before matching (`^ERROR` holds on line 1) and printing.
-      if (pos === 0 && bytesRead >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
-        buffer.copyWithin(0, 3, bytesRead);
-        bytesRead -= 3;
-        pos = regionStart = 3;
-      }
-      // A NUL byte marks a binary file: searching stops as ripgrep's does on a folder, whose reads are
-      // 64 KiB blocks: the lines that end before the block holding the NUL are searched, none after.
-      const nul = buffer.subarray(carry, carry + bytesRead).indexOf(0);
-      // Up to the size seen when opened (no read to find the end; an append since is not searched).
-      const eof = bytesRead === 0 || pos + bytesRead >= size;
-      pos += bytesRead;
-      const length = nul === -1 ? carry + bytesRead : Math.max(0, binaryCutoff(regionStart + carry + nul) - regionStart);
-      // Search only complete lines; the tail waits for the next chunk (or EOF).
-      let end = eof && nul === -1 ? length : buffer.lastIndexOf(0x0a, length - 1) + 1;
-      if (length === 0) end = 0;
-      if (end === 0 && length > MAX_LINE_BYTES) end = length;
-      if (end > 0) {
-        const lines = buffer.subarray(0, end);
-        const literal = needle ?? folded;
-        // Case folding beyond ASCII (e.g. the Kelvin sign is a 'k'): only the regex can tell.
-        const bytesTell = literal !== undefined && (needle !== undefined || isAscii(lines));
-        let goOn = true;
-        if (literalOnly && bytesTell) goOn = searchBytes(lines, regionStart, literal, search);
-        else if (runner) {
-          // Only lines holding the literal can match: the rest are never decoded or
-          // sent. Near ones go as one stretch (a string per line costs more than the
-          // lines between; where most lines hold it, the chunk goes nearly whole).
-          const spans = bytesTell ? linesHolding(lines, literal, JOIN_WITHIN) : [0, end];
-          if (spans.length > 0) goOn = await searchText(lines, spans, regionStart, runner, search);
-        }
-        if (!goOn) return;
-        counter.advance(lines, regionStart);
-      }
-      if (eof || nul !== -1) return;
-      buffer.copyWithin(0, end, length);
-      carry = length - end;
-      regionStart += end;
-    }
-  } finally {
-    closeSync(fd);
-    // A buffer grown for a long line is not kept for the files after it.
-    if (lane.buffer.length > CHUNK * 2) lane.buffer = Buffer.allocUnsafe(CHUNK * 2);
-  }
-}
-
-/** Where a search of a file with a NUL at `offset` stops: the start of ripgrep's 64 KiB read that holds it. */
-function binaryCutoff(offset: number): number {
-  return offset - (offset % (64 << 10));
-}
-
-/** One file being searched: where matches go and how their lines are numbered. */
-interface FileSearch {
-  file: string;
-  counter: LineCounter;
-  lineRegex: RegExp;
-  maxLineChars: number;
-  run: GrepRun;
-}
-
-/** Report one matching line; false when this file (or the whole search) is done. */
-function report(search: FileSearch, lines: Buffer, base: number, byteStart: number, text: string): boolean {
-  const { file, counter, maxLineChars, run } = search;
-  const line = counter.lineAt(base + byteStart, lines, base);
-  return run.emit({ path: file, line, text: clipLine(text, maxLineChars) }) && !run.blobFull(file);
-}
-
-/** How far past a regex's literal (in bytes) the lines sent to its worker reach. */
-const JOIN_WITHIN = 16 << 10;
-
-/**
- * The lines of `lines` where `literal` occurs: [start, end) byte ranges without
- * their '\n', flattened. With `joinWithin`, a range also takes the lines up to
- * that many bytes past its literal, and the next one found that close extends
- * it: lines between come along, and where the literal is on most lines the
- * search takes one step per `joinWithin` bytes rather than one per line.
- */
-function linesHolding(lines: Buffer, literal: Literal, joinWithin = 0): number[] {
-  const spans: number[] = [];
-  let from = 0;
-  for (;;) {
-    const hit = literal.indexIn(lines, from);
-    if (hit === -1) return spans;
-    const start = hit === 0 ? 0 : lines.lastIndexOf(0x0a, hit - 1) + 1;
-    let end = hit + joinWithin < lines.length ? lines.indexOf(0x0a, hit + joinWithin) : -1;
-    if (end === -1) end = lines.length;
-    if (joinWithin > 0 && spans.length > 0 && start - spans[spans.length - 1]! <= joinWithin) spans[spans.length - 1] = end;
-    else spans.push(start, end);
-    from = end + 1;
-  }
-}
-
-/** Find a literal in `lines` and report the lines that hold it. */
-function searchBytes(lines: Buffer, base: number, literal: Literal, search: FileSearch): boolean {
-  const spans = linesHolding(lines, literal);
-  for (let i = 0; i < spans.length; i += 2) {
-    const text = lines.toString('utf8', spans[i], spans[i + 1]);
-    // Bytes and decoded text agree for valid UTF-8; re-check so invalid bytes behave like rg's text view.
-    if (search.lineRegex.test(text) && !report(search, lines, base, spans[i]!, text)) return false;
-  }
-  return true;
-}
-
-/**
- * Let the regex worker pick the matching lines among `spans` of `lines`
- * (ranges of whole lines, as linesHolding gives); report them in order.
- */
-async function searchText(lines: Buffer, spans: number[], base: number, runner: RegexRunner, search: FileSearch): Promise<boolean> {
-  const parts: string[] = [];
-  for (let i = 0; i < spans.length; i += 2) parts.push(lines.toString('utf8', spans[i], spans[i + 1]));
-  const text = parts.join('\n');
-  const hits = await runner.find(text);
-  // Walk the hits (in order) and the parts together: where a part starts in `text` and in `lines`, and
-  // the line reached, by its start in both. Lines are counted by their '\n', which decoding keeps one for
-  // one (text re-encoded would not give the bytes back: an invalid byte decodes to a 3-byte U+FFFD).
-  let part = 0;
-  let partStart = 0;
-  let strPos = 0;
-  let bytePos = spans[0]!;
-  for (let i = 0; i < hits.length; i += 2) {
-    const start = hits[i]!;
-    while (part + 1 < parts.length && start >= partStart + parts[part]!.length + 1) {
-      partStart += parts[part]!.length + 1;
-      part++;
-      strPos = partStart;
-      bytePos = spans[part * 2]!;
-    }
-    for (let nl = text.indexOf('\n', strPos); nl !== -1 && nl < start; nl = text.indexOf('\n', strPos)) {
-      bytePos = lines.indexOf(0x0a, bytePos) + 1;
-      strPos = nl + 1;
-    }
-    if (!report(search, lines, base, bytePos, text.slice(start, hits[i + 1]!))) return false;
-  }
-  return true;
-}

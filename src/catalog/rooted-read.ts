@@ -43,7 +43,8 @@ export class MovedFileError extends Error {
 }
 
 export class RootedReads implements ReadAnchor {
-  private readonly roots: string[];
+  /** The roots, resolved, longest first. */
+  readonly roots: string[];
   private readonly realRoots = new Map<string, string>();
 
   constructor(roots: readonly string[]) {

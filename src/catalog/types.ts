@@ -246,6 +246,11 @@ export interface GrepOptions {
   engine?: 'auto' | 'rg' | 'node';
   /** Explicit ripgrep binary (e.g. the one VS Code ships); otherwise `rg` on PATH. */
   rgPath?: string;
+  /**
+   * Node engine, case-sensitive literals: a worker thread searches the files from the last one back when they hold
+   * `minBytes` or more in all (default 128 MB; `workerFile`: dist/grep-ahead-worker.js); false: one thread.
+   */
+  searchAhead?: { workerFile?: string; minBytes?: number } | false;
 }
 
 export interface GrepMatch {
