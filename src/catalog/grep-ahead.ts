@@ -25,7 +25,10 @@ export const SEARCH_AHEAD_MIN_BYTES = 128 << 20;
 const POST_EVERY_MS = 8;
 
 export interface SearchAheadJob {
-  paths: string[];
+  /** The files, joined by NUL (no path holds one): one string to copy, not one per file (100,000 of them). */
+  paths: string;
+  /** How many files `paths` names. */
+  count: number;
   /** The literal, case-sensitive (the only search the worker does: no regex, no case folding). */
   literal: string;
   /** The pattern's line check (compilePattern()'s): bytes and text agree on valid UTF-8, it judges the rest. */
@@ -69,8 +72,8 @@ export class SearchAhead {
 
   /** A worker searching `job.paths` from the last one back; undefined when not worth it or it cannot start. */
   static start(job: Omit<SearchAheadJob, 'state'>, bytes: number, onFiles: (done: number[], found: SearchedThere[]) => void, options: { workerFile?: string; minBytes?: number } = {}): SearchAhead | undefined {
-    if (bytes < (options.minBytes ?? SEARCH_AHEAD_MIN_BYTES) || job.paths.length < 2) return undefined;
-    const state = new SharedArrayBuffer(4 * (job.paths.length + 2));
+    if (bytes < (options.minBytes ?? SEARCH_AHEAD_MIN_BYTES) || job.count < 2) return undefined;
+    const state = new SharedArrayBuffer(4 * (job.count + 2));
     const worker = startWorker(options.workerFile ?? DEFAULT_GREP_WORKER, { workerData: { ...job, state } satisfies SearchAheadJob });
     return worker && new SearchAhead(new Int32Array(state), worker, onFiles);
   }
@@ -131,12 +134,17 @@ export async function searchFromTheEnd(job: SearchAheadJob): Promise<void> {
   };
   const matcher = { needle: new Literal(Buffer.from(job.literal, 'utf8')), literalOnly: true, lineRegex: new RegExp(job.lineRegex.source, job.lineRegex.flags), maxLineChars: job.maxLineChars };
   const lane: Lane = { buffer: Buffer.allocUnsafe(CHUNK * 2), pause: () => undefined };
-  for (let at = job.paths.length - 1; at >= 0 && !run.stopped(); at--) {
+  // The paths from the last one back, each cut from the joined string only when taken.
+  let end = job.paths.length;
+  for (let at = job.count - 1; at >= 0 && !run.stopped(); at--) {
     if (Atomics.compareExchange(state, at, FREE, TAKEN_THERE) !== FREE) break;
+    const start = job.paths.lastIndexOf('\0', end - 1) + 1;
+    const file = job.paths.slice(start, end);
+    end = start - 1;
     matches = [];
     let error: string | undefined;
     try {
-      await searchFile(job.paths[at]!, matcher, run, lane);
+      await searchFile(file, matcher, run, lane);
     } catch (err) {
       error = (err as Error).message;
     }

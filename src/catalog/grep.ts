@@ -389,7 +389,8 @@ function searchAhead(run: GrepRun, lineRegex: RegExp, fileDone: (f: number) => v
   const { options, summary, reads, signal } = run;
   if (options.searchAhead === false || !(reads === AS_NAMED || reads instanceof RootedReads)) return undefined;
   const job = {
-    paths: options.paths,
+    paths: options.paths.join('\0'),
+    count: options.paths.length,
     literal: options.pattern,
     lineRegex: { source: lineRegex.source, flags: lineRegex.flags },
     maxResults: options.maxResults,

@@ -132,7 +132,7 @@ describe('grep with a worker searching from the last file back', () => {
     await fsp.writeFile(quitter, `const { workerData } = require('node:worker_threads');
 const state = new Int32Array(workerData.state);
 let taken = 0;
-for (let at = workerData.paths.length - 1; at >= workerData.paths.length - 3; at--) taken += Atomics.compareExchange(state, at, 0, 1) === 0 ? 1 : 0;
+for (let at = workerData.count - 1; at >= workerData.count - 3; at--) taken += Atomics.compareExchange(state, at, 0, 1) === 0 ? 1 : 0;
 require('node:fs').writeFileSync(${JSON.stringify(taken)}, String(taken));
 `);
     const left = await search({ searchAhead: { workerFile: quitter, minBytes: 0 } }, 1000);
