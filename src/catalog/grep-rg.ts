@@ -75,6 +75,8 @@ export interface RipgrepTargets {
   judgeAgain?: Promise<unknown>;
   /** Keeps a file or folder's error (default: all). */
   keepError?: (file: string) => boolean;
+  /** Called once ripgrep searches the first batch (or once there is none to search). */
+  searching?: () => void;
 }
 
 /**
@@ -102,23 +104,31 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
     ...folders.map((f) => ({ path: f.path, folder: true, names: f.names, files: f.files, bytes: f.bytes })),
   ];
   const searched: string[] = [];
-  for (const batch of batches(all)) {
-    if (signal?.aborted || summary.truncated) return searched;
-    const opened = await openBatch(batch, run, targets.keepError ?? (() => true));
-    const names = batch[0]!.names;
-    try {
-      if (opened.args.length > 0) await searchBatch(rg, [...base, ...(names !== undefined ? ['--glob', names] : []), '-e', options.pattern, '--', ...opened.args], run, targets, opened);
-    } finally {
-      await opened.close();
+  try {
+    for (const batch of batches(all)) {
+      if (signal?.aborted || summary.truncated) return searched;
+      const opened = await openBatch(batch, run, targets.keepError ?? (() => true));
+      const names = batch[0]!.names;
+      try {
+        if (opened.args.length > 0) {
+          const search = searchBatch(rg, [...base, ...(names !== undefined ? ['--glob', names] : []), '-e', options.pattern, '--', ...opened.args], run, targets, opened);
+          targets.searching?.();
+          await search;
+        }
+      } finally {
+        await opened.close();
+      }
+      for (const held of opened.held) searched.push(held);
+      for (const target of batch) {
+        progress.filesDone += target.files;
+        progress.bytesDone += target.bytes;
+      }
+      run.onProgress?.({ ...progress });
     }
-    for (const held of opened.held) searched.push(held);
-    for (const target of batch) {
-      progress.filesDone += target.files;
-      progress.bytesDone += target.bytes;
-    }
-    run.onProgress?.({ ...progress });
+    return searched;
+  } finally {
+    targets.searching?.();
   }
-  return searched;
 }
 
 /** A folder searched whole (or for the files its glob names) or a file searched by name, with what it adds to the progress. */

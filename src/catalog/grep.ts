@@ -168,7 +168,7 @@ export interface Loading {
  */
 export async function grepWhileLoading(
   options: GrepOptions,
-  begin: (withRipgrep: boolean) => Loading,
+  begin: (withRipgrep: boolean, searching: Promise<void>) => Loading,
   onMatch: (match: GrepMatch) => unknown,
   signal?: AbortSignal,
   onProgress?: (progress: GrepProgress) => void,
@@ -226,11 +226,19 @@ export async function grepWhileLoading(
   const blobFull = (file: string): boolean => maxPerBlob > 0 && (perBlob.get(file) ?? 0) > maxPerBlob;
   const run: GrepRun = { options: resolved, sizes: [], emit, blobFull, readerBehind: () => behind, stopped: () => !!signal?.aborted, summary, progress, signal, reads: AS_NAMED, onProgress };
 
-  const { early, provisional, targets, reads } = begin(!!rg);
+  // Settles once ripgrep searches the early folders, or there are none: opening each (and checking it through
+  // /proc/self/fd) takes this thread, which a scan started meanwhile shares (begin() may wait for it).
+  let searching!: () => void;
+  const { early, provisional, targets, reads } = begin(!!rg, new Promise<void>((resolve) => (searching = resolve)));
   if (reads) run.reads = reads;
   // Awaited below; until then a failure must not count as unhandled.
   targets.catch(() => undefined);
-  const started = rg ? await startEarly(rg, run, await early, targets, provisional) : undefined;
+  let started: Awaited<ReturnType<typeof startEarly>>;
+  try {
+    started = rg ? await startEarly(rg, run, await early, targets, provisional, searching) : undefined;
+  } finally {
+    if (!started) searching();
+  }
   const known = await targets;
   const folders = known.folders ?? [];
   // The Node engine reads files by name: the folders' blobs join the list.
@@ -267,6 +275,7 @@ async function startEarly(
   early: readonly string[],
   targets: Promise<GrepTargets>,
   provisional: Loading['provisional'],
+  searching: () => void,
 ): Promise<{ done: Promise<Set<string>> } | undefined> {
   if (early.length === 0) return undefined;
   let known: GrepTargets | undefined;
@@ -289,6 +298,7 @@ async function startEarly(
     // Only folders still blob folders count as searched; only blobs' matches are kept.
     accept: (file) => targetFolders.has(path.dirname(file)) && (known?.accept?.(file) ?? true),
     keepError: (file) => targetFolders.has(file) || targetFolders.has(path.dirname(file)),
+    searching,
   }).then((searched) => new Set(searched.filter((f) => targetFolders.has(f))));
   // A failing scan is the caller's error (awaited there): the early search just stops.
   done.catch(() => undefined);
