@@ -1,5 +1,5 @@
 // The Node engine's search of one file, shared by the main thread and the
-// worker that searches beside it (grep-worker.ts): read 2 MB at a time into
+// worker that searches beside it (grep-ahead.ts): read 2 MB at a time into
 // a buffer the lane reuses, find the literal in the bytes (or let the regex
 // worker judge the lines that hold it), number the lines only where a match
 // needs it.
