@@ -105,6 +105,19 @@ describe('grep with a worker searching from the last file back', () => {
     expect([...capped.summary.cappedBlobs!].sort()).toEqual([...one.summary.cappedBlobs!].sort());
   });
 
+  it('ends, cancelled, when cancelled while the worker searches', async () => {
+    const controller = new AbortController();
+    let seen = 0;
+    const summary = await grep(
+      { pattern: 'NEEDLE', engine: 'node', maxResults: 1_000_000, paths, reads: new RootedReads([root]), searchAhead: { workerFile, minBytes: 0 } },
+      // The first match's reader is behind for 300 ms while the worker searches, then the search is cancelled.
+      () => (++seen === 1 ? new Promise((resolve) => setTimeout(resolve, 300)).then(() => controller.abort()) : undefined),
+      controller.signal,
+    );
+    expect(summary.cancelled).toBe(true);
+    expect(seen).toBeGreaterThan(0);
+  });
+
   it('refuses a file whose folder was swapped for a symlink out of the root, as the main thread does', async () => {
     const outside = path.join(dir, 'outside');
     await fsp.mkdir(outside, { recursive: true });
