@@ -44,6 +44,10 @@ export interface SearchAheadJob {
   state: SharedArrayBuffer;
 }
 
+/** Where the state holds the flag that stops the worker, and the one that holds it (after an Int32 per path). */
+const stopAt = (state: Int32Array): number => state.length - 2;
+const pausedAt = (state: Int32Array): number => state.length - 1;
+
 /** A file the worker searched: its index, its matches ([line, text]) and the error that ended it, if any. */
 export type SearchedThere = [at: number, matches: Array<[number, string]>, error?: string];
 
@@ -61,7 +65,7 @@ export class SearchAhead {
     private readonly worker: Worker,
     onFiles: (done: number[], found: SearchedThere[]) => void,
   ) {
-    this.reported = new Uint8Array(state.length - 2);
+    this.reported = new Uint8Array(stopAt(state));
     this.ended = new Promise<void>((resolve) => {
       worker.on('message', (posted: Posted) => {
         if ('end' in posted) return resolve();
@@ -93,13 +97,13 @@ export class SearchAhead {
 
   /** Hold the worker before its next read (a slower reader of the matches), or let it go on. */
   hold(on: boolean): void {
-    Atomics.store(this.state, this.state.length - 1, on ? 1 : 0);
-    Atomics.notify(this.state, this.state.length - 1);
+    Atomics.store(this.state, pausedAt(this.state), on ? 1 : 0);
+    Atomics.notify(this.state, pausedAt(this.state));
   }
 
   /** Stop the worker after the file it is in (the search was cut or cancelled). */
   stop(): void {
-    Atomics.store(this.state, this.state.length - 2, 1);
+    Atomics.store(this.state, stopAt(this.state), 1);
     this.hold(false);
   }
 
@@ -118,8 +122,8 @@ export class SearchAhead {
 export async function searchFromTheEnd(job: SearchAheadJob): Promise<void> {
   const port = workerThreads().parentPort!;
   const state = new Int32Array(job.state);
-  const STOP = state.length - 2;
-  const PAUSED = state.length - 1;
+  const STOP = stopAt(state);
+  const PAUSED = pausedAt(state);
   let done: number[] = [];
   let found: SearchedThere[] = [];
   let posted = Date.now();

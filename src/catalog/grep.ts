@@ -50,6 +50,7 @@ export interface BlobFolder {
 /** Blob folders, each with the glob its blobs' names match (undefined: every file but the manifests). */
 export type BlobFolderNames = Map<string, string | undefined>;
 
+/** The ripgrep binary to use: `explicit` when it is executable, else `rg` on PATH. */
 export function findRipgrep(explicit?: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const candidates = explicit ? [explicit] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg'));
   for (const candidate of candidates) {
