@@ -88,7 +88,8 @@ const FAILURE_STEMS = [
   'bad request', 'bad gateway', 'gateway timeout', 'rspec ', 'econn', 'eaddr', 'eacces', 'enoent', 'enospc', 'emfile',
   'etimedout', 'eperm', 'ehostun', 'sigsegv', 'sigabrt', 'sigkill', 'sigbus', 'sigill', 'sigfpe', 'curl: (',
   'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero', 'nonzero', 'complete success',
-  'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config',
+  'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config', 'attempt to', 'ora-', 'hangup',
+  'alarm clock', 'breakpoint trap', 'user defined signal', 'timer expired', 'bad system call', 'stack fault',
   // The shell's own lines (`\bsh:` below): a script's name may end in anything, so its messages too.
   'bash:', 'zsh:', 'dash:', 'ksh:', 'sh: line ', 'unbound variable', 'readonly variable', 'bad substitution',
   'operator expected', 'integer expression', 'ambiguous redirect',

@@ -41,6 +41,9 @@ function oneOf(parts: readonly RegExp[], flags?: string): RegExp {
   return new RegExp(parts.map((r) => r.source).join('|'), flags);
 }
 
+// How the shell names the signals that end a command (strsignal's words) that no other rule knows.
+const SIGNAL_DEATHS = 'Hangup|Alarm clock|Trace/breakpoint trap|User defined signal [12]|Profiling timer expired|Virtual timer expired|Bad system call|Stack fault';
+
 // Terminal colour codes would glue `FAIL` to the escape's final letter.
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 const FAILURE_WORD =
@@ -60,10 +63,13 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // builder report it (`service "x" didn't complete successfully: exit 1`, `returned a non-zero code: 1`); git's
 // `! [rejected]` push, black's `would reformat` and prettier's `Code style issues found`, Python's
 // `KeyboardInterrupt`, sudo's `a password is required`, pkg-config's and ld's missing libraries, gcc's `compilation
-// terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`.
+// terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`; Lua's runtime
+// errors (`attempt to call a nil value`), `timeout`'s `dumped core`, the shell's line for a command other signals
+// ended (`Trace/breakpoint trap`, `Alarm clock`, `Hangup`, `User defined signal 1`, alone on their line) and
+// Oracle's `ORA-00942:`.
 const FAILURE_PHRASE = oneOf(
   [
-    /\bsegmentation fault\b|\bcore dumped\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
+    /\bsegmentation fault\b|\b(?:core dumped|dumped core)\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
     /(?:^\s*|:\s+)(?:aborted|killed|terminated)\b(?![-./])|\baborted!|\boomkilled\b|\bterminate called\b|(?<!\bsend(?:ing|s)? (?:a )?)\bsig(?:segv|abrt|kill|bus|ill|fpe)\b/,
     /\bout of memory\b|\btimed out\b|\b(?:quota|deadline|call stack size|time limit|memory limit)[ _]exceeded\b/,
     /\bcommand not found\b|:\s*not found\s*$|\bno such file or directory\b|\bpermission denied\b|\boperation not permitted\b/,
@@ -78,7 +84,9 @@ const FAILURE_PHRASE = oneOf(
     /\[(?:remote )?rejected\]|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
     /^sudo: (?:a (?:password|terminal) is required|\d+ incorrect password)|\bpkg-config search path\b|\blibrary not found\b/,
     /^compilation terminated\b|\binvalid (?:read|write|free)\b|^aborting\s*$|\babort trap\b/,
-    /curl: \(\d{1,3}\) \S|\bunterminated\b/,
+    /curl: \(\d{1,3}\) \S|\bunterminated\b|\bORA-\d{5}:/,
+    /\battempt to (?:call|index|perform arithmetic on|concatenate|get length of) an? (?:nil|boolean|number|string|table|function|userdata|thread) value\b|\battempt to compare (?:two \w+ values|\w+ with \w+)\b/,
+    new RegExp(`^\\s*(?:${SIGNAL_DEATHS})(?: \\(core dumped\\))?\\s*$`),
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
   ],
   'gi',
@@ -109,7 +117,7 @@ const PATH_AFTER = /^(?:[/\\]|[-_.][A-Za-z])/;
 
 // The shell's line for a job a signal ended (`bash: line 1: 4242 Killed  ./x`), capitalised as the shell writes
 // it: a count of something killed (`12 killed, 3 survived`, a mutation test's score) is no failure.
-const JOB_ENDED = /\b\d+\s+(?:Aborted|Killed|Terminated)\b(?![-./])/g;
+const JOB_ENDED = new RegExp(`\\b\\d+\\s+(?:Aborted|Killed|Terminated|${SIGNAL_DEATHS})\\b(?![-./])`, 'g');
 
 /**
  * Each way a line can name a failure, and which of the success readings apply: a count of zero
