@@ -305,7 +305,8 @@ export const claudeCode: Source = {
   ],
   claim(dir: DirListing): SessionClaim[] {
     if (!UUID.test(path.basename(dir.path))) return [];
-    const subdirs = dir.entries.filter((e) => e.isDirectory());
+    // A tool-results/ that is a symlink is claimed too: describing it then says why none of its files are listed.
+    const subdirs = dir.entries.filter((e) => e.isDirectory() || (e.name === 'tool-results' && e.isSymbolicLink()));
     if (!subdirs.some((e) => e.name === 'tool-results' || e.name !== 'subagents')) return [];
     return [{ source: 'claude-code', dir: dir.path, owns: subdirs.map((e) => path.join(dir.path, e.name)) }];
   },
@@ -369,7 +370,11 @@ export const claudeCode: Source = {
         blobs.push(describeBlob(file, file.stat, listing.toolResults, states, records.get(file.path)));
       }
     }
-    if (blobs.length === 0) return undefined;
+    if (blobs.length === 0) {
+      // Stored unsettled (described again next scan) and reported: otherwise the session would vanish unexplained.
+      if (listings[0]?.listed.some((file) => file.symlink && file.path === folders[0])) throw new Error(`${folders[0]} is a symlink, never followed`);
+      return undefined;
+    }
     const state = main?.state;
     return {
       session: {

@@ -48,6 +48,29 @@ describe('symlinked blob folders', () => {
     expect(listed).toEqual([]);
   });
 
+  it('a Claude Code session whose only tool-results/ is a symlink is reported, not silently left out', async () => {
+    const config = path.join(dir, 'claude');
+    const sessionId = '0b9a8c7d-1111-4222-8333-444455556688';
+    const sessionDir = path.join(config, 'projects', '-work', sessionId);
+    const outside = path.join(dir, 'outside');
+    await fsp.mkdir(sessionDir, { recursive: true });
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'toolu_01SecretAAAAAAAAAAAAAAAAAA.txt'), 'do not list\n');
+    await fsp.symlink(outside, path.join(sessionDir, 'tool-results'));
+    await fsp.writeFile(path.join(path.dirname(sessionDir), `${sessionId}.jsonl`), JSON.stringify({ type: 'user', sessionId, message: { content: 'hi' } }) + '\n');
+    const index = path.join(dir, 'cache');
+    for (let run = 0; run < 2; run++) {
+      // Twice: a run with the index written by the first must say so again (the session is stored unsettled).
+      catalog = new Catalog({ env: { HOME: path.join(dir, 'home'), CLAUDE_CONFIG_DIR: config, TMPDIR: path.join(dir, 'tmp'), XDG_CACHE_HOME: index }, sources: ['claude-code'] });
+      const listing = await catalog.scanSessions();
+      expect(listing.blobs).toBe(0);
+      await listing.close();
+      expect(catalog.problems()).toEqual([`cannot describe ${sessionDir}: ${path.join(sessionDir, 'tool-results')} is a symlink, never followed`]);
+      await catalog.dispose();
+      catalog = undefined;
+    }
+  });
+
   it('a Claude Code session whose transcript is a symlink keeps its blobs, and counts the transcript as skipped', async () => {
     const config = path.join(dir, 'claude');
     const sessionId = '0b9a8c7d-1111-4222-8333-444455556677';
