@@ -90,6 +90,7 @@ const FAILURE_STEMS = [
   'unterminated', 'not recog', 'double free', 'undefined symbol', 'non-zero', 'nonzero', 'complete success',
   'rejected', 'reformat', 'code style', 'keyboardinterrupt', 'sudo: ', 'pkg-config', 'attempt to', 'ora-', 'hangup',
   'alarm clock', 'breakpoint trap', 'user defined signal', 'timer expired', 'bad system call', 'stack fault',
+  'argument list', 'bad file desc', 'resource busy', 'stale file', 'not connected', 'file busy', 'file exists', 'not empty',
   // The shell's own lines (`\bsh:` below): a script's name may end in anything, so its messages too.
   'bash:', 'zsh:', 'dash:', 'ksh:', 'sh: line ', 'unbound variable', 'readonly variable', 'bad substitution',
   'operator expected', 'integer expression', 'ambiguous redirect',

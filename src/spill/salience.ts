@@ -66,7 +66,8 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`; Lua's runtime
 // errors (`attempt to call a nil value`), `timeout`'s `dumped core`, the shell's line for a command other signals
 // ended (`Trace/breakpoint trap`, `Alarm clock`, `Hangup`, `User defined signal 1`, alone on their line) and
-// Oracle's `ORA-00942:`.
+// Oracle's `ORA-00942:`, and the system's other errno texts as a program prints them (`mkdir: out: File exists`,
+// `xargs: grep: Argument list too long`, `ls: /mnt/nfs: Stale file handle`).
 const FAILURE_PHRASE = oneOf(
   [
     /\bsegmentation fault\b|\b(?:core dumped|dumped core)\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -87,6 +88,7 @@ const FAILURE_PHRASE = oneOf(
     /curl: \(\d{1,3}\) \S|\bunterminated\b|\bORA-\d{5}:/,
     /\battempt to (?:call|index|perform arithmetic on|concatenate|get length of) an? (?:nil|boolean|number|string|table|function|userdata|thread) value\b|\battempt to compare (?:two \w+ values|\w+ with \w+)\b/,
     new RegExp(`^\\s*(?:${SIGNAL_DEATHS})(?: \\(core dumped\\))?\\s*$`),
+    /^[\w./-]+: (?:.*: )?(?:too many levels of symbolic links|argument list too long|bad file descriptor|device or resource busy|resource temporarily unavailable|stale file handle|transport endpoint is not connected|text file busy|file exists|directory not empty)\s*$/,
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
   ],
   'gi',
