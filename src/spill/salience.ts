@@ -65,7 +65,7 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // `KeyboardInterrupt`, sudo's `a password is required`, pkg-config's and ld's missing libraries, gcc's `compilation
 // terminated.`, valgrind's `Invalid read of size 4`, git's `Aborting` and macOS' `Abort trap: 6`; Lua's runtime
 // errors (`attempt to call a nil value`), `timeout`'s `dumped core`, the shell's line for a command other signals
-// ended (`Trace/breakpoint trap`, `Alarm clock`, `Hangup`, `User defined signal 1`, alone on their line) and
+// ended (`Trace/breakpoint trap`, `Alarm clock`, `Hangup`, `User defined signal 1`, alone on their line),
 // Oracle's `ORA-00942:`, and the system's other errno texts as a program prints them (`mkdir: out: File exists`,
 // `xargs: grep: Argument list too long`, `ls: /mnt/nfs: Stale file handle`).
 const FAILURE_PHRASE = oneOf(
