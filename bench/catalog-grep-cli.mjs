@@ -7,7 +7,7 @@
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
 // Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
 // TMPDIR, so handed to rg with a glob of goose's names), 40,000 blobs each.
-// `node bench/catalog-grep-cli.mjs 1m|100k|lines|pi|goose` runs one part.
+// `node bench/catalog-grep-cli.mjs 1m|100k|many|lines|pi|goose` runs one part.
 import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ function compare(title, root, runs, searched = path.join(root, 'projects'), engi
 
 if (!part || part === '1m') compare('1,000 blobs x 1 MB in 50 sessions', await claudeCorpus('grep-1000x1m', 50, 20, 1 << 20), 5);
 if (!part || part === '100k') compare('100,000 blobs x 2 KB in 5,000 sessions', await claudeCorpus('scale-100k', 5000, 20), 3);
+// The same count in another shape: each of the 50,000 blob folders is opened and checked before ripgrep reads it.
+if (!part || part === 'many') compare('100,000 blobs x 512 B in 50,000 sessions of 2', await claudeCorpus('shape-many100k', 50000, 2, 512), 3, undefined, ['rg']);
 
 if (!part || part === 'pi') compare('40,000 pi blobs x 2 KB in 2,000 sessions', await piCorpus('pi-40k', 2000, 20), 3, path.join(CORPUS, 'pi-40k', 'sessions'), undefined, 'pi');
 if (!part || part === 'goose') compare('40,000 goose responses x 2 KB in one folder', await gooseCorpus('goose-40k', 40000), 3, path.join(CORPUS, 'goose-40k', 'goose_mcp_responses'), undefined, 'goose');
