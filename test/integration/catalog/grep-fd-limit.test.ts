@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRipgrep } from '../../../src/catalog/grep';
-import { CLI, ensureBuilt } from './helpers';
+import { CLI, ensureBuilt, REPO } from './helpers';
 
 const SESSIONS = 600;
 let dir: string;
@@ -40,5 +40,33 @@ describe.skipIf(process.platform !== 'linux' || !findRipgrep())('grep under a lo
       const out = JSON.parse(r.stdout) as { matches: Array<{ path: string }> };
       expect(new Set(out.matches.map((m) => path.basename(path.dirname(m.path)))).size, pass).toBe(SESSIONS);
     }
+  });
+
+  it('lets go of every descriptor, the batch opened ahead too, when a search is capped or cancelled', () => {
+    // In a process of its own under the low limit (batches of 32 folders, the next one opened while rg searches):
+    // the library as the extension host runs it, where a descriptor left open stays for the window's life.
+    const script = `
+      const { readdirSync } = require('node:fs');
+      const { Catalog } = require(${JSON.stringify(path.join(REPO, 'dist', 'index.js'))});
+      (async () => {
+        const catalog = new Catalog({ env: { ...process.env, HOME: ${JSON.stringify(path.join(dir, 'home'))} }, roots: [${JSON.stringify(root)}], useDefaultRoots: false });
+        await catalog.scan();
+        const open = () => readdirSync('/proc/self/fd').length;
+        // One whole search first: the first child process leaves the loop's own descriptors (its signal pipe) for good.
+        const whole = await catalog.grep({ pattern: 'needle', engine: 'rg', maxResults: 100000 }, () => undefined);
+        const before = open();
+        const capped = await catalog.grep({ pattern: 'needle', engine: 'rg', maxResults: 40 }, () => undefined);
+        const afterCap = open();
+        const stop = new AbortController();
+        let seen = 0;
+        const cancelled = await catalog.grep({ pattern: 'needle', engine: 'rg', maxResults: 100000 }, () => { if (++seen === 50) stop.abort(); }, stop.signal);
+        const afterCancel = open();
+        await catalog.dispose();
+        console.log(JSON.stringify({ before, afterCap, afterCancel, capped: capped.truncated, cancelled: cancelled.cancelled, matched: whole.matches }));
+      })().catch((err) => { console.error(err); process.exit(1); });`;
+    const r = spawnSync('bash', ['-c', 'ulimit -n 200 && exec "$@"', 'bash', process.execPath, '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as { before: number; afterCap: number; afterCancel: number; capped: boolean; cancelled: boolean; matched: number };
+    expect(result).toEqual({ before: result.before, afterCap: result.before, afterCancel: result.before, capped: true, cancelled: true, matched: SESSIONS });
   });
 });
