@@ -11,7 +11,7 @@ import { SlimReader, typeFromEnd } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
 import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
-import { folderManifest, listFiles, manifestIndex, wholeFolder, type FileFacts, type FileStat } from './common';
+import { folderManifest, listFiles, manifestIndex, symlinkedFolder, wholeFolder, type FileFacts, type FileStat } from './common';
 import { isoTime } from '../../spill/iso-time';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -371,8 +371,8 @@ export const claudeCode: Source = {
       }
     }
     if (blobs.length === 0) {
-      // Stored unsettled (described again next scan) and reported: otherwise the session would vanish unexplained.
-      if (listings[0]?.listed.some((file) => file.symlink && file.path === folders[0])) throw new Error(`${folders[0]} is a symlink, never followed`);
+      const refused = symlinkedFolder(folders[0]!, listings[0]?.listed);
+      if (refused) throw refused;
       return undefined;
     }
     const state = main?.state;

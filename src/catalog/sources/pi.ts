@@ -13,7 +13,7 @@ import { compactArgs } from '../args';
 import { contentChars, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
-import { describeManifestFolder, notOurs, plainBlob, wholeFolder } from './common';
+import { describeManifestFolder, notOurs, plainBlob, symlinkedFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { isoTime } from '../../spill/iso-time';
 
@@ -320,7 +320,11 @@ export const pi: Source = {
         digestChars: state.digestChars.get(callId),
       });
     }
-    if (blobs.length === 0) return undefined;
+    if (blobs.length === 0) {
+      const refused = symlinkedFolder(blobsDir, folder.listed);
+      if (refused) throw refused;
+      return undefined;
+    }
     return {
       session: {
         source: 'pi',

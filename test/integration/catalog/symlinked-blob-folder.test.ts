@@ -71,6 +71,26 @@ describe('symlinked blob folders', () => {
     }
   });
 
+  it("a pi session whose only <id>-blobs/ is a symlink is reported, not silently left out", async () => {
+    const id = '0195b7c2-0000-7000-8000-00000000b10b';
+    const sessions = path.join(dir, 'sessions');
+    const folder = path.join(sessions, '--work--');
+    const outside = path.join(dir, 'outside');
+    await fsp.mkdir(folder, { recursive: true });
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'call_1.txt'), 'do not list\n');
+    await fsp.symlink(outside, path.join(folder, `${id}-blobs`));
+    const lines = [
+      { type: 'session', version: 3, id, timestamp: '2026-03-01T09:00:00.000Z', cwd: '/work' },
+      { type: 'message', id: 'a0', parentId: null, timestamp: '2026-03-01T09:00:01.000Z', message: { role: 'assistant', content: [{ type: 'toolCall', id: 'call_1', name: 'bash', arguments: { command: 'make' } }] } },
+    ];
+    await fsp.writeFile(path.join(folder, `2026-03-01T09-00-00-000Z_${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    catalog = new Catalog({ roots: [sessions], useDefaultRoots: false });
+    await catalog.scan();
+    expect(catalog.sessions()).toEqual([]);
+    expect(catalog.problems()).toEqual([`cannot describe ${path.join(folder, `2026-03-01T09-00-00-000Z_${id}.jsonl`)}: ${path.join(folder, `${id}-blobs`)} is a symlink, never followed`]);
+  });
+
   it('a Claude Code session whose transcript is a symlink keeps its blobs, and counts the transcript as skipped', async () => {
     const config = path.join(dir, 'claude');
     const sessionId = '0b9a8c7d-1111-4222-8333-444455556677';
