@@ -75,10 +75,6 @@ export async function listFiles(dir: string, opts: { ownOnly?: boolean } = {}): 
 }
 
 /**
- * Why a file or folder in a shared folder (TMPDIR) is no agent output of yours, or undefined: anyone can
- * make one with an agent's output name there. A folder must be yours and not writable by others.
- */
-/**
  * For a session left with no blob: the error that says its blob folder is a symlink, when `listed` (listFiles of
  * `folder`) found one there. Thrown, it is reported and the session described again next scan; otherwise the
  * session would vanish unexplained.
@@ -87,6 +83,10 @@ export function symlinkedFolder(folder: string, listed: readonly FileFacts[] | u
   return listed?.some((file) => file.symlink && file.path === folder) ? new Error(`${folder} is a symlink, never followed`) : undefined;
 }
 
+/**
+ * Why a file or folder in a shared folder (TMPDIR) is no agent output of yours, or undefined: anyone can
+ * make one with an agent's output name there. A folder must be yours and not writable by others.
+ */
 export function notOurs(stat: Pick<Stats, 'uid' | 'mode' | 'isDirectory'>): string | undefined {
   if (typeof process.getuid !== 'function') return undefined;
   if (ownedByAnother(stat)) return 'owned by another user';
