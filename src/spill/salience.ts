@@ -67,7 +67,8 @@ const FAILURE_COMPOUND = /\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Failure)\b|\bERR
 // errors (`attempt to call a nil value`), `timeout`'s `dumped core`, the shell's line for a command other signals
 // ended (`Trace/breakpoint trap`, `Alarm clock`, `Hangup`, `User defined signal 1`, alone on their line),
 // Oracle's `ORA-00942:`, and the system's other errno texts as a program prints them (`mkdir: out: File exists`,
-// `xargs: grep: Argument list too long`, `ls: /mnt/nfs: Stale file handle`).
+// `xargs: grep: Argument list too long`, `ls: /mnt/nfs: Stale file handle`); glibc's heap checks (`free(): invalid
+// pointer`, `corrupted size vs. prev_size`), Kubernetes' failed events (`FailedScheduling`, `FailedMount`).
 const FAILURE_PHRASE = oneOf(
   [
     /\bsegmentation fault\b|\b(?:core dumped|dumped core)\b|\billegal instruction\b|\bstack overflow\b|\boverflowed its stack\b/,
@@ -81,13 +82,14 @@ const FAILURE_PHRASE = oneOf(
     /^\s*not ok\b|^\s*[\u25cf\u2715-\u2718\u00d7\u274c]\s|^rspec \S+:\d+ #/,
     /\bundefined reference to\b|\bcannot find module\b|\bERR_PNPM_\w|\*\*\*[^*]*\bstop\.\s*$|\bmerge conflict\b|^\s*conflict\s*\(/,
     /\bexit(?:ed|ing)?(?: with)? (?:status|code)\b[:=]?\s*[1-9]|^\s*e:\s|^[^\s:]+\.go:\d+:\d+:\s/,
-    /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\s*$|\bnon-?zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
+    /(?::\s*exit|\bexited with)\s+[1-9]\d{0,2}\.?\s*$|\bnon-?zero (?:exit )?(?:code|status)\b|\bdid(?:n't| not) complete successfully\b/,
     /\[(?:remote )?rejected\]|\bwould (?:be )?reformat(?:ted)?\b|\bcode style issues\b|\bKeyboardInterrupt\b/,
     /^sudo: (?:a (?:password|terminal) is required|\d+ incorrect password)|\bpkg-config search path\b|\blibrary not found\b/,
     /^compilation terminated\b|\binvalid (?:read|write|free)\b|^aborting\s*$|\babort trap\b/,
     /curl: \(\d{1,3}\) \S|\bunterminated\b|\bORA-\d{5}:/,
     /\battempt to (?:call|index|perform arithmetic on|concatenate|get length of) an? (?:nil|boolean|number|string|table|function|userdata|thread) value\b|\battempt to compare (?:two \w+ values|\w+ with \w+)\b/,
     new RegExp(`^\\s*(?:${SIGNAL_DEATHS})(?: \\(core dumped\\))?\\s*$`),
+    /^\s*(?:free|malloc|realloc|calloc|munmap_chunk|malloc_consolidate)\(\): \w|\bcorrupted size vs\. prev_size\b|\bFailed(?:Scheduling|Mount|AttachVolume|Create\w*|Pull\w*|Sync|KillPod|\w*Hook)\b/,
     /^[\w./-]+: (?:.*: )?(?:too many levels of symbolic links|argument list too long|bad file descriptor|device or resource busy|resource temporarily unavailable|stale file handle|transport endpoint is not connected|text file busy|file exists|directory not empty)\s*$/,
     /^(?:\S*\/)?(?:ba|da|z|k)?sh(?::\s?line \d+|:\s?\d+)?:\s(?!warning\b)|^(?:\S*\.(?:ba|z|k)?sh|\.{0,2}\/\S*): line \d+: (?!warning\b)/,
   ],

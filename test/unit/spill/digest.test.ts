@@ -269,6 +269,14 @@ const WORDLESS_FAILURES = [
   'df: /mnt/fuse: Transport endpoint is not connected',
   'mkdir: out: File exists',
   'rm: build: Directory not empty',
+  'The command "npm run build" exited with 1.',
+  'free(): invalid pointer',
+  'malloc(): corrupted top size',
+  'munmap_chunk(): invalid pointer',
+  'corrupted size vs. prev_size',
+  'malloc(): unaligned tcache chunk detected',
+  '  Warning  FailedScheduling  12s  default-scheduler  0/3 nodes are available: 3 Insufficient memory.',
+  '  Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume "config"',
 ];
 // What only suggests one: kept, ranked below the verdicts.
 const HEDGED_FAILURES = [
@@ -319,7 +327,7 @@ describe('isFailureLine', () => {
     'PLAY RECAP ********* web1 : ok=3 changed=0 unreachable=0 failed=1',
   ])('flags %j', (line) => expect(isFailureLine(line)).toBe(true));
 
-  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded', 'PLAY RECAP web1 : ok=3 changed=0 unreachable=0 failed=0', 'mutants: 12 killed, 3 survived', 'Sending SIGKILL to process 4242', 'reformatted 3 files', 'aborting the old build and starting again', 'Process exiting with code: 0', 'retrying: attempt to call the payments API (2 of 5)', 'installed the hangup handler', 'set an alarm clock for 7:00', 'a user defined signal handler', 'explora-2 ready', 'cache check: file exists', 'file exists, skipping download', 'queue: not empty, 3 items'])(
+  it.each(['Tests: 0 failed, 12 passed', 'Found 0 errors.', 'compiled without errors', 'errors: 0', 'terror mirror', 'all good', 'failover configured', 'compiling src/errors/index.ts', 'bundling error-boundary.tsx ok', 'wrote failures.log', 'Tests: 0 timed out', 'ok 17 - adds two numbers', 'Process finished with exit code 0', 'exit status 0', 'no conflicts', 'read 12 files', 'type: string', '3 \u00d7 4 = 12', 'go: downloading example.com/x v1.2.0', 'make[1]: Entering directory /src', 'HTTP/1.1 200 OK', 'signal handlers installed', 'status: unknown', 'design: killed-feature-flags.md', 'bash: warning: shell level (1000) too high, resetting to 1', 'commit hash: 3f2a9c1', 'ssh: connected to host', 'refresh: 12 items', 'service "web" exited with 0', 'press q to exit 1 pane', 'exit 1 of 3 done', 'app.py: line 42: INFO starting', 'src/app.py: line 42: loaded', 'PLAY RECAP web1 : ok=3 changed=0 unreachable=0 failed=0', 'mutants: 12 killed, 3 survived', 'Sending SIGKILL to process 4242', 'reformatted 3 files', 'aborting the old build and starting again', 'Process exiting with code: 0', 'retrying: attempt to call the payments API (2 of 5)', 'installed the hangup handler', 'set an alarm clock for 7:00', 'a user defined signal handler', 'explora-2 ready', 'cache check: file exists', 'file exists, skipping download', 'queue: not empty, 3 items', 'The command "npm run build" exited with 0.', 'const failedSchedulingCount = 0'])(
     'does not flag %j',
     (line) => expect(isFailureLine(line)).toBe(false),
   );
