@@ -4,7 +4,7 @@
 // there instead of being described again. Afterwards a watched change
 // refreshes only the session that owns the changed path (or claims a new folder).
 import * as path from 'node:path';
-import { promises as fsp, rmSync, statSync } from 'node:fs';
+import { lstatSync, promises as fsp, rmSync, statSync } from 'node:fs';
 import type {
   BlobInfo,
   CatalogEvent,
@@ -1297,7 +1297,8 @@ function byRecentChange(claims: SessionClaim[]): SessionClaim[] {
     let newest = 0;
     for (const folder of [claim.dir, ...claim.owns]) {
       try {
-        newest = Math.max(newest, statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+        // lstat: a claim may own a symlink in a folder's place (reported when described), never followed.
+        newest = Math.max(newest, lstatSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? 0);
       } catch {
         // unreadable: its description says so; it simply comes later
       }
