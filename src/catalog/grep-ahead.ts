@@ -82,9 +82,13 @@ export class SearchAhead {
     });
   }
 
-  /** A worker searching `job.paths` from the last one back; undefined when not worth it or it cannot start. */
-  static start(job: Omit<SearchAheadJob, 'state'>, bytes: number, onFiles: (done: number[], found: SearchedThere[]) => void, options: { workerFile?: string; minBytes?: number } = {}): SearchAhead | undefined {
-    if (bytes < (options.minBytes ?? SEARCH_AHEAD_MIN_BYTES) || job.count < 2) return undefined;
+  /**
+   * A worker searching `files` files of `bytes` in all from the last one back; undefined when not worth it or it
+   * cannot start. The job (every path joined) is made only when it is.
+   */
+  static start(files: number, bytes: number, makeJob: () => Omit<SearchAheadJob, 'state'>, onFiles: (done: number[], found: SearchedThere[]) => void, options: { workerFile?: string; minBytes?: number } = {}): SearchAhead | undefined {
+    if (bytes < (options.minBytes ?? SEARCH_AHEAD_MIN_BYTES) || files < 2) return undefined;
+    const job = makeJob();
     const state = new SharedArrayBuffer(4 * (job.count + 2));
     const worker = startWorker(options.workerFile ?? DEFAULT_GREP_WORKER, { workerData: { ...job, state } satisfies SearchAheadJob });
     return worker && new SearchAhead(new Int32Array(state), worker, onFiles);

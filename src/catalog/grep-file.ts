@@ -20,7 +20,6 @@ export function clipLine(text: string, max: number): string {
   return text.length > max ? text.slice(0, max) + '…' : text;
 }
 
-
 /** Buffers reused from file to file by one lane of the Node engine. */
 export interface Lane {
   /** Grows for a long line (until that file is done). */
@@ -42,7 +41,6 @@ export interface Matcher {
   lineRegex: RegExp;
   maxLineChars: number;
 }
-
 
 /** Where one file's search reports to (the search in progress, or the worker's share of it). */
 export interface FileSearchRun {

@@ -2,8 +2,8 @@
 // yields the same matches (same line numbers, same clipped text).
 import { accessSync, constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { SearchAhead } from './grep-ahead';
-import { CHUNK, clipLine, searchFile, type FileSearchRun, type Lane, type Matcher } from './grep-file';
+import { SearchAhead, type SearchAheadJob } from './grep-ahead';
+import { CHUNK, searchFile, type FileSearchRun, type Lane, type Matcher } from './grep-file';
 import { Literal } from './literal';
 import { pauser } from './pause';
 import { AS_NAMED, RootedReads, type ReadAnchor } from './rooted-read';
@@ -11,7 +11,7 @@ import { RegexRunner } from './regex-worker';
 import { checkRipgrepSyntax, runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
 
-export { clipLine };
+export { clipLine } from './grep-file';
 
 export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'maxResults' | 'maxLineChars'>> & {
   paths: string[];
@@ -399,7 +399,7 @@ async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
 function searchAhead(run: GrepRun, lineRegex: RegExp, fileDone: (f: number) => void): SearchAhead | undefined {
   const { options, summary, reads, signal } = run;
   if (options.searchAhead === false || !(reads === AS_NAMED || reads instanceof RootedReads)) return undefined;
-  const job = {
+  const job = (): Omit<SearchAheadJob, 'state'> => ({
     paths: options.paths.join('\0'),
     count: options.paths.length,
     literal: options.pattern,
@@ -408,8 +408,8 @@ function searchAhead(run: GrepRun, lineRegex: RegExp, fileDone: (f: number) => v
     maxPerBlob: options.maxPerBlob,
     maxLineChars: options.maxLineChars,
     roots: reads instanceof RootedReads ? reads.roots : undefined,
-  };
-  const there: SearchAhead | undefined = SearchAhead.start(job, sum(run.sizes, (n) => n), (done, found) => {
+  });
+  const there: SearchAhead | undefined = SearchAhead.start(options.paths.length, sum(run.sizes, (n) => n), job, (done, found) => {
     for (const [at, matches, error] of found) {
       const file = options.paths[at]!;
       for (const [line, text] of matches) if (!run.emit({ path: file, line, text }) || run.blobFull(file)) break;
