@@ -490,7 +490,10 @@ export class Catalog {
     let foldersListed = 0;
     for (const root of this.roots) {
       root.exists = folderId(root.path) !== undefined;
-      if (!root.exists) continue;
+      if (!root.exists) {
+        if (root.origin === 'user') this.reportOnce(notAFolder(root.path));
+        continue;
+      }
       const result = await walk(root.path, root.depth, this.sourcesFor(root), undefined, memo);
       foldersListed += result.listed;
       for (const bad of result.unreadable) this.reportOnce(`cannot read ${bad.path} (${bad.code})`);
@@ -629,6 +632,7 @@ export class Catalog {
         this.watchedRoots.set(root.path, id);
         root.exists = id !== undefined;
         if (!root.exists) {
+          if (root.origin === 'user') this.reportOnce(notAFolder(root.path));
           this.flushSoon(0);
           continue;
         }
@@ -1317,6 +1321,15 @@ function folderId(p: string): string | undefined {
     return undefined; // unreadable: no identity, as missing
   }
   return stat?.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
+}
+
+/** Why a root the user named is not scanned (a default root that is missing is simply an agent not installed). */
+function notAFolder(p: string): string {
+  try {
+    return `root ${p}: ${statSync(p, { throwIfNoEntry: false }) ? 'not a folder' : 'no such folder'}`;
+  } catch (err) {
+    return `cannot read root ${p} (${(err as NodeJS.ErrnoException).code})`;
+  }
 }
 
 async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {

@@ -40,10 +40,21 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await (await command.load())(rest, io);
   } catch (err) {
     // Messages name paths and patterns: escaped line by line (the line breaks are the message's own).
-    const message = (err instanceof Error ? err.message : String(err)).split('\n').map(escapeControls).join('\n');
+    const message = errorMessage(err).split('\n').map(escapeControls).join('\n');
     io.stderr(`spillway ${name}: ${message}\n`);
     return isUsageError(err) ? 2 : command.failure ?? 1;
   }
+}
+
+/**
+ * What went wrong, in words: a failed system call as `PATH: reason`, as cat and grep say it (Node's own message,
+ * `ENOENT: no such file or directory, open 'PATH'`, speaks to a programmer).
+ */
+export function errorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const { code, path } = err as NodeJS.ErrnoException;
+  const reason = code && path ? new RegExp(`^${code}: (.+?), \\w+ '`).exec(err.message)?.[1] : undefined;
+  return reason ? `${path}: ${reason[0]!.toUpperCase()}${reason.slice(1)}` : err.message;
 }
 
 if (require.main === module) {

@@ -40,6 +40,19 @@ describe('spillway list', () => {
     expect(out.skipped).toBeGreaterThanOrEqual(6);
   });
 
+  it('says when a root given with --root is missing or not a folder, and lists the rest', async () => {
+    const missing = path.join(dir, 'no-such-root');
+    const file = path.join(dir, 'a-file-root');
+    await fsp.writeFile(file, 'x');
+    const run = await runCli(['list', '--json', '--no-default-roots', '--root', missing, '--root', file, '--root', path.join(fx.home, '.pi')], fx.env);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`spillway: root ${missing}: no such folder\n`);
+    expect(run.stderr).toContain(`spillway: root ${file}: not a folder\n`);
+    expect((JSON.parse(run.stdout) as ListJson).sessions.map((s) => s.source)).toContain('pi');
+    // A default root that is missing is an agent not installed: nothing to say.
+    expect((await runCli(['list', '--json'], { ...fx.env, CLAUDE_CONFIG_DIR: missing })).stderr).not.toContain('no such folder');
+  });
+
   it('--no-default-roots with --root scans only that folder; --source filters', async () => {
     const run = await runCli(['list', '--json', '--no-default-roots', '--root', path.join(fx.home, '.pi'), '--source', 'pi'], fx.env);
     const out = JSON.parse(run.stdout) as ListJson;
@@ -98,9 +111,12 @@ describe('spillway show', () => {
     const range = await runCli(['show', fx.dsh.blob, '--lines', '9:3'], fx.env);
     expect(range.code).toBe(2);
     expect(range.stderr).toContain('invalid --lines');
-    const missing = await runCli(['show', path.join(dir, 'nope.txt'), '--lines', '1:2'], fx.env);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('ENOENT');
+    // As cat says it: the path, then the reason in words, not Node's `ENOENT: ..., open '...'`.
+    for (const args of [['--lines', '1:2'], []]) {
+      const missing = await runCli(['show', path.join(dir, 'nope.txt'), ...args], fx.env);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe(`spillway show: ${path.join(dir, 'nope.txt')}: No such file or directory\n`);
+    }
   });
   it("says where a blob really ends past its last line, and keeps a last line's missing newline", async () => {
     const noFinal = path.join(fx.dsh.dir, 'cc33dd44-nofinal.txt');
