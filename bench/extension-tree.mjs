@@ -9,8 +9,10 @@
 //   scan that checks it;
 // - the extension host's resident memory once the scan is done.
 // Goal: first populated tree from a warm index <= 1 s after activation.
-// `node bench/extension-tree.mjs [runs]`: packages the .vsix and sets up the
+// `node bench/extension-tree.mjs [runs] [many]`: packages the .vsix and sets up the
 // end-to-end tier's code-server and Chromium first, as `npm run test:e2e` does.
+// `many`: the same 100k blobs as 50,000 sessions of 2, where the tree's rows
+// follow the number of sessions.
 // Screenshots of the 300 px side bar go to test-results/bench/.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -23,6 +25,8 @@ import { CLI } from './catalog-process-common.mjs';
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.argv[2] ?? 3);
+const many = process.argv[3] === 'many';
+const shape = many ? { name: 'shape-many100k', sessions: 50_000, perSession: 2, blobBytes: 512 } : { name: 'scale-100k', sessions: 5000, perSession: 20, blobBytes: 2048 };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-extension-'));
 const shots = path.join(repo, 'test-results', 'bench');
 fs.mkdirSync(shots, { recursive: true });
@@ -33,7 +37,7 @@ const harnessFile = path.join(repo, '.cache', 'bench', 'harness.mjs');
 buildSync({ entryPoints: [path.join(repo, 'test', 'e2e', 'harness.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: harnessFile, logLevel: 'error' });
 const { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS } = await import(pathToFileURL(harnessFile).href);
 
-const corpus = await claudeCorpus('scale-100k', 5000, 20);
+const corpus = await claudeCorpus(shape.name, shape.sessions, shape.perSession, shape.blobBytes);
 // Exactly what users install, installed the way they do.
 execFileSync('npm', ['run', '--silent', 'package'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
 const vsix = path.join(repo, 'spillway.vsix');
@@ -114,7 +118,7 @@ async function once(label, { idleMs = 0, shoot = false } = {}) {
     if (shoot) {
       await wb.setSideBarWidth(300);
       await waitFor(async () => !(await wb.pane('Spills').locator('.pane-header').innerText()).includes('checking'), "'checking…' gone", 60_000);
-      await wb.screenshotThemes(`100k-${label}`);
+      await wb.screenshotThemes(`100k-${many ? 'many-' : ''}${label}`);
     }
     return result;
   } finally {
@@ -139,7 +143,7 @@ try {
     bareWalk(corpus);
     return ms(now() - t);
   });
-  console.log(`100k blobs: 5,000 Claude Code sessions x 20 blobs; the packaged extension in code-server (${runs} runs, medians)`);
+  console.log(`100k blobs: ${shape.sessions.toLocaleString('en')} Claude Code sessions x ${shape.perSession} blobs; the packaged extension in code-server (${runs} runs, medians)`);
   console.log(`readdirSync+lstatSync walk (in-process)    ${median(walks).toFixed(0)} ms`);
   const cold = [];
   for (let i = 0; i < runs; i++) {

@@ -68,6 +68,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.addFolder': () => c.addFolder(),
     'spillway.showRoots': () => c.showRoots(),
     'spillway.revealBlob': (key: string) => c.revealBlob(key),
+    'spillway.showMoreSessions': (source: string) => deps.tree.showMore(source),
   };
   for (const [id, handler] of Object.entries(table)) {
     context.subscriptions.push(
@@ -159,6 +160,8 @@ class Commands {
       void vscode.window.showWarningMessage('That blob is no longer there.');
       return;
     }
+    // Its session may lie past the rows its agent lists (a search result, a chart of an old session).
+    if (node.kind === 'blob') this.d.tree.showSession(node.session);
     await vscode.commands.executeCommand('spillway.spills.focus');
     await this.d.view.reveal(node, { select: true, focus: true, expand: true });
   }

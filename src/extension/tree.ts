@@ -8,18 +8,22 @@ import type { CatalogService } from './catalogService';
 import type { KeptSessions } from './keptSessions';
 import { coalesce, Disposable } from './lifecycle';
 import {
+  agentChildren,
   agentDescription,
   blobIcon,
   blobRow,
   blobTooltipMarkdown,
   buildTree,
   contextValue,
+  limitShowing,
+  moreRow,
   nodeId,
   sessionAge,
   sessionChildren,
   sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
+  SESSION_PAGE,
   sourceLabel,
   type SortOrder,
   type SpillNode,
@@ -34,6 +38,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly counted = new Map<string, string>();
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
+  /** How many sessions each agent lists (SESSION_PAGE until its "Show more" row is chosen); kept across refreshes. */
+  private readonly listed = new Map<string, number>();
 
   constructor(
     private readonly service: CatalogService,
@@ -73,7 +79,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
-      return node.sessions;
+      return agentChildren(node, this.limit(node.source));
     }
     if (node.kind === 'session') {
       const blobs = sessionChildren(node.session, this.filter, this.sort);
@@ -81,6 +87,30 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       return blobs.map((blob) => ({ kind: 'blob', blob, session: node.session }));
     }
     return [];
+  }
+
+  private limit(source: string): number {
+    return this.listed.get(source) ?? SESSION_PAGE;
+  }
+
+  /** List the next page of an agent's sessions (its "Show more" row). */
+  showMore(source: string): void {
+    this.listed.set(source, this.limit(source) + SESSION_PAGE);
+    this.changed.fire();
+  }
+
+  /**
+   * List enough of its agent's sessions that `session`'s row is there, before a reveal: VS Code finds a revealed
+   * row among its parent's children. The change is fired at once, and a reveal waits for the refresh it starts.
+   */
+  showSession(session: SessionInfo): void {
+    const catalog = this.service.current();
+    const agent = catalog && buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === session.source);
+    const limit = this.limit(session.source);
+    const needed = agent ? limitShowing(agent.sessions, session.key, limit) : limit;
+    if (needed === limit) return;
+    this.listed.set(session.source, needed);
+    this.changed.fire();
   }
 
   getTreeItem(node: SpillNode): vscode.TreeItem {
@@ -112,6 +142,15 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         item.accessibilityInformation = { label: `${row.description}, ${row.label}, file ${node.blob.name}` };
         return this.finish(item, node);
       }
+      case 'more': {
+        const row = moreRow(node);
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+        item.description = row.description;
+        item.tooltip = row.tooltip;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.command = { command: 'spillway.showMoreSessions', title: 'Show More Sessions', arguments: [node.source] };
+        return this.finish(item, node);
+      }
     }
   }
 
@@ -127,7 +166,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (node.kind === 'blob') {
       return sessionNode(node.session, this.filter);
     }
-    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
+    const source = node.kind === 'more' ? node.source : node.session.source;
+    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === source);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {

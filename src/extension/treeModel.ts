@@ -26,10 +26,21 @@ export interface Shown {
 /** A session row carries what it shows, not its blobs: those are listed when it is expanded (100,000 blobs are not sorted to draw 5,000 rows). */
 export type SessionNode = { kind: 'session'; session: SessionInfo; shown: Shown };
 
+/** The last row of an agent whose sessions are not all listed: choosing it lists more. */
+export type MoreNode = { kind: 'more'; source: SourceName; shown: number; total: number };
+
 export type SpillNode =
   | { kind: 'agent'; source: SourceName; sessions: SessionNode[] }
   | SessionNode
-  | { kind: 'blob'; blob: BlobInfo; session: SessionInfo };
+  | { kind: 'blob'; blob: BlobInfo; session: SessionInfo }
+  | MoreNode;
+
+/**
+ * How many sessions an agent lists at first, and how many more each "Show more" row adds. 50,000 sessions as
+ * rows took the extension host to 800 MB and made the scroll bar a sliver; the filter and the sort by size reach
+ * the rest.
+ */
+export const SESSION_PAGE = 200;
 
 const SOURCE_LABELS: Record<string, string> = {
   'claude-code': 'Claude Code',
@@ -58,6 +69,8 @@ export function nodeId(node: SpillNode): string {
       return `session:${node.session.key}`;
     case 'blob':
       return `blob:${node.blob.key}`;
+    case 'more':
+      return `more:${node.source}`;
   }
 }
 
@@ -75,6 +88,8 @@ export function contextValue(node: SpillNode, pinned = false): string {
       const flags = [node.blob.bytes > EDITOR_LIMIT_BYTES ? '+big' : '', node.blob.binary ? '+binary' : '', pinned ? '+pinned' : ''];
       return `spillway:blob${flags.join('')}`;
     }
+    case 'more':
+      return 'spillway:more';
   }
 }
 
@@ -255,6 +270,29 @@ export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: Sor
     sessions: sorted(list, sort, (n) => n.session.updatedAt, (n) => n.session.bytes),
   }));
   return agents.sort((a, b) => sourceLabel(a.source).localeCompare(sourceLabel(b.source)));
+}
+
+/** An agent's rows: its first `limit` sessions, then a row that lists more when some are left. */
+export function agentChildren(agent: SpillNode & { kind: 'agent' }, limit: number): Array<SessionNode | MoreNode> {
+  const { sessions, source } = agent;
+  if (sessions.length <= limit) return sessions;
+  return [...sessions.slice(0, limit), { kind: 'more', source, shown: limit, total: sessions.length }];
+}
+
+/** The "Show more" row: how many the next page adds, then how many of how many are listed (short: a 300 px side bar). */
+export function moreRow(node: MoreNode): { label: string; description: string; tooltip: string } {
+  const shown = `${formatCount(node.shown)} of ${formatCount(node.total)}`;
+  return {
+    label: `Show ${formatCount(Math.min(SESSION_PAGE, node.total - node.shown))} more`,
+    description: shown,
+    tooltip: `${shown} ${sourceLabel(node.source)} sessions listed. Filter the tree or sort it by size to find others.`,
+  };
+}
+
+/** How many of an agent's sessions to list so that the one keyed `key` is among them: whole pages, never fewer than `limit`. */
+export function limitShowing(sessions: readonly SessionNode[], key: string, limit: number): number {
+  const index = sessions.findIndex((n) => n.session.key === key);
+  return index < limit ? limit : (Math.floor(index / SESSION_PAGE) + 1) * SESSION_PAGE;
 }
 
 /** What `filter` shows of a session, counted without listing its blobs. */

@@ -254,7 +254,6 @@ export class Workbench {
     return this.pane('Spills').locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
   }
 
-  /** A row by a unique part of its accessible label (session id, blob file name). */
   /**
    * Choose `label` from `row`'s context menu. A click that lands while the menu
    * is still settling is now and then lost: the menu stays open and nothing
@@ -279,6 +278,7 @@ export class Workbench {
     }
   }
 
+  /** A row by a unique part of its accessible label (session id, blob file name). */
   rowByAria(part: string): Locator {
     return this.pane('Spills').locator(`.monaco-list-row[aria-label*="${part.replace(/"/g, '\\"')}"]`).first();
   }

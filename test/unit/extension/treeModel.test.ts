@@ -3,6 +3,7 @@ import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/typ
 import { savedSentence, toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
+  agentChildren,
   agentDescription,
   blobFacts,
   blobIcon,
@@ -13,6 +14,8 @@ import {
   contextValue,
   EDITOR_LIMIT_BYTES,
   fenceFor,
+  limitShowing,
+  moreRow,
   nodeId,
   parseFilter,
   parseSize,
@@ -22,6 +25,7 @@ import {
   sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
+  SESSION_PAGE,
   shownOf,
 } from '../../../src/extension/treeModel';
 
@@ -188,6 +192,51 @@ describe('tree model', () => {
     expect(cut).toContain(`${'x'.repeat(100)}\n…`);
     expect(cut).not.toContain('x'.repeat(101));
     expect(blobTooltipMarkdown({ ...bash, binary: true }, older, '\u0000', 100)).toContain('Binary content');
+  });
+});
+
+describe('an agent with more sessions than a page', () => {
+  // Newest first: session i was updated i minutes before the first.
+  const many = (n: number): SessionInfo[] =>
+    Array.from({ length: n }, (_, i) => session({ key: `claude-code:/d/s${i}`, blobs: [blob({ path: `/d/s${i}/b.txt` })], updatedAt: new Date(Date.UTC(2026, 0, 2) - i * 60_000).toISOString() }));
+  const agentOf = (n: number) => buildTree(many(n), {}, 'time')[0]!;
+
+  it('lists a page of sessions, then a row that says how many more it shows', () => {
+    const agent = agentOf(SESSION_PAGE * 2 + 10);
+    const rows = agentChildren(agent, SESSION_PAGE);
+    expect(rows).toHaveLength(SESSION_PAGE + 1);
+    expect(rows.slice(0, SESSION_PAGE).map((r) => (r.kind === 'session' ? r.session.key : r.kind))).toEqual(agent.sessions.slice(0, SESSION_PAGE).map((n) => n.session.key));
+    const more = rows[SESSION_PAGE]!;
+    expect(more).toEqual({ kind: 'more', source: 'claude-code', shown: SESSION_PAGE, total: SESSION_PAGE * 2 + 10 });
+    expect(moreRow(more as Extract<typeof more, { kind: 'more' }>)).toEqual({
+      label: `Show ${SESSION_PAGE} more`,
+      description: `${SESSION_PAGE} of ${SESSION_PAGE * 2 + 10}`,
+      tooltip: `${SESSION_PAGE} of ${SESSION_PAGE * 2 + 10} Claude Code sessions listed. Filter the tree or sort it by size to find others.`,
+    });
+    expect(nodeId(more)).toBe('more:claude-code');
+    expect(contextValue(more)).toBe('spillway:more');
+    // The last page says how many are left; the whole list has no such row.
+    const last = agentChildren(agent, SESSION_PAGE * 2).at(-1)!;
+    expect(last.kind === 'more' && moreRow(last)).toMatchObject({ label: 'Show 10 more', description: `${SESSION_PAGE * 2} of ${SESSION_PAGE * 2 + 10}` });
+    expect(agentChildren(agent, SESSION_PAGE * 3).every((r) => r.kind === 'session')).toBe(true);
+    // The agent's row still counts every session's blobs.
+    expect(agentDescription(agent.sessions)).toMatch(/^410 blobs · /);
+  });
+
+  it('lists no such row when every session fits', () => {
+    expect(agentChildren(agentOf(SESSION_PAGE), SESSION_PAGE).every((r) => r.kind === 'session')).toBe(true);
+  });
+
+  it('lists whole pages up to a session to reveal past them, never fewer than listed', () => {
+    const { sessions } = agentOf(SESSION_PAGE * 3);
+    const keyAt = (i: number) => sessions[i]!.session.key;
+    expect(limitShowing(sessions, keyAt(0), SESSION_PAGE)).toBe(SESSION_PAGE);
+    expect(limitShowing(sessions, keyAt(SESSION_PAGE - 1), SESSION_PAGE)).toBe(SESSION_PAGE);
+    expect(limitShowing(sessions, keyAt(SESSION_PAGE), SESSION_PAGE)).toBe(SESSION_PAGE * 2);
+    expect(limitShowing(sessions, keyAt(SESSION_PAGE * 3 - 1), SESSION_PAGE)).toBe(SESSION_PAGE * 3);
+    expect(limitShowing(sessions, keyAt(5), SESSION_PAGE * 2)).toBe(SESSION_PAGE * 2);
+    // A session no longer listed (deleted meanwhile) changes nothing.
+    expect(limitShowing(sessions, 'claude-code:/gone', SESSION_PAGE)).toBe(SESSION_PAGE);
   });
 });
 
