@@ -53,8 +53,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 export function errorMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const { code, path } = err as NodeJS.ErrnoException;
-  const reason = code && path ? new RegExp(`^${code}: (.+?), \\w+ '`).exec(err.message)?.[1] : undefined;
-  return reason ? `${path}: ${reason[0]!.toUpperCase()}${reason.slice(1)}` : err.message;
+  const reason = code ? new RegExp(`^${code}: (.+?), \\w+ '`).exec(err.message)?.[1] : undefined;
+  if (!reason || path === undefined) return err.message;
+  // The path escaped here: main splits a message at its line breaks, and one in a file name would start a line of its own.
+  return `${escapeControls(path)}: ${reason[0]!.toUpperCase()}${reason.slice(1)}`;
 }
 
 if (require.main === module) {

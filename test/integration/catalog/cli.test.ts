@@ -117,6 +117,9 @@ describe('spillway show', () => {
       expect(missing.code).toBe(1);
       expect(missing.stderr).toBe(`spillway show: ${path.join(dir, 'nope.txt')}: No such file or directory\n`);
     }
+    // A line break in the name is shown escaped: it cannot make a line of output of its own.
+    const forged = await runCli(['show', path.join(dir, 'a\nspillway show: all good')], fx.env);
+    expect(forged.stderr).toBe(`spillway show: ${path.join(dir, 'a')}\\nspillway show: all good: No such file or directory\n`);
   });
   it("says where a blob really ends past its last line, and keeps a last line's missing newline", async () => {
     const noFinal = path.join(fx.dsh.dir, 'cc33dd44-nofinal.txt');
