@@ -160,7 +160,7 @@ class Commands {
       void vscode.window.showWarningMessage('That blob is no longer there.');
       return;
     }
-    // Its session may lie past the rows its agent lists (a search result, a chart of an old session).
+    // Its session may lie past the sessions its agent lists (a chart opened from the command palette on any session).
     if (node.kind === 'blob') this.d.tree.showSession(node.session);
     await vscode.commands.executeCommand('spillway.spills.focus');
     await this.d.view.reveal(node, { select: true, focus: true, expand: true });
