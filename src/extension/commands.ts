@@ -115,7 +115,8 @@ class Commands {
     if (n?.kind === 'blob') return n.session;
     const catalog = await this.catalog();
     const items = catalog.sessions().map((s) => ({ label: sessionLabel(s), description: `${s.blobs.length} blobs · ${formatBytes(s.bytes)}`, detail: s.dir, session: s }));
-    return (await vscode.window.showQuickPick(items, { placeHolder: 'Choose a session' }))?.session;
+    // Matched on the folder too: titles repeat (a prompt used again, sessions named by their working folder), ids do not.
+    return (await vscode.window.showQuickPick(items, { placeHolder: 'Choose a session', matchOnDetail: true }))?.session;
   }
 
   // ---- view ----------------------------------------------------------------

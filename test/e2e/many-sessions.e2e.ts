@@ -73,6 +73,25 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // an exiting extension host may still write there
 });
 
+/**
+ * The tree's last row, gone to as a person would: End in the list (focused without a click, which would fold a
+ * row); undefined until the focus is there (a refresh may move it meanwhile: callers ask again).
+ */
+const lastRow = async () => {
+  await wb.pane('Spills').locator('.monaco-list').first().focus();
+  await wb.page.keyboard.press('End');
+  // The list's own rows (not the sticky agent row above them), the focused one last of its set.
+  const focused = wb.pane('Spills').locator('.monaco-list-rows > .monaco-list-row.focused');
+  if ((await focused.count()) !== 1) return undefined;
+  const row = await focused.evaluate((r) => ({
+    label: r.querySelector('.label-name')?.textContent ?? '',
+    description: r.querySelector('.label-description')?.textContent ?? '',
+    aria: r.getAttribute('aria-label') ?? '',
+    last: r.getAttribute('aria-posinset') === r.getAttribute('aria-setsize'),
+  }));
+  return row.last ? row : undefined;
+};
+
 it(`lists ${SESSION_PAGE} sessions, then a row that lists more, page by page, to the oldest`, async () => {
   await wb.openSpillway();
   const agent = wb.row('Claude Code');
@@ -80,24 +99,7 @@ it(`lists ${SESSION_PAGE} sessions, then a row that lists more, page by page, to
   // Every session counted once the first scan is done (rows come in while it goes on).
   await waitFor(async () => new RegExp(`^${SESSIONS} blobs · `).test((await agent.locator('.label-description').textContent()) ?? ''), `${SESSIONS} blobs on the agent's row`, 60_000);
   await wb.setSideBarWidth(300);
-  /** The tree's last row, scrolled to as a person would: End in the list (focused without a click, which would fold a row). */
-  const lastRow = async () => {
-    await wb.pane('Spills').locator('.monaco-list').first().focus();
-    await wb.page.keyboard.press('End');
-    // The list's own rows (not the sticky agent row above them), the focused one last of its set.
-    const focused = wb.pane('Spills').locator('.monaco-list-rows > .monaco-list-row.focused');
-    return waitFor(async () => {
-      if ((await focused.count()) !== 1) return undefined;
-      const row = await focused.evaluate((r) => ({
-        label: r.querySelector('.label-name')?.textContent ?? '',
-        description: r.querySelector('.label-description')?.textContent ?? '',
-        aria: r.getAttribute('aria-label') ?? '',
-        last: r.getAttribute('aria-posinset') === r.getAttribute('aria-setsize'),
-      }));
-      return row.last ? row : undefined;
-    }, 'the last row focused');
-  };
-  let last = await lastRow();
+  let last = await waitFor(lastRow, 'the last row focused');
   expect(last).toMatchObject({ label: `Show ${SESSION_PAGE} more`, description: `${SESSION_PAGE} of ${SESSIONS}` });
   // The page is the newest sessions (session 0 the newest): the last of them is shown above the row, the next is not.
   await wb.rowByAria(`session ${idOf(SESSION_PAGE - 1)}`).waitFor({ state: 'visible' });
@@ -108,16 +110,36 @@ it(`lists ${SESSION_PAGE} sessions, then a row that lists more, page by page, to
   await wb.page.keyboard.press('Enter');
   last = await waitFor(async () => {
     const row = await lastRow();
-    return row.label !== `Show ${SESSION_PAGE} more` ? row : undefined;
+    return row && row.label !== `Show ${SESSION_PAGE} more` ? row : undefined;
   }, 'the next page listed');
   expect(last).toMatchObject({ label: `Show ${SESSIONS - SESSION_PAGE * 2} more`, description: `${SESSION_PAGE * 2} of ${SESSIONS}` });
 
   await wb.row(`Show ${SESSIONS - SESSION_PAGE * 2} more`).click();
   last = await waitFor(async () => {
     const row = await lastRow();
-    return row.label.startsWith('Show ') ? undefined : row;
+    return row && !row.label.startsWith('Show ') ? row : undefined;
   }, 'every session listed');
   expect(last.aria).toContain(`session ${idOf(SESSIONS - 1)}`);
   expect((await wb.treeRows()).some((r) => r.label.startsWith('Show '))).toBe(false);
   await wb.screenshot('every-session');
+});
+
+it('reveals a blob of a session past the listed ones: its page is listed first', async () => {
+  // A fresh window: each agent lists its first page again.
+  await wb.page.reload();
+  await wb.openSpillway();
+  await waitFor(async () => (await lastRow())?.label === `Show ${SESSION_PAGE} more` || undefined, 'the first page listed', 60_000);
+  // The oldest session's chart, opened from the command palette (its row is not listed), found by its id.
+  const oldest = idOf(SESSIONS - 1);
+  await wb.runCommand('Spillway: Show Context Chart');
+  await wb.answerInput(oldest);
+  const frame = wb.chartFrame();
+  await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
+  await frame.locator('#turns summary').click();
+  await frame.locator('#turns button.reveal').first().click();
+  // Its blob row selected in the tree, under the oldest session's row, every page listed up to it.
+  const selected = await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3), 'the revealed blob selected', 30_000);
+  expect(selected.aria).toContain(`file toolu_${String(SESSIONS - 1).padStart(20, '0')}.txt`);
+  await wb.rowByAria(`session ${oldest}`).waitFor({ state: 'visible' });
+  await wb.screenshot('revealed-past-the-page');
 });
