@@ -18,7 +18,7 @@ import { matchRanges } from './searchModel';
 import type { SpillwaySettings } from './settings';
 import { SliceDocumentProvider } from './sliceDocument';
 import type { SpillTreeProvider } from './tree';
-import { blobLabel, describeFilter, EDITOR_LIMIT_BYTES, isFilterActive, parseFilter, sessionLabel, type SpillNode } from './treeModel';
+import { blobLabel, describeFilter, EDITOR_LIMIT_BYTES, isFilterActive, parseFilter, sessionLabel, type BlobNode, type MoreNode, type SpillNode } from './treeModel';
 
 export interface CommandDeps {
   service: CatalogService;
@@ -34,7 +34,6 @@ export interface CommandDeps {
   saveSort: (sort: 'time' | 'size') => Thenable<void>;
 }
 
-type BlobNode = SpillNode & { kind: 'blob' };
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const c = new Commands(deps);
@@ -68,7 +67,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.addFolder': () => c.addFolder(),
     'spillway.showRoots': () => c.showRoots(),
     'spillway.revealBlob': (key: string) => c.revealBlob(key),
-    'spillway.showMoreSessions': (source: string) => deps.tree.showMore(source),
+    'spillway.showMore': (n: MoreNode) => deps.tree.showMore(n),
   };
   for (const [id, handler] of Object.entries(table)) {
     context.subscriptions.push(
@@ -162,7 +161,7 @@ class Commands {
       return;
     }
     // Its session may lie past the sessions its agent lists (a chart opened from the command palette on any session).
-    if (node.kind === 'blob') this.d.tree.showSession(node.session);
+    if (node.kind === 'blob') this.d.tree.showBlob(node);
     await vscode.commands.executeCommand('spillway.spills.focus');
     await this.d.view.reveal(node, { select: true, focus: true, expand: true });
   }

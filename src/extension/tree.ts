@@ -8,7 +8,6 @@ import type { CatalogService } from './catalogService';
 import type { KeptSessions } from './keptSessions';
 import { coalesce, Disposable } from './lifecycle';
 import {
-  agentChildren,
   agentDescription,
   blobIcon,
   blobRow,
@@ -18,13 +17,17 @@ import {
   limitShowing,
   moreRow,
   nodeId,
+  page,
+  PAGE,
   sessionAge,
   sessionChildren,
   sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
-  SESSION_PAGE,
   sourceLabel,
+  type BlobNode,
+  type MoreNode,
+  type SessionNode,
   type SortOrder,
   type SpillNode,
   type TreeFilter,
@@ -38,7 +41,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly counted = new Map<string, string>();
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
-  /** How many sessions each agent lists (SESSION_PAGE until its "Show more" row is chosen); kept across refreshes. */
+  /** How many rows each agent or session lists (PAGE until its "Show more" row is chosen), by node id; kept across refreshes. */
   private readonly listed = new Map<string, number>();
 
   constructor(
@@ -79,38 +82,49 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
-      return agentChildren(node, this.limit(node.source));
+      return page(node, node.sessions, this.limit(node));
     }
     if (node.kind === 'session') {
-      const blobs = sessionChildren(node.session, this.filter, this.sort);
-      this.countLinesLater(node, blobs);
-      return blobs.map((blob) => ({ kind: 'blob', blob, session: node.session }));
+      const rows = page(node, sessionChildren(node.session, this.filter, this.sort).map((blob): BlobNode => ({ kind: 'blob', blob, session: node.session })), this.limit(node));
+      // Only the rows listed: a session of 100,000 blobs is not read whole when it is expanded.
+      this.countLinesLater(node, rows.flatMap((r) => (r.kind === 'blob' ? [r.blob] : [])));
+      return rows;
     }
     return [];
   }
 
-  private limit(source: string): number {
-    return this.listed.get(source) ?? SESSION_PAGE;
+  private limit(parent: MoreNode['parent']): number {
+    return this.listed.get(nodeId(parent)) ?? PAGE;
   }
 
-  /** List the next page of an agent's sessions (its "Show more" row). */
-  showMore(source: string): void {
-    this.listed.set(source, this.limit(source) + SESSION_PAGE);
+  /** List the next page of a parent's rows (its "Show more" row). */
+  showMore(node: MoreNode): void {
+    this.listed.set(nodeId(node.parent), this.limit(node.parent) + PAGE);
     this.changed.fire();
   }
 
   /**
-   * List enough of its agent's sessions that `session`'s row is there, before a reveal: VS Code finds a revealed
-   * row among its parent's children. The change is fired at once, and a reveal waits for the refresh it starts.
+   * List enough rows that a blob's is there, before a reveal: its session among its agent's, the blob among its
+   * session's. VS Code finds a revealed row among its parent's children; the change is fired at once, and a reveal
+   * waits for the refresh it starts.
    */
-  showSession(session: SessionInfo): void {
+  showBlob(node: BlobNode): void {
     const catalog = this.service.current();
-    const agent = catalog && buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === session.source);
-    const limit = this.limit(session.source);
-    const needed = agent ? limitShowing(agent.sessions, session.key, limit) : limit;
-    if (needed === limit) return;
-    this.listed.set(session.source, needed);
-    this.changed.fire();
+    const agent = catalog && buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
+    if (!agent) return;
+    const wanted: Array<[MoreNode['parent'], number]> = [
+      [agent, agent.sessions.findIndex((n) => n.session.key === node.session.key)],
+      [sessionNode(node.session, this.filter), sessionChildren(node.session, this.filter, this.sort).findIndex((b) => b.key === node.blob.key)],
+    ];
+    let more = false;
+    for (const [parent, index] of wanted) {
+      const limit = this.limit(parent);
+      const needed = limitShowing(index, limit);
+      if (needed === limit) continue;
+      this.listed.set(nodeId(parent), needed);
+      more = true;
+    }
+    if (more) this.changed.fire();
   }
 
   getTreeItem(node: SpillNode): vscode.TreeItem {
@@ -148,7 +162,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         item.description = row.description;
         item.tooltip = row.tooltip;
         item.iconPath = new vscode.ThemeIcon('ellipsis');
-        item.command = { command: 'spillway.showMoreSessions', title: 'Show More Sessions', arguments: [node.source] };
+        item.command = { command: 'spillway.showMore', title: 'Show More', arguments: [node] };
         return this.finish(item, node);
       }
     }
@@ -166,8 +180,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (node.kind === 'blob') {
       return sessionNode(node.session, this.filter);
     }
-    const source = node.kind === 'more' ? node.source : node.session.source;
-    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === source);
+    if (node.kind === 'more') return node.parent;
+    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
@@ -196,7 +210,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
-  private countLinesLater(node: SpillNode & { kind: 'session' }, blobs: BlobInfo[]): void {
+  private countLinesLater(node: SessionNode, blobs: BlobInfo[]): void {
     // Each file version is read once: one that cannot be read is not retried on every redraw.
     const stamp = (b: BlobInfo) => `${b.bytes}:${b.mtimeMs}`;
     const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && this.counted.get(b.key) !== stamp(b));

@@ -26,21 +26,20 @@ export interface Shown {
 /** A session row carries what it shows, not its blobs: those are listed when it is expanded (100,000 blobs are not sorted to draw 5,000 rows). */
 export type SessionNode = { kind: 'session'; session: SessionInfo; shown: Shown };
 
-/** The last row of an agent whose sessions are not all listed: choosing it lists more. */
-export type MoreNode = { kind: 'more'; source: SourceName; shown: number; total: number };
+export type AgentNode = { kind: 'agent'; source: SourceName; sessions: SessionNode[] };
+export type BlobNode = { kind: 'blob'; blob: BlobInfo; session: SessionInfo };
 
-export type SpillNode =
-  | { kind: 'agent'; source: SourceName; sessions: SessionNode[] }
-  | SessionNode
-  | { kind: 'blob'; blob: BlobInfo; session: SessionInfo }
-  | MoreNode;
+/** The last row of an agent or a session whose rows are not all listed: choosing it lists more. */
+export type MoreNode = { kind: 'more'; parent: AgentNode | SessionNode; shown: number; total: number };
+
+export type SpillNode = AgentNode | SessionNode | BlobNode | MoreNode;
 
 /**
- * How many sessions an agent lists at first, and how many more each "Show more" row adds. 50,000 sessions as
- * rows took the extension host to 800 MB and made the scroll bar a sliver; the filter and the sort by size reach
- * the rest.
+ * How many sessions an agent lists at first, and blobs a session, and how many more each "Show more" row adds.
+ * 50,000 sessions as rows took the extension host to 800 MB and made the scroll bar a sliver; a session of
+ * 100,000 blobs read each one's line count when expanded. The filter and the sort by size reach the rest.
  */
-export const SESSION_PAGE = 200;
+export const PAGE = 200;
 
 const SOURCE_LABELS: Record<string, string> = {
   'claude-code': 'Claude Code',
@@ -70,7 +69,7 @@ export function nodeId(node: SpillNode): string {
     case 'blob':
       return `blob:${node.blob.key}`;
     case 'more':
-      return `more:${node.source}`;
+      return `more:${nodeId(node.parent)}`;
   }
 }
 
@@ -254,7 +253,7 @@ function sorted<T>(items: T[], sort: SortOrder, time: (x: T) => string | undefin
 }
 
 /** Agents (in source order) -> sessions (newest or biggest first) -> blobs, filtered. Empty groups vanish, except sessions with a transcript. */
-export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): Array<SpillNode & { kind: 'agent' }> {
+export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: SortOrder): AgentNode[] {
   const bySource = new Map<SourceName, SessionNode[]>();
   for (const session of sessions) {
     const node = sessionNode(session, filter);
@@ -272,27 +271,26 @@ export function buildTree(sessions: SessionInfo[], filter: TreeFilter, sort: Sor
   return agents.sort((a, b) => sourceLabel(a.source).localeCompare(sourceLabel(b.source)));
 }
 
-/** An agent's rows: its first `limit` sessions, then a row that lists more when some are left. */
-export function agentChildren(agent: SpillNode & { kind: 'agent' }, limit: number): Array<SessionNode | MoreNode> {
-  const { sessions, source } = agent;
-  if (sessions.length <= limit) return sessions;
-  return [...sessions.slice(0, limit), { kind: 'more', source, shown: limit, total: sessions.length }];
+/** The first `limit` of a parent's rows, then a row that lists more when some are left. */
+export function page<T>(parent: MoreNode['parent'], rows: readonly T[], limit: number): Array<T | MoreNode> {
+  if (rows.length <= limit) return [...rows];
+  return [...rows.slice(0, limit), { kind: 'more', parent, shown: limit, total: rows.length }];
 }
 
 /** The "Show more" row: how many the next page adds, then how many of how many are listed (short: a 300 px side bar). */
 export function moreRow(node: MoreNode): { label: string; description: string; tooltip: string } {
   const shown = `${formatCount(node.shown)} of ${formatCount(node.total)}`;
+  const what = node.parent.kind === 'agent' ? `${sourceLabel(node.parent.source)} sessions` : `blobs of this session`;
   return {
-    label: `Show ${formatCount(Math.min(SESSION_PAGE, node.total - node.shown))} more`,
+    label: `Show ${formatCount(Math.min(PAGE, node.total - node.shown))} more`,
     description: shown,
-    tooltip: `${shown} ${sourceLabel(node.source)} sessions listed. Filter the tree or sort it by size to find others.`,
+    tooltip: `${shown} ${what} listed. Filter the tree or sort it by size to find others.`,
   };
 }
 
-/** How many of an agent's sessions to list so that the one keyed `key` is among them: whole pages, never fewer than `limit`. */
-export function limitShowing(sessions: readonly SessionNode[], key: string, limit: number): number {
-  const index = sessions.findIndex((n) => n.session.key === key);
-  return index < limit ? limit : (Math.floor(index / SESSION_PAGE) + 1) * SESSION_PAGE;
+/** How many rows to list so that the one at `index` (-1: none) is among them: whole pages, never fewer than `limit`. */
+export function limitShowing(index: number, limit: number): number {
+  return index < limit ? limit : (Math.floor(index / PAGE) + 1) * PAGE;
 }
 
 /** What `filter` shows of a session, counted without listing its blobs. */

@@ -8,13 +8,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SESSION_PAGE } from '../../src/extension/treeModel';
+import { PAGE } from '../../src/extension/treeModel';
 import { installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e-many');
 /** Two pages and a few: the last "Show more" row lists fewer than a page. */
-const SESSIONS = SESSION_PAGE * 2 + 7;
+const SESSIONS = PAGE * 2 + 7;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-many-'));
 let server: CodeServer | undefined;
 let browser: Browser | undefined;
@@ -22,26 +22,36 @@ let wb: Workbench;
 
 /** Session i's id; session 0 is the newest. */
 const idOf = (i: number): string => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+/** The newest session (in /home/dev/big) spilled more blobs than a page: blob 0 the newest, BIG - 1 the oldest. */
+const BIG = PAGE + 5;
+const blobName = (session: number, j: number): string => `toolu_${String(session).padStart(12, '0')}${String(j).padStart(8, '0')}.txt`;
 
-/** Claude Code sessions of one spilled Bash output each, session i last changed i minutes ago. */
+/** Claude Code sessions of spilled Bash outputs (one each, BIG for session 0), session i last changed i minutes ago. */
 function writeSessions(home: string): void {
   const project = path.join(home, '.claude', 'projects', '-home-dev-many');
   for (let i = 0; i < SESSIONS; i++) {
     const id = idOf(i);
-    const toolUseId = `toolu_${String(i).padStart(20, '0')}`;
     const folder = path.join(project, id, 'tool-results');
     fs.mkdirSync(folder, { recursive: true });
-    const blob = path.join(folder, `${toolUseId}.txt`);
-    fs.writeFileSync(blob, `build ${i}\n`.repeat(200));
-    const at = new Date(Date.now() - i * 60_000);
-    const base = { sessionId: id, cwd: '/home/dev/many', isSidechain: false, timestamp: at.toISOString() };
-    const lines = [
-      { ...base, type: 'assistant', message: { id: `msg_${i}`, role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: `make step-${i}` } }], usage: { input_tokens: 10, output_tokens: 5 } } },
-      { ...base, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${blob}\n</persisted-output>` }] } },
-    ];
+    const sessionAt = Date.now() - i * 60_000;
+    const lines: unknown[] = [];
+    for (let j = (i === 0 ? BIG : 1) - 1; j >= 0; j--) {
+      const name = blobName(i, j);
+      const toolUseId = name.slice(0, -'.txt'.length);
+      const blob = path.join(folder, name);
+      fs.writeFileSync(blob, `build ${i}.${j}\n`.repeat(200));
+      const at = new Date(sessionAt - j * 1000);
+      fs.utimesSync(blob, at, at);
+      const base = { sessionId: id, cwd: i === 0 ? '/home/dev/big' : '/home/dev/many', isSidechain: false, timestamp: at.toISOString() };
+      lines.push(
+        { ...base, type: 'assistant', message: { id: `msg_${i}_${j}`, role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: `make step-${i}-${j}` } }], usage: { input_tokens: 10, output_tokens: 5 } } },
+        { ...base, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${blob}\n</persisted-output>` }] } },
+      );
+    }
     const transcript = path.join(project, `${id}.jsonl`);
     fs.writeFileSync(transcript, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    for (const file of [blob, transcript, path.dirname(folder), folder]) fs.utimesSync(file, at, at);
+    const at = new Date(sessionAt);
+    for (const file of [transcript, path.dirname(folder), folder]) fs.utimesSync(file, at, at);
   }
 }
 
@@ -92,29 +102,30 @@ const lastRow = async () => {
   return row.last ? row : undefined;
 };
 
-it(`lists ${SESSION_PAGE} sessions, then a row that lists more, page by page, to the oldest`, async () => {
+it(`lists ${PAGE} sessions, then a row that lists more, page by page, to the oldest`, async () => {
   await wb.openSpillway();
   const agent = wb.row('Claude Code');
   await agent.waitFor({ state: 'visible', timeout: 60_000 });
   // Every session counted once the first scan is done (rows come in while it goes on).
-  await waitFor(async () => new RegExp(`^${SESSIONS} blobs · `).test((await agent.locator('.label-description').textContent()) ?? ''), `${SESSIONS} blobs on the agent's row`, 60_000);
+  const blobs = SESSIONS - 1 + BIG;
+  await waitFor(async () => new RegExp(`^${blobs} blobs · `).test((await agent.locator('.label-description').textContent()) ?? ''), `${blobs} blobs on the agent's row`, 60_000);
   await wb.setSideBarWidth(300);
   let last = await waitFor(lastRow, 'the last row focused');
-  expect(last).toMatchObject({ label: `Show ${SESSION_PAGE} more`, description: `${SESSION_PAGE} of ${SESSIONS}` });
+  expect(last).toMatchObject({ label: `Show ${PAGE} more`, description: `${PAGE} of ${SESSIONS}` });
   // The page is the newest sessions (session 0 the newest): the last of them is shown above the row, the next is not.
-  await wb.rowByAria(`session ${idOf(SESSION_PAGE - 1)}`).waitFor({ state: 'visible' });
-  expect(await wb.rowByAria(`session ${idOf(SESSION_PAGE)}`).count()).toBe(0);
-  expect(await wb.labelFits(wb.row(`Show ${SESSION_PAGE} more`)), 'the row read whole at 300 px').toBe(true);
+  await wb.rowByAria(`session ${idOf(PAGE - 1)}`).waitFor({ state: 'visible' });
+  expect(await wb.rowByAria(`session ${idOf(PAGE)}`).count()).toBe(0);
+  expect(await wb.labelFits(wb.row(`Show ${PAGE} more`)), 'the row read whole at 300 px').toBe(true);
   await wb.screenshotThemes('more-row');
 
   await wb.page.keyboard.press('Enter');
   last = await waitFor(async () => {
     const row = await lastRow();
-    return row && row.label !== `Show ${SESSION_PAGE} more` ? row : undefined;
+    return row && row.label !== `Show ${PAGE} more` ? row : undefined;
   }, 'the next page listed');
-  expect(last).toMatchObject({ label: `Show ${SESSIONS - SESSION_PAGE * 2} more`, description: `${SESSION_PAGE * 2} of ${SESSIONS}` });
+  expect(last).toMatchObject({ label: `Show ${SESSIONS - PAGE * 2} more`, description: `${PAGE * 2} of ${SESSIONS}` });
 
-  await wb.row(`Show ${SESSIONS - SESSION_PAGE * 2} more`).click();
+  await wb.row(`Show ${SESSIONS - PAGE * 2} more`).click();
   last = await waitFor(async () => {
     const row = await lastRow();
     return row && !row.label.startsWith('Show ') ? row : undefined;
@@ -128,7 +139,7 @@ it('reveals a blob of a session past the listed ones: its page is listed first',
   // A fresh window: each agent lists its first page again.
   await wb.page.reload();
   await wb.openSpillway();
-  await waitFor(async () => (await lastRow())?.label === `Show ${SESSION_PAGE} more` || undefined, 'the first page listed', 60_000);
+  await waitFor(async () => (await lastRow())?.label === `Show ${PAGE} more` || undefined, 'the first page listed', 60_000);
   // The oldest session's chart, opened from the command palette (its row is not listed), found by its id.
   const oldest = idOf(SESSIONS - 1);
   await wb.runCommand('Spillway: Show Context Chart');
@@ -139,7 +150,44 @@ it('reveals a blob of a session past the listed ones: its page is listed first',
   await frame.locator('#turns button.reveal').first().click();
   // Its blob row selected in the tree, under the oldest session's row, every page listed up to it.
   const selected = await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3), 'the revealed blob selected', 30_000);
-  expect(selected.aria).toContain(`file toolu_${String(SESSIONS - 1).padStart(20, '0')}.txt`);
+  expect(selected.aria).toContain(`file ${blobName(SESSIONS - 1, 0)}`);
   await wb.rowByAria(`session ${oldest}`).waitFor({ state: 'visible' });
   await wb.screenshot('revealed-past-the-page');
+});
+
+it(`lists a session's blobs ${PAGE} at a time too, and reveals one past them`, async () => {
+  // The session of BIG blobs alone, by its working folder.
+  await wb.openSpillway();
+  await wb.runCommand('Spillway: Filter Spills...');
+  await wb.answerInput('/home/dev/big');
+  await wb.rowByAria(`session ${idOf(0)}`).click(); // expands it
+  let last = await waitFor(async () => {
+    const row = await lastRow();
+    return row?.label === `Show ${BIG - PAGE} more` ? row : undefined;
+  }, "the session's first page listed");
+  expect(last.description).toBe(`${PAGE} of ${BIG}`);
+  // Newest first: blob PAGE - 1 listed, blob PAGE not.
+  await wb.rowByAria(`file ${blobName(0, PAGE - 1)}`).waitFor({ state: 'visible' });
+  expect(await wb.rowByAria(`file ${blobName(0, PAGE)}`).count()).toBe(0);
+  await wb.screenshot('more-blobs');
+  await wb.page.keyboard.press('Enter');
+  last = await waitFor(async () => {
+    const row = await lastRow();
+    return row && !row.label.startsWith('Show ') ? row : undefined;
+  }, "every blob of the session listed");
+  expect(last.aria).toContain(`file ${blobName(0, BIG - 1)}`);
+  await wb.runCommand('Spillway: Clear Filter');
+
+  // A fresh window lists a page again; the chart's button for the session's first (oldest) spill reveals that blob.
+  await wb.page.reload();
+  await wb.openSpillway();
+  await waitFor(async () => (await lastRow())?.label === `Show ${PAGE} more` || undefined, 'the first page listed', 60_000);
+  await wb.runCommand('Spillway: Show Context Chart');
+  await wb.answerInput(idOf(0));
+  const frame = wb.chartFrame();
+  await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
+  await frame.locator('#turns summary').click();
+  await frame.locator('#turns button.reveal').first().click();
+  const selected = await waitFor(async () => (await wb.treeRows()).find((r) => r.selected && r.level === 3), 'the revealed blob selected', 30_000);
+  expect(selected.aria).toContain(`file ${blobName(0, BIG - 1)}`);
 });

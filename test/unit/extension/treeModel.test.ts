@@ -3,7 +3,6 @@ import type { BlobInfo, SessionInfo, TurnSeries } from '../../../src/catalog/typ
 import { savedSentence, toChartData } from '../../../src/extension/chartModel';
 import { isChartData } from '../../../src/webview/protocol';
 import {
-  agentChildren,
   agentDescription,
   blobFacts,
   blobIcon,
@@ -17,6 +16,8 @@ import {
   limitShowing,
   moreRow,
   nodeId,
+  page,
+  PAGE,
   parseFilter,
   parseSize,
   sessionChildren,
@@ -25,7 +26,6 @@ import {
   sessionNode,
   sessionRow,
   sessionTooltipParagraphs,
-  SESSION_PAGE,
   shownOf,
 } from '../../../src/extension/treeModel';
 
@@ -195,48 +195,56 @@ describe('tree model', () => {
   });
 });
 
-describe('an agent with more sessions than a page', () => {
+describe('more rows than a page', () => {
   // Newest first: session i was updated i minutes before the first.
   const many = (n: number): SessionInfo[] =>
     Array.from({ length: n }, (_, i) => session({ key: `claude-code:/d/s${i}`, blobs: [blob({ path: `/d/s${i}/b.txt` })], updatedAt: new Date(Date.UTC(2026, 0, 2) - i * 60_000).toISOString() }));
   const agentOf = (n: number) => buildTree(many(n), {}, 'time')[0]!;
 
-  it('lists a page of sessions, then a row that says how many more it shows', () => {
-    const agent = agentOf(SESSION_PAGE * 2 + 10);
-    const rows = agentChildren(agent, SESSION_PAGE);
-    expect(rows).toHaveLength(SESSION_PAGE + 1);
-    expect(rows.slice(0, SESSION_PAGE).map((r) => (r.kind === 'session' ? r.session.key : r.kind))).toEqual(agent.sessions.slice(0, SESSION_PAGE).map((n) => n.session.key));
-    const more = rows[SESSION_PAGE]!;
-    expect(more).toEqual({ kind: 'more', source: 'claude-code', shown: SESSION_PAGE, total: SESSION_PAGE * 2 + 10 });
-    expect(moreRow(more as Extract<typeof more, { kind: 'more' }>)).toEqual({
-      label: `Show ${SESSION_PAGE} more`,
-      description: `${SESSION_PAGE} of ${SESSION_PAGE * 2 + 10}`,
-      tooltip: `${SESSION_PAGE} of ${SESSION_PAGE * 2 + 10} Claude Code sessions listed. Filter the tree or sort it by size to find others.`,
+  it("lists a page of an agent's sessions, then a row that says how many more it shows", () => {
+    const agent = agentOf(PAGE * 2 + 10);
+    const rows = page(agent, agent.sessions, PAGE);
+    expect(rows).toHaveLength(PAGE + 1);
+    expect(rows.slice(0, PAGE)).toEqual(agent.sessions.slice(0, PAGE));
+    const more = rows[PAGE]!;
+    expect(more).toEqual({ kind: 'more', parent: agent, shown: PAGE, total: PAGE * 2 + 10 });
+    expect(more.kind === 'more' && moreRow(more)).toEqual({
+      label: `Show ${PAGE} more`,
+      description: `${PAGE} of ${PAGE * 2 + 10}`,
+      tooltip: `${PAGE} of ${PAGE * 2 + 10} Claude Code sessions listed. Filter the tree or sort it by size to find others.`,
     });
-    expect(nodeId(more)).toBe('more:claude-code');
+    expect(nodeId(more)).toBe('more:agent:claude-code');
     expect(contextValue(more)).toBe('spillway:more');
     // The last page says how many are left; the whole list has no such row.
-    const last = agentChildren(agent, SESSION_PAGE * 2).at(-1)!;
-    expect(last.kind === 'more' && moreRow(last)).toMatchObject({ label: 'Show 10 more', description: `${SESSION_PAGE * 2} of ${SESSION_PAGE * 2 + 10}` });
-    expect(agentChildren(agent, SESSION_PAGE * 3).every((r) => r.kind === 'session')).toBe(true);
+    const last = page(agent, agent.sessions, PAGE * 2).at(-1)!;
+    expect(last.kind === 'more' && moreRow(last)).toMatchObject({ label: 'Show 10 more', description: `${PAGE * 2} of ${PAGE * 2 + 10}` });
+    expect(page(agent, agent.sessions, PAGE * 3)).toEqual(agent.sessions);
     // The agent's row still counts every session's blobs.
     expect(agentDescription(agent.sessions)).toMatch(/^410 blobs · /);
   });
 
-  it('lists no such row when every session fits', () => {
-    expect(agentChildren(agentOf(SESSION_PAGE), SESSION_PAGE).every((r) => r.kind === 'session')).toBe(true);
+  it("lists a page of a session's blobs the same way, under an id of its own", () => {
+    const big = sessionNode(session({ key: 'claude-code:/d/big', blobs: Array.from({ length: PAGE + 1 }, (_, i) => blob({ path: `/d/big/${i}.txt` })) }), {});
+    const rows = page(big, sessionChildren(big.session, {}, 'time'), PAGE);
+    const more = rows.at(-1)!;
+    expect(more).toMatchObject({ kind: 'more', parent: big, shown: PAGE, total: PAGE + 1 });
+    expect(more.kind === 'more' && moreRow(more)).toEqual({ label: 'Show 1 more', description: `${PAGE} of ${PAGE + 1}`, tooltip: `${PAGE} of ${PAGE + 1} blobs of this session listed. Filter the tree or sort it by size to find others.` });
+    expect(more.kind === 'more' && nodeId(more)).toBe('more:session:claude-code:/d/big');
   });
 
-  it('lists whole pages up to a session to reveal past them, never fewer than listed', () => {
-    const { sessions } = agentOf(SESSION_PAGE * 3);
-    const keyAt = (i: number) => sessions[i]!.session.key;
-    expect(limitShowing(sessions, keyAt(0), SESSION_PAGE)).toBe(SESSION_PAGE);
-    expect(limitShowing(sessions, keyAt(SESSION_PAGE - 1), SESSION_PAGE)).toBe(SESSION_PAGE);
-    expect(limitShowing(sessions, keyAt(SESSION_PAGE), SESSION_PAGE)).toBe(SESSION_PAGE * 2);
-    expect(limitShowing(sessions, keyAt(SESSION_PAGE * 3 - 1), SESSION_PAGE)).toBe(SESSION_PAGE * 3);
-    expect(limitShowing(sessions, keyAt(5), SESSION_PAGE * 2)).toBe(SESSION_PAGE * 2);
-    // A session no longer listed (deleted meanwhile) changes nothing.
-    expect(limitShowing(sessions, 'claude-code:/gone', SESSION_PAGE)).toBe(SESSION_PAGE);
+  it('lists no such row when every row fits', () => {
+    const agent = agentOf(PAGE);
+    expect(page(agent, agent.sessions, PAGE)).toEqual(agent.sessions);
+  });
+
+  it('lists whole pages up to a row to reveal past them, never fewer than listed', () => {
+    expect(limitShowing(0, PAGE)).toBe(PAGE);
+    expect(limitShowing(PAGE - 1, PAGE)).toBe(PAGE);
+    expect(limitShowing(PAGE, PAGE)).toBe(PAGE * 2);
+    expect(limitShowing(PAGE * 3 - 1, PAGE)).toBe(PAGE * 3);
+    expect(limitShowing(5, PAGE * 2)).toBe(PAGE * 2);
+    // A row no longer there (deleted meanwhile) changes nothing.
+    expect(limitShowing(-1, PAGE)).toBe(PAGE);
   });
 });
 
