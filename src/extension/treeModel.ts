@@ -280,7 +280,7 @@ export function page<T>(parent: MoreNode['parent'], rows: readonly T[], limit: n
 /** The "Show more" row: how many the next page adds, then how many of how many are listed (short: a 300 px side bar). */
 export function moreRow(node: MoreNode): { label: string; description: string; tooltip: string } {
   const shown = `${formatCount(node.shown)} of ${formatCount(node.total)}`;
-  const what = node.parent.kind === 'agent' ? `${sourceLabel(node.parent.source)} sessions` : `blobs of this session`;
+  const what = node.parent.kind === 'agent' ? `${sourceLabel(node.parent.source)} sessions` : 'blobs of this session';
   return {
     label: `Show ${formatCount(Math.min(PAGE, node.total - node.shown))} more`,
     description: shown,
