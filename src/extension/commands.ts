@@ -67,7 +67,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.addFolder': () => c.addFolder(),
     'spillway.showRoots': () => c.showRoots(),
     'spillway.revealBlob': (key: string) => c.revealBlob(key),
-    'spillway.showMore': (n: MoreNode) => deps.tree.showMore(n),
+    // The row's own argument; run otherwise (a key bound to it), there is nothing to list more of.
+    'spillway.showMore': (n?: MoreNode) => n?.kind === 'more' && deps.tree.showMore(n),
   };
   for (const [id, handler] of Object.entries(table)) {
     context.subscriptions.push(
