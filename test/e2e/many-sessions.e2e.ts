@@ -1,6 +1,7 @@
-// An agent with more sessions than the tree lists at first, in a real VS Code
-// (code-server + Chromium, the packaged .vsix): a page of sessions, then a
-// row that lists the next page, until the oldest session is there.
+// An agent with more sessions than the tree lists at first, and a session
+// with more blobs, in a real VS Code (code-server + Chromium, the packaged
+// .vsix): a page of rows, then a row that lists the next page, until the
+// oldest is there; a reveal past the listed rows lists their pages first.
 // Screenshots: test-results/e2e-many/.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -62,7 +63,9 @@ beforeAll(async () => {
   const home = path.join(tmp, 'home');
   writeSessions(home);
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY|TMPDIR$|TMP$|TEMP$)/.test(k)));
-  const env = { ...clean, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_DATA_HOME: path.join(home, '.local', 'share') };
+  // Only this home: a TMPDIR of its own too (pi's bash logs there would make an agent of their own).
+  const env = { ...clean, HOME: home, TMPDIR: path.join(home, 'tmp'), XDG_CACHE_HOME: path.join(home, '.cache'), XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_DATA_HOME: path.join(home, '.local', 'share') };
+  fs.mkdirSync(env.TMPDIR, { recursive: true });
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
   const base = { node: setup.node24, entry: setup.codeServer, extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data'), env };
   installVsix(base, path.join(repo, 'spillway.vsix'));
