@@ -47,8 +47,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 /**
- * What went wrong, in words: a failed system call as `PATH: reason`, as cat and grep say it (Node's own message,
- * `ENOENT: no such file or directory, open 'PATH'`, speaks to a programmer).
+ * What went wrong, in words: a failed system call as `PATH: Reason (CODE)`, the path first as cat and grep say it
+ * (Node's own message, `ENOENT: no such file or directory, open 'PATH'`, speaks to a programmer); the code kept for
+ * a search or a script.
  */
 export function errorMessage(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -56,7 +57,7 @@ export function errorMessage(err: unknown): string {
   const reason = code ? new RegExp(`^${code}: (.+?), \\w+ '`).exec(err.message)?.[1] : undefined;
   if (!reason || path === undefined) return err.message;
   // The path escaped here: main splits a message at its line breaks, and one in a file name would start a line of its own.
-  return `${escapeControls(path)}: ${reason[0]!.toUpperCase()}${reason.slice(1)}`;
+  return `${escapeControls(path)}: ${reason[0]!.toUpperCase()}${reason.slice(1)} (${code})`;
 }
 
 if (require.main === module) {

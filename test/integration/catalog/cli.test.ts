@@ -111,15 +111,15 @@ describe('spillway show', () => {
     const range = await runCli(['show', fx.dsh.blob, '--lines', '9:3'], fx.env);
     expect(range.code).toBe(2);
     expect(range.stderr).toContain('invalid --lines');
-    // As cat says it: the path, then the reason in words, not Node's `ENOENT: ..., open '...'`.
+    // The path first, then the reason in words and its code, not Node's `ENOENT: ..., open '...'`.
     for (const args of [['--lines', '1:2'], []]) {
       const missing = await runCli(['show', path.join(dir, 'nope.txt'), ...args], fx.env);
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toBe(`spillway show: ${path.join(dir, 'nope.txt')}: No such file or directory\n`);
+      expect(missing.stderr).toBe(`spillway show: ${path.join(dir, 'nope.txt')}: No such file or directory (ENOENT)\n`);
     }
     // A line break in the name is shown escaped: it cannot make a line of output of its own.
     const forged = await runCli(['show', path.join(dir, 'a\nspillway show: all good')], fx.env);
-    expect(forged.stderr).toBe(`spillway show: ${path.join(dir, 'a')}\\nspillway show: all good: No such file or directory\n`);
+    expect(forged.stderr).toBe(`spillway show: ${path.join(dir, 'a')}\\nspillway show: all good: No such file or directory (ENOENT)\n`);
   });
   it("says where a blob really ends past its last line, and keeps a last line's missing newline", async () => {
     const noFinal = path.join(fx.dsh.dir, 'cc33dd44-nofinal.txt');
