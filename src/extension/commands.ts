@@ -34,7 +34,6 @@ export interface CommandDeps {
   saveSort: (sort: 'time' | 'size') => Thenable<void>;
 }
 
-
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const c = new Commands(deps);
   const table: Record<string, (...args: never[]) => unknown> = {
@@ -162,7 +161,7 @@ class Commands {
       return;
     }
     // Its session may lie past the sessions its agent lists (a chart opened from the command palette on any session).
-    if (node.kind === 'blob') this.d.tree.showBlob(node);
+    this.d.tree.showBlob(node);
     await vscode.commands.executeCommand('spillway.spills.focus');
     await this.d.view.reveal(node, { select: true, focus: true, expand: true });
   }

@@ -25,6 +25,7 @@ import {
   sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
+  type AgentNode,
   type BlobNode,
   type MoreNode,
   type SessionNode,
@@ -109,8 +110,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
    * waits for the refresh it starts.
    */
   showBlob(node: BlobNode): void {
-    const catalog = this.service.current();
-    const agent = catalog && buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
+    const agent = this.agentOf(node.session.source);
     if (!agent) return;
     const wanted: Array<[MoreNode['parent'], number]> = [
       [agent, agent.sessions.findIndex((n) => n.session.key === node.session.key)],
@@ -181,7 +181,13 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       return sessionNode(node.session, this.filter);
     }
     if (node.kind === 'more') return node.parent;
-    return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === node.session.source);
+    return this.agentOf(node.session.source);
+  }
+
+  /** An agent's row as the tree builds it now (its sessions filtered and sorted). */
+  private agentOf(source: string): AgentNode | undefined {
+    const catalog = this.service.current();
+    return catalog && buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort).find((a) => a.source === source);
   }
 
   async resolveTreeItem(item: vscode.TreeItem, node: SpillNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
@@ -202,7 +208,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   /** Node for a blob key (for reveal from the chart or after a grep). */
-  blobNode(key: string): SpillNode | undefined {
+  blobNode(key: string): BlobNode | undefined {
     const catalog = this.service.current();
     const blob = catalog?.blob(key);
     const session = blob && catalog?.session(blob.sessionKey);
