@@ -105,6 +105,16 @@ const lastRow = async () => {
   return row.last ? row : undefined;
 };
 
+/**
+ * Show Context Chart from the command palette, the session chosen by typing its id. Its picker comes once the catalog
+ * is ready (after a reload, a while after the palette closes): typed sooner, the id went into the closing palette.
+ */
+async function pickSession(id: string): Promise<void> {
+  await wb.runCommand('Spillway: Show Context Chart');
+  await wb.page.locator('.quick-input-widget input[placeholder="Choose a session"]').waitFor({ state: 'visible', timeout: 60_000 });
+  await wb.answerInput(id);
+}
+
 it(`lists ${PAGE} sessions, then a row that lists more, page by page, to the oldest`, async () => {
   await wb.openSpillway();
   const agent = wb.row('Claude Code');
@@ -145,8 +155,7 @@ it('reveals a blob of a session past the listed ones: its page is listed first',
   await waitFor(async () => (await lastRow())?.label === `Show ${PAGE} more` || undefined, 'the first page listed', 60_000);
   // The oldest session's chart, opened from the command palette (its row is not listed), found by its id.
   const oldest = idOf(SESSIONS - 1);
-  await wb.runCommand('Spillway: Show Context Chart');
-  await wb.answerInput(oldest);
+  await pickSession(oldest);
   const frame = wb.chartFrame();
   await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
   await frame.locator('#turns summary').click();
@@ -185,8 +194,7 @@ it(`lists a session's blobs ${PAGE} at a time too, and reveals one past them`, a
   await wb.page.reload();
   await wb.openSpillway();
   await waitFor(async () => (await lastRow())?.label === `Show ${PAGE} more` || undefined, 'the first page listed', 60_000);
-  await wb.runCommand('Spillway: Show Context Chart');
-  await wb.answerInput(idOf(0));
+  await pickSession(idOf(0));
   const frame = wb.chartFrame();
   await frame.locator('#chart[data-bars]').waitFor({ state: 'attached', timeout: 30_000 });
   await frame.locator('#turns summary').click();
