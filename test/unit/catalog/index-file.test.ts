@@ -181,6 +181,21 @@ describe('index file', () => {
     back.close();
   });
 
+  it('writes a line of MBs a slice at a time without splitting a character: emoji (surrogate pairs) and 3-byte characters come back whole', async () => {
+    const withArgs = (n: number, args: (i: number) => string): IndexedClaim => {
+      const e = entry(n, 120);
+      e.described!.blobs.forEach((b, i) => (b.args = args(i)));
+      return e;
+    };
+    // Runs of pairs at both parities, so that slices end inside pairs wherever the line's other text falls.
+    const entries = [withArgs(0, (i) => `${i % 2 ? 'x' : ''}${'😀'.repeat(2500)}`), withArgs(1, (i) => '漢字'.repeat(1500 + i)), entry(2, 1)];
+    await saveIndex(file, entries, header());
+    expect((await fsp.readFile(file, 'utf8')).includes('\uFFFD')).toBe(false);
+    const reader = IndexReader.open(file)!;
+    for (const i of [0, 1, 2]) expect(reader.entry(i)!.described!.blobs.map((b) => b.args)).toEqual(entries[i]!.described!.blobs.map((b) => b.args));
+    reader.close();
+  });
+
   it('lets the writer read its own lines before it commits, and leaves no file behind when abandoned', async () => {
     const writer = await IndexWriter.open(file);
     const at = [writer.add(entry(0, 2)), writer.add(entry(1, 5000))];
