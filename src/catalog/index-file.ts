@@ -781,11 +781,8 @@ export class IndexWriter extends IndexLines {
   private append(data: string | Buffer): number {
     if (typeof data !== 'string') {
       if (this.used + data.length > this.out.length) this.flush();
-      if (data.length > this.out.length) {
-        this.write(data);
-        return data.length;
-      }
-      this.used += data.copy(this.out, this.used);
+      if (data.length > this.out.length) this.write(data); // a line copied from the old index, of MBs
+      else this.used += data.copy(this.out, this.used);
       return data.length;
     }
     // A string is encoded a slice at a time: a line of MBs (one session of 100,000 blobs is 53 MB) or a trailer's
