@@ -5,6 +5,7 @@
 // The Bash capture's finish step: node dist/hook.js claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND
 import { runBashFinish } from './claude-code-bash-finish';
 import { runClaudeCodeHook } from './claude-code-hook';
+import { failIfUnfinished } from '../cli/unfinished';
 
 async function main(): Promise<void> {
   const [agent, sub, ...rest] = process.argv.slice(2);
@@ -13,7 +14,10 @@ async function main(): Promise<void> {
     return;
   }
   if (sub === 'bash-finish') {
-    process.exitCode = await runBashFinish(rest, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
+    const finish = runBashFinish(rest, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
+    // A finish step that never ends its work fails, so that the wrapper prints the captured output instead.
+    failIfUnfinished(finish, 1, (text) => process.stderr.write(`spillway bash-finish: ${text}`));
+    process.exitCode = await finish;
     return;
   }
   try {

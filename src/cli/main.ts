@@ -2,6 +2,10 @@
 import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
 import { escapeControls, human } from './escape';
 import { tuneV8ForCommands } from './v8-defaults';
+import { failIfUnfinished } from './unfinished';
+
+// Exported for the tests, which run it in a process of their own (dist/cli.js).
+export { failIfUnfinished };
 
 // Each command is loaded when it runs: the built CLI keeps each in a file of its own (dist/cli-NAME.js,
 // esbuild.mjs), so a command does not pay to load the others (the catalog, ripgrep's runner, the spill engine).
@@ -15,6 +19,11 @@ const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: strin
   hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code hooks (Pre/PostToolUse, PostToolUseFailure); `hook install|uninstall claude-code` wires them into settings.json' },
   spill: { load: () => import('./commands/spill.js').then((m) => m.spillCommand), summary: 'Spill a tool output read on stdin; print what the model should see' },
 };
+
+/** The command so named; none for the names every object answers to (`constructor`, `__proto__`). */
+function commandNamed(name: string): (typeof COMMANDS)[string] | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
 
 function usage(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
@@ -31,7 +40,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stdout(usage());
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = commandNamed(name);
   if (!command) {
     io.stderr(human`spillway: unknown command '${name}'` + `\n\n${usage()}`);
     return 2;
@@ -62,7 +71,11 @@ export function errorMessage(err: unknown): string {
 
 if (require.main === module) {
   tuneV8ForCommands();
-  main(process.argv.slice(2), processIO()).then((code) => {
+  const argv = process.argv.slice(2);
+  const io = processIO();
+  const work = main(argv, io).then((code) => {
     process.exitCode = code;
   });
+  const name = argv[0] ?? '';
+  failIfUnfinished(work, commandNamed(name)?.failure ?? 1, (text) => io.stderr(human`spillway ${name}: ` + text));
 }

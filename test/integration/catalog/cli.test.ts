@@ -249,3 +249,30 @@ describe('spillway clean', () => {
     expect(bad.stderr).toContain("invalid duration 'soon'");
   });
 });
+
+describe('spillway', () => {
+  it('takes no name an object answers to for a command: `constructor` is unknown, with the usage', async () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const run = await runCli([name], fx.env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`spillway: unknown command '${name}'\n`);
+      expect(run.stderr).toContain('usage: spillway <command>');
+    }
+  });
+
+  it('fails, and says so, when its work stops before it finished (the event loop ran dry): never status 0 with the output cut short', () => {
+    // The guard the CLI and the Bash capture's finish step run under, in a process of its own: a promise nobody settles.
+    const run = (work: string) =>
+      spawnSync(process.execPath, ['-e', `require(${JSON.stringify(CLI)}).failIfUnfinished(${work}, 2, (t) => process.stderr.write('spillway grep: ' + t))`], { encoding: 'utf8' });
+    const stalled = run('new Promise(() => {})');
+    expect(stalled.status).toBe(2);
+    expect(stalled.stderr).toBe('spillway grep: stopped before it finished (an internal error: nothing was left to wait for)\n');
+    const finished = run('new Promise((resolve) => setTimeout(resolve, 50))');
+    expect(finished.status).toBe(0);
+    expect(finished.stderr).toBe('');
+    // A failure is the command's to report (main catches it): the guard says nothing of it.
+    const failed = run('Promise.reject(new Error("x"))');
+    expect(failed.status).toBe(0);
+    expect(failed.stderr).toBe('');
+  });
+});
