@@ -37,6 +37,8 @@ export interface RootFlagValues {
 
 /** The catalog the flags describe, not yet scanned. */
 export function newCatalog(values: RootFlagValues, io: CliIO): Catalog {
+  // An empty one is most often a variable left unset (`--root "$DIR"`): taken as this folder, it scanned all below it.
+  if (values.root?.includes('')) throw new UsageError("--root is empty (give a folder; '.' for this one)");
   const sources = values.source?.map((name) => {
     if (!(SOURCE_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown source '${name}' (one of: ${SOURCE_NAMES.join(', ')})`);
     return name as SourceName;

@@ -1,5 +1,7 @@
 // The extension's settings as one typed object. `readSettings` takes the
-// configuration getter, so unit tests pass a plain function. Pure.
+// configuration getter and the home folder, so unit tests pass plain values. Pure.
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 export const SECTION = 'spillway';
 
@@ -30,12 +32,17 @@ function num(v: unknown, fallback: number, min: number, max: number): number {
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : fallback;
 }
 
-export function readSettings(get: ConfigGet): SpillwaySettings {
+/** `~` and `~/...` as a shell reads them: settings.json is written by hand, and an extra root is most often in the home folder. */
+function expandHome(folder: string, home: string): string {
+  return folder === '~' ? home : folder.startsWith('~/') ? path.join(home, folder.slice(2)) : folder;
+}
+
+export function readSettings(get: ConfigGet, home: string = os.homedir()): SpillwaySettings {
   const roots = get<unknown>('extraRoots');
   const sources = get<unknown>('sources');
   const sort = get<unknown>('sortBy');
   return {
-    extraRoots: Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string' && r.trim() !== '') : [],
+    extraRoots: Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => expandHome(r, home)) : [],
     sources:
       typeof sources === 'object' && sources !== null
         ? Object.fromEntries(Object.entries(sources).filter(([, v]) => typeof v === 'boolean'))

@@ -53,6 +53,15 @@ describe('spillway list', () => {
     expect((await runCli(['list', '--json'], { ...fx.env, CLAUDE_CONFIG_DIR: missing })).stderr).not.toContain('no such folder');
   });
 
+  it('refuses an empty --root (an unset variable) instead of scanning the folder it runs in', async () => {
+    for (const command of [['list'], ['grep', 'x'], ['clean', '--older-than', '7d', '--dry-run']]) {
+      const run = await runCli([...command, '--root', fx.userRoots[0]!, '--root', ''], fx.env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(`spillway ${command[0]}: --root is empty (give a folder; '.' for this one)\n`);
+      expect(run.stdout).toBe('');
+    }
+  });
+
   it('--no-default-roots with --root scans only that folder; --source filters', async () => {
     const run = await runCli(['list', '--json', '--no-default-roots', '--root', path.join(fx.home, '.pi'), '--source', 'pi'], fx.env);
     const out = JSON.parse(run.stdout) as ListJson;

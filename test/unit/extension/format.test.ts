@@ -83,6 +83,11 @@ describe('settings', () => {
     expect(t.useTrash).toBe(false);
     expect(t.sortBy).toBe('size');
   });
+
+  it('reads `~` in an extra root as the home folder, as a shell does (and only at its start)', () => {
+    const roots = ['~', '~/agent logs', '/a/~/b', '~user/x', 'rel'];
+    expect(readSettings((k) => (k === 'extraRoots' ? roots : undefined) as never, '/home/me').extraRoots).toEqual(['/home/me', '/home/me/agent logs', '/a/~/b', '~user/x', 'rel']);
+  });
 });
 
 describe('slice URIs', () => {
