@@ -26,7 +26,8 @@ export const grepCommand: CliCommand = async (argv, io) => {
   if (!Number.isInteger(max) || max < 1) throw new UsageError(`invalid --max '${values.max}' (a positive integer)`);
   const perBlob = values['max-per-blob'] !== undefined ? Number(values['max-per-blob']) : 0;
   if (values['max-per-blob'] !== undefined && (!Number.isInteger(perBlob) || perBlob < 1)) throw new UsageError(`invalid --max-per-blob '${values['max-per-blob']}' (a positive integer)`);
-  const engine = values.engine ?? 'auto';
+  // A ripgrep named with --rg is the one asked for: one that cannot run is an error, not a quiet search without it.
+  const engine = values.engine ?? (values.rg !== undefined ? 'rg' : 'auto');
   if (engine !== 'auto' && engine !== 'rg' && engine !== 'node') throw new UsageError(`invalid --engine '${engine}' (auto, rg or node)`);
   const catalog = newCatalog(values, io);
   // Matches go out as they are found, a piece at a time, not held to the end (--json: laid out as JSON.stringify of the whole would).

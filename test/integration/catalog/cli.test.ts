@@ -163,9 +163,12 @@ describe('spillway grep', () => {
     const none = await runCli(['grep', 'no-such-text-in-any-blob-7f3a', ...roots()], fx.env);
     expect(none).toMatchObject({ code: 1, stdout: '', stderr: '' });
     expect((await runCli(['grep', 'no-such-text-in-any-blob-7f3a', '--json', ...roots()], fx.env)).code).toBe(1);
-    const failed = await runCli(['grep', 'npm', '--engine', 'rg', '--rg', path.join(os.tmpdir(), 'no-such-rg-7f3a'), ...roots()], fx.env);
+    const noRg = path.join(os.tmpdir(), 'no-such-rg-7f3a');
+    const failed = await runCli(['grep', 'npm', '--engine', 'rg', '--rg', noRg, ...roots()], fx.env);
     expect(failed).toMatchObject({ code: 2, stdout: '' });
     expect(failed.stderr).toMatch(/ripgrep not executable/);
+    // A ripgrep named is the one asked for, without --engine too: not a quiet search with the Node engine.
+    expect(await runCli(['grep', 'npm', '--rg', noRg, ...roots()], fx.env)).toMatchObject({ code: 2, stdout: '', stderr: `spillway grep: ripgrep not executable at ${noRg}\n` });
   });
   it('rejects an invalid regex and a bad --max with exit code 2', async () => {
     expect((await runCli(['grep', '(', '--regex'], fx.env)).code).toBe(2);
