@@ -1,5 +1,5 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
-import { UsageError, type CliCommand } from '../io';
+import { UsageError, type CliCommand, type CliIO } from '../io';
 import { human, newCatalog, parseFlags, ROOT_FLAGS } from '../format';
 import { readSliceBytes } from '../../catalog/slice';
 
@@ -15,6 +15,21 @@ export function parseLineRange(text: string): { start: number; end: number } {
   }
   if (start < 1 || end < start) throw new UsageError(`invalid --lines '${text}' (1-based, A <= B)`);
   return { start, end };
+}
+
+/**
+ * A slice is printed this much a call, as the whole blob is read: one write of up to 16 MB was held in memory for a
+ * slow reader (`| less`), and Linux throttles one large write to a file once much of the page cache is dirty.
+ */
+const PIECE_BYTES = 64 << 10;
+
+/** `bytes` to stdout a piece at a time, each after a slower reader has caught up. */
+async function print(io: CliIO, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
+    io.stdout(bytes.subarray(at, at + PIECE_BYTES));
+    const behind = io.caughtUp?.();
+    if (behind) await behind;
+  }
 }
 
 export const showCommand: CliCommand = async (argv, io) => {
@@ -33,7 +48,7 @@ export const showCommand: CliCommand = async (argv, io) => {
     // The file's own bytes, like cat: not decoded, so invalid UTF-8 is not replaced.
     const slice = await readSliceBytes(file, start, end, { open });
     // Its '\n' after the last line only where the file has one (a cut slice ends a line of its own).
-    if (slice.data.length > 0 || slice.endLine >= slice.startLine) io.stdout(slice.newlineAfter || slice.truncated ? Buffer.concat([slice.data, Buffer.from('\n')]) : slice.data);
+    if (slice.data.length > 0 || slice.endLine >= slice.startLine) await print(io, slice.newlineAfter || slice.truncated ? Buffer.concat([slice.data, Buffer.from('\n')]) : slice.data);
     if (slice.eof) io.stderr(human`spillway show: ${file} ends at line ${slice.lastLine ?? slice.endLine}\n`);
     return 0;
   }

@@ -111,6 +111,12 @@ describe('a slow reader', () => {
     expect(out).toBe('yyyyyyy\n'.repeat(BIG_BYTES / 8));
   });
 
+  it('show --lines: a slice of MBs goes out a piece at a time, each once the reader has caught up', async () => {
+    const lines = BIG_BYTES / 8 - 1;
+    const out = await runAgainstSlowReader(['show', big, '--lines', `2:${lines + 1}`]);
+    expect(out).toBe('yyyyyyy\n'.repeat(lines));
+  });
+
   for (const engine of ['rg', 'node']) {
     it(`grep --engine ${engine}: the search pauses until the reader catches up, then prints every match`, async () => {
       const out = await runAgainstSlowReader(['grep', 'ERROR', '--max', String(SESSIONS * LINES), '--engine', engine]);
