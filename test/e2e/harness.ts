@@ -193,16 +193,26 @@ export class Workbench {
 
   /** Opens the command palette, types the command's title and runs it. */
   async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('Escape');
-    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input[type="text"]');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${title}`);
     // Click the row whose label is exactly the title: the first match may be another command.
     const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
-    await row.waitFor({ state: 'visible' });
-    await row.click();
+    // Soon after a reload the workbench may close a palette it has just opened (seen in one CI run: the input went
+    // inert, then hidden, as it was typed into): then it is opened again, as a person would.
+    for (let attempt = 1; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill(`>${title}`, { timeout: 10_000 });
+        await row.waitFor({ state: 'visible', timeout: 10_000 });
+      } catch (err) {
+        if (attempt < 3) continue;
+        throw err;
+      }
+      await row.click();
+      return;
+    }
   }
 
   /** Types into the quick input (input box or quick pick) that is open and presses Enter. */
