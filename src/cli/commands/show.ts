@@ -18,12 +18,12 @@ export function parseLineRange(text: string): { start: number; end: number } {
 }
 
 /**
- * A slice is printed this much a call, as the whole blob is read: one write of up to 16 MB was held in memory for a
+ * Printed this much a call, a slice as the whole blob: one write of a slice of up to 16 MB was held in memory for a
  * slow reader (`| less`), and Linux throttles one large write to a file once much of the page cache is dirty.
  */
 const PIECE_BYTES = 64 << 10;
 
-/** `bytes` to stdout a piece at a time, each after a slower reader has caught up. */
+/** `bytes` to stdout a piece at a time, each after a slower reader has caught up (nothing more is read meanwhile). */
 async function print(io: CliIO, bytes: Buffer): Promise<void> {
   for (let at = 0; at < bytes.length; at += PIECE_BYTES) {
     io.stdout(bytes.subarray(at, at + PIECE_BYTES));
@@ -54,18 +54,6 @@ export const showCommand: CliCommand = async (argv, io) => {
   }
   // Never through a symlink, never blocked on a FIFO: only a regular file is printed.
   const handle = await open(file);
-  await new Promise<void>((resolve, reject) => {
-    const stream = handle.createReadStream();
-    stream.on('data', (chunk) => {
-      io.stdout(chunk as Buffer);
-      // A slower reader (`| less`): read no further until it has caught up, or the whole blob queues in memory.
-      const behind = io.caughtUp?.();
-      if (!behind) return;
-      stream.pause();
-      void behind.then(() => stream.resume());
-    });
-    stream.on('error', reject);
-    stream.on('end', resolve);
-  });
+  for await (const chunk of handle.createReadStream()) await print(io, chunk as Buffer);
   return 0;
 };
