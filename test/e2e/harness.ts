@@ -225,12 +225,15 @@ export class Workbench {
 
   /** Shows the Spillway side bar (clicking its activity bar icon when it is not already shown: a second click would hide it). */
   async openSpillway(): Promise<void> {
-    if (!(await this.spillsView().isVisible())) {
+    // The icon toggles the side bar: a view drawn again just as it was looked at (after a reload) was closed by the
+    // click meant to open it. So it is clicked again until the view shows, as a person would.
+    for (let attempt = 0; attempt < 3 && !(await this.spillsView().isVisible()); attempt++) {
       await this.page.locator('.activitybar [aria-label^="Spillway"]').first().click();
       // Move the pointer off the icon, as a person would: its badge hover would
       // otherwise cover the top rows of the tree and swallow the next clicks.
       const size = this.page.viewportSize();
       if (size) await this.page.mouse.move(size.width * 0.6, size.height * 0.5);
+      await this.spillsView().waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
     }
     await this.spillsView().waitFor({ state: 'visible' });
   }

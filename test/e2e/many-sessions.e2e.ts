@@ -96,13 +96,20 @@ const lastRow = async () => {
   // The list's own rows (not the sticky agent row above them), the focused one last of its set.
   const focused = wb.pane('Spills').locator('.monaco-list-rows > .monaco-list-row.focused');
   if ((await focused.count()) !== 1) return undefined;
-  const row = await focused.evaluate((r) => ({
-    label: r.querySelector('.label-name')?.textContent ?? '',
-    description: r.querySelector('.label-description')?.textContent ?? '',
-    aria: r.getAttribute('aria-label') ?? '',
-    last: r.getAttribute('aria-posinset') === r.getAttribute('aria-setsize'),
-  }));
-  return row.last ? row : undefined;
+  // Read at once: a row redrawn since it was counted is asked for again, not waited for (30 s, past the caller's deadline).
+  const row = await focused
+    .evaluate(
+      (r) => ({
+        label: r.querySelector('.label-name')?.textContent ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+        aria: r.getAttribute('aria-label') ?? '',
+        last: r.getAttribute('aria-posinset') === r.getAttribute('aria-setsize'),
+      }),
+      undefined,
+      { timeout: 1000 },
+    )
+    .catch(() => undefined);
+  return row?.last ? row : undefined;
 };
 
 /**
