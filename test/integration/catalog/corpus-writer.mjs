@@ -1,17 +1,17 @@
 // Changes a Claude Code corpus (`node corpus-writer.mjs PROJECTS_DIR`) until
 // it is killed, the way agents and their users do while `spillway` runs: a
 // blob added with the call that names it, a blob grown (its mtime put back
-// or not), a blob deleted, a
-// transcript line written in two pieces, a new session, a session's blobs
-// all removed. Each change is followed by a pause of a millisecond, so it
-// shares the machine. Prints the number of changes made once a second.
+// or not), a blob deleted, a transcript line written in two pieces, a new
+// session, a session's blobs all removed. Each change is followed by a pause
+// of a millisecond, so it shares the machine. Prints the number of changes
+// made when it is stopped (SIGTERM).
 import { appendFileSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const projects = readdirSync(process.argv[2]).map((p) => path.join(process.argv[2], p));
 // The same changes in the same order each run (a linear congruential generator): only their timing differs.
 let seed = 1;
-const pick = (items) => items[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % items.length];
+const pick = (items) => items[((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % items.length];
 let made = 0;
 
 function change() {
@@ -67,7 +67,10 @@ function change() {
   }
 }
 
-setInterval(() => console.log(made), 1000);
+process.on('SIGTERM', () => {
+  console.log(made);
+  process.exit(0);
+});
 for (;;) {
   change();
   made++;
