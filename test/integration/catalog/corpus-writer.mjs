@@ -20,16 +20,20 @@ function change() {
   const transcript = path.join(project, `${session}.jsonl`);
   const results = path.join(project, session, 'tool-results');
   const blobs = () => readdirSync(results);
-  const call = (id, file) => [
-    { type: 'assistant', sessionId: session, timestamp: new Date().toISOString(), message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `step ${made}` } }] } },
-    { type: 'user', sessionId: session, timestamp: new Date().toISOString(), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `Full output saved to: ${file}` }] } },
-  ].map((line) => JSON.stringify(line) + '\n').join('');
+  // A session's lines for a call whose output was saved to `file`.
+  const call = (sessionId, id, file) => {
+    const timestamp = new Date().toISOString();
+    return [
+      { type: 'assistant', sessionId, timestamp, message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `step ${made}` } }] } },
+      { type: 'user', sessionId, timestamp, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `Full output saved to: ${file}` }] } },
+    ].map((line) => JSON.stringify(line) + '\n').join('');
+  };
   switch (made % 6) {
     case 0: {
       const id = `toolu_w${made}`;
       const file = path.join(results, `${id}.txt`);
       writeFileSync(file, `written ${made}\n`.repeat(1 + (made % 50)));
-      appendFileSync(transcript, call(id, file));
+      appendFileSync(transcript, call(session, id, file));
       break;
     }
     case 1: {
@@ -58,7 +62,7 @@ function change() {
       const file = path.join(project, id, 'tool-results', 'toolu_new.txt');
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, `new ${made}\n`);
-      writeFileSync(path.join(project, `${id}.tmp`), call('toolu_new', file).replaceAll(session, id));
+      writeFileSync(path.join(project, `${id}.tmp`), call(id, 'toolu_new', file));
       renameSync(path.join(project, `${id}.tmp`), path.join(project, `${id}.jsonl`));
       break;
     }
