@@ -1,7 +1,7 @@
 // Bundles every entry point: the VS Code extension (cjs, `vscode` external),
 // the `spillway` CLI, the library API, and the chart webview script.
 import * as esbuild from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -61,6 +61,12 @@ const builds = [
     outdir: `${out}/webview`,
   },
 ];
+
+// The shell prefix Claude Code runs each Bash command through (src/adapters/claude-code-prefix.sh): a
+// POSIX shell script, not bundled, beside the hook.js its large-output step starts.
+mkdirSync(out, { recursive: true });
+copyFileSync('src/adapters/claude-code-prefix.sh', `${out}/claude-code-prefix.sh`);
+chmodSync(`${out}/claude-code-prefix.sh`, 0o755);
 
 const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
 if (watch) {

@@ -16,10 +16,10 @@ export { readSlice, countLines as countFileLines } from './catalog/slice';
 export { findRipgrep } from './catalog/grep';
 export { CHARS_PER_TOKEN } from './catalog/turns';
 // Agent adapters: Claude Code command hook + settings installer, Agent SDK hook, pi extension.
-export { spillHook, spillwayHooks, type SpillHookOptions } from './adapters/agent-sdk';
+export { spillHook, spillwayHooks, spillwayEnv, type SpillHookOptions, type SpillwayEnvOptions } from './adapters/agent-sdk';
 export { handleClaudeCodeHookInput, hookOutputFor, replacementFor, type ClaudeCodeSpillOptions, type PostToolUseReplacement } from './adapters/claude-code-hook';
 export { parseHookInput, claudeSessionDir, claudeSpillDir, type PostToolUseEvent, type PreToolUseEvent, type PostToolUseFailureEvent } from './adapters/claude-code-event';
 export { installClaudeCodeHook, uninstallClaudeCodeHook, claudeSettingsPath, defaultHookCommand, CLAUDE_CODE_HOOK_MATCHER, CLAUDE_CODE_HOOK_EVENTS, type InstallResult } from './adapters/settings-install';
 export { createPiSpillExtension, renderStub as renderPiSpillStub, resolveSpill as resolvePiSpill, PI_INDEX_ENTRY_TYPE, type PiSpillRecord, type PiSpillExtensionOptions } from './adapters/pi-extension';
 export { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './adapters/pi-config';
-export { wrapBashCommand, whyNotCapturable, whyShellRejects, claudeStdinIsDevNull, type WrapOptions } from './adapters/bash-capture';
+export { isSpillwayPrefix, shellPrefixValue } from './adapters/claude-code-prefix-install';

@@ -2,9 +2,9 @@
 // `spillway hook claude-code` without the rest of the CLI (catalog, watcher),
 // so the agent waits only for Node start-up plus the hook's own work.
 // Usage (what `spillway hook install claude-code` writes): node dist/hook.js claude-code
-// The Bash capture's finish step: node dist/hook.js claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND
-import { runBashFinish } from './claude-code-bash-finish';
+// The shell prefix's large-output step: node dist/hook.js claude-code prefix-finish STATUS COMMAND_STRING
 import { runClaudeCodeHook } from './claude-code-hook';
+import { finishLargeOutput } from './claude-code-prefix-finish';
 import { failIfUnfinished } from '../cli/unfinished';
 
 async function main(): Promise<void> {
@@ -13,10 +13,22 @@ async function main(): Promise<void> {
     process.stderr.write(`usage: node hook.js claude-code (got ${agent ?? 'nothing'})\n`);
     return;
   }
-  if (sub === 'bash-finish') {
-    const finish = runBashFinish(rest, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) });
-    // A finish step that never ends its work fails, so that the wrapper prints the captured output instead.
-    failIfUnfinished(finish, 1, (text) => process.stderr.write(`spillway bash-finish: ${text}`));
+  if (sub === 'prefix-finish') {
+    const [status, shellString] = rest;
+    if (status === undefined || shellString === undefined) {
+      process.stderr.write('usage: node hook.js claude-code prefix-finish STATUS COMMAND_STRING\n');
+      process.exitCode = 2;
+      return;
+    }
+    // Its stdout is Claude Code's output file, written only once the digest is ready: on any failure it is left alone.
+    const finish = finishLargeOutput({ status, shellString, env: process.env }).then(
+      () => 0,
+      (err: unknown) => {
+        process.stderr.write(`spillway: output left as it was: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 1;
+      },
+    );
+    failIfUnfinished(finish, 1, (text) => process.stderr.write(`spillway prefix-finish: ${text}`));
     process.exitCode = await finish;
     return;
   }
@@ -26,7 +38,7 @@ async function main(): Promise<void> {
     await runClaudeCodeHook(Buffer.concat(chunks).toString('utf8'), process.env, {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
-    }, { script: process.argv[1]!, viaCli: false });
+    });
   } finally {
     // Exit 0 whatever happens: a failing hook must never fail the tool call.
     process.exitCode = 0;

@@ -1,8 +1,8 @@
-// Claude Code tool hooks: PostToolUse decides what the model sees instead of a
-// large tool result; PreToolUse and PostToolUseFailure run the Bash capture
-// (claude-code-bash.ts), so a failing command's output is kept too. Shared by
-// the command hook (`spillway hook claude-code`) and the Agent SDK callbacks.
-// Never throws: any failure leaves the tool's own output in place.
+// Claude Code's PostToolUse hook: decides what the model sees instead of a
+// large tool result (Bash output is taken care of earlier, by the shell prefix:
+// claude-code-prefix.sh). Shared by the command hook (`spillway hook
+// claude-code`) and the Agent SDK callbacks. Never throws: any failure leaves
+// the tool's own output in place.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
@@ -12,8 +12,6 @@ import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, ty
 import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
 import { classifyOutput, planValueDigest, type StringLeaf } from '../spill/value';
-import { captureFileOf } from './bash-capture';
-import { captureModeFromEnv, captureRewrite, finishCommandFor, unfinishedCaptureDigest, type BashCaptureOptions, type PostToolUseFailureContext, type PreToolUseRewrite } from './claude-code-bash';
 import { claudeSessionDir, claudeSpillDir, parseHookInput, type PostToolUseEvent, type ToolHookEvent } from './claude-code-event';
 
 /** Claude Code spills a replacement over this many chars again (as toolu_<id>.txt). */
@@ -23,7 +21,7 @@ export const CLAUDE_CODE_MAX_HOOK_OUTPUT_BYTES = 1 << 20;
 /** Our replacement stays this far under Claude Code's limit (its own wrapping adds a little). */
 const REPLACEMENT_CHAR_CAP = CLAUDE_CODE_MAX_RESULT_CHARS - 1_000;
 
-export interface ClaudeCodeSpillOptions extends Pick<BashCaptureOptions, 'captureBash' | 'finishCommand'> {
+export interface ClaudeCodeSpillOptions {
   /** Results over this many UTF-8 bytes are spilled; default: the engine's. */
   maxInlineBytes?: number;
   /** Size of the digest the model sees; default: the engine's. */
@@ -34,20 +32,18 @@ export interface ClaudeCodeSpillOptions extends Pick<BashCaptureOptions, 'captur
 }
 
 /** Environment overrides for the command hook (the settings.json line stays short). */
-export function optionsFromEnv(env: NodeJS.ProcessEnv): Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes' | 'captureBash'> {
+export function optionsFromEnv(env: NodeJS.ProcessEnv): Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes'> {
   const num = (name: string): number | undefined => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return undefined;
     const n = Number(raw);
     return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
   };
-  const out: Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes' | 'captureBash'> = {};
+  const out: Pick<ClaudeCodeSpillOptions, 'maxInlineBytes' | 'digestBytes'> = {};
   const maxInlineBytes = num('SPILLWAY_MAX_INLINE_BYTES');
   const digestBytes = num('SPILLWAY_DIGEST_BYTES');
-  const captureBash = captureModeFromEnv(env.SPILLWAY_CAPTURE_BASH);
   if (maxInlineBytes !== undefined) out.maxInlineBytes = maxInlineBytes;
   if (digestBytes !== undefined) out.digestBytes = digestBytes;
-  if (captureBash !== undefined) out.captureBash = captureBash;
   return out;
 }
 
@@ -56,7 +52,7 @@ export interface PostToolUseReplacement {
   hookSpecificOutput: { hookEventName: 'PostToolUse'; updatedToolOutput: unknown };
 }
 
-export type HookOutput = PostToolUseReplacement | PreToolUseRewrite | PostToolUseFailureContext;
+export type HookOutput = PostToolUseReplacement;
 
 /**
  * The whole command hook behind both entry points (`spillway hook claude-code`
@@ -66,13 +62,9 @@ export async function runClaudeCodeHook(
   stdin: string,
   env: NodeJS.ProcessEnv,
   out: { stdout: (text: string) => void; stderr: (text: string) => void },
-  /** This process's own script, so the Bash capture's finish step runs the same code. */
-  self?: { script: string; viaCli: boolean },
 ): Promise<void> {
   try {
-    const digestBytes = optionsFromEnv(env).digestBytes ?? DEFAULT_DIGEST_BYTES;
-    const finishCommand = self ? finishCommandFor(self.script, self.viaCli, digestBytes) : undefined;
-    const line = await handleClaudeCodeHookInput(stdin, { env, logger: { warn: (m) => out.stderr(`spillway: ${m}\n`) }, ...(finishCommand ? { finishCommand } : {}) });
+    const line = await handleClaudeCodeHookInput(stdin, { env, logger: { warn: (m) => out.stderr(`spillway: ${m}\n`) } });
     if (line !== undefined) out.stdout(line);
   } catch (err) {
     out.stderr(`spillway: hook failed, tool output left unchanged: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -105,24 +97,13 @@ export async function handleClaudeCodeHookInput(
 /** What to answer one tool event with, or undefined: leave the tool's input and output alone. */
 export async function hookOutputFor(event: ToolHookEvent, options: ClaudeCodeSpillOptions = {}): Promise<HookOutput | undefined> {
   try {
-    if (event.hook_event_name === 'PreToolUse') return await captureRewrite(event, options);
-    const digest = await unfinishedCaptureDigest(event, options);
-    if (event.hook_event_name === 'PostToolUseFailure') {
-      return digest === undefined ? undefined : { hookSpecificOutput: { hookEventName: 'PostToolUseFailure', additionalContext: digest } };
-    }
-    if (digest !== undefined) return postToolUseOutput({ ...(event.tool_response as Record<string, unknown>), stdout: digest });
-    // A captured command already printed its own output or digest.
-    if (isCaptured(event)) return undefined;
+    // Only PostToolUse is Spillway's (an SDK user may register the callback for more).
+    if (event.hook_event_name !== 'PostToolUse') return undefined;
     return await replacementFor(event, options);
   } catch (err) {
     options.logger?.warn(`${event.tool_name} left unchanged: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
-}
-
-function isCaptured(event: PostToolUseEvent): boolean {
-  const command = (event.tool_input as { command?: unknown } | undefined)?.command;
-  return typeof command === 'string' && captureFileOf(command) !== undefined;
 }
 
 function postToolUseOutput(updated: unknown): PostToolUseReplacement | undefined {

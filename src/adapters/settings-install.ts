@@ -1,25 +1,31 @@
-// Adds or removes Spillway's command hooks in a Claude Code settings.json
-// (PreToolUse and PostToolUseFailure on Bash for the capture, PostToolUse on
-// the tools whose output can be large), merging with whatever else is there.
-// Idempotent; an older install is upgraded in place; the user's indentation is
-// kept; the file is replaced atomically (never half-written).
+// Adds or removes Spillway in a Claude Code settings.json: the shell prefix
+// that captures Bash output (env.CLAUDE_CODE_SHELL_PREFIX, claude-code-prefix-install.ts)
+// and the PostToolUse hook on the other tools whose output can be large,
+// merging with whatever else is there. Idempotent; an older install (with its
+// PreToolUse/PostToolUseFailure Bash hooks) is upgraded in place; the user's
+// indentation is kept; the file is replaced atomically (never half-written);
+// uninstall gives back the file as it was before, byte for byte, when nothing
+// else in it changed since.
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { shellQuote } from './bash-capture';
+import { shellQuote } from './shell-quote';
+import { addShellPrefix, removeShellPrefix } from './claude-code-prefix-install';
 import { readSettingsText } from '../spill/regular-file';
 
 export { shellQuote };
 
-/** Tools whose output can be large; Read is left out on purpose (no read -> spill -> read loop). */
-export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|BashOutput|Grep|Glob|WebFetch|WebSearch|Task|Agent|mcp__.*';
+/**
+ * Tools whose output can be large; Read is left out on purpose (no read -> spill -> read loop), and Bash
+ * too: its output is digested by the shell prefix before Claude Code reads it, failing or not.
+ */
+export const CLAUDE_CODE_HOOK_MATCHER = 'BashOutput|Grep|Glob|WebFetch|WebSearch|Task|Agent|mcp__.*';
 
 /** Every event Spillway hooks, with its matcher. */
-export const CLAUDE_CODE_HOOK_EVENTS: ReadonlyArray<{ event: string; matcher: string }> = [
-  { event: 'PreToolUse', matcher: 'Bash' },
-  { event: 'PostToolUse', matcher: CLAUDE_CODE_HOOK_MATCHER },
-  { event: 'PostToolUseFailure', matcher: 'Bash' },
-];
+export const CLAUDE_CODE_HOOK_EVENTS: ReadonlyArray<{ event: string; matcher: string }> = [{ event: 'PostToolUse', matcher: CLAUDE_CODE_HOOK_MATCHER }];
+
+/** Events an older Spillway hooked too: checked like the others so that an upgrade can remove them. */
+const EARLIER_EVENTS = ['PreToolUse', 'PostToolUseFailure'];
 
 /** Claude Code waits for a command hook at most this many seconds. */
 const HOOK_TIMEOUT_SECONDS = 30;
@@ -73,27 +79,34 @@ export function isSpillwayHookCommand(command: unknown): boolean {
   return typeof command === 'string' && OUR_COMMAND.test(command);
 }
 
-export async function installClaudeCodeHook(settingsPath: string, command: string): Promise<InstallResult> {
+/**
+ * `prefix`: the CLAUDE_CODE_SHELL_PREFIX value that captures Bash output (claude-code-prefix-install.ts);
+ * undefined installs the PostToolUse hook alone.
+ */
+export async function installClaudeCodeHook(settingsPath: string, command: string, prefix?: string): Promise<InstallResult> {
   if (!isSpillwayHookCommand(command)) throw new Error(`the hook command must end with 'hook claude-code' or 'hook.js claude-code'`);
   const { settings, existed, indent } = await readSettings(settingsPath);
   const changes: string[] = [];
   const ours = countOurs(settings);
+  const before = JSON.stringify(settings);
   const complete = CLAUDE_CODE_HOOK_EVENTS.every(({ event, matcher }) =>
     eventGroups(settings, event).some((g) => g.matcher === matcher && (g.hooks ?? []).some((h) => h.command === command)),
   );
-  if (complete && ours === CLAUDE_CODE_HOOK_EVENTS.length) {
-    return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
+  if (!complete || ours !== CLAUDE_CODE_HOOK_EVENTS.length) {
+    if (ours > 0) {
+      removeOurs(settings);
+      changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
+    }
+    for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) {
+      eventGroups(settings, event, true).push({ matcher, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
+      changes.push(`added ${event} hook (matcher "${matcher}"): ${command}`);
+    }
   }
-  if (ours > 0) {
-    removeOurs(settings);
-    changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
-  }
-  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) {
-    eventGroups(settings, event, true).push({ matcher, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
-    changes.push(`added ${event} hook (matcher "${matcher}"): ${command}`);
-  }
+  const hadPrefix = removeShellPrefix(structuredClone(settings)).length > 0;
+  if (prefix !== undefined) changes.push(...addShellPrefix(settings, prefix));
+  if (JSON.stringify(settings) === before) return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
   // A backup only of a file Spillway was not in yet: never one holding an installed version.
-  const backupPath = await writeSettings(settingsPath, settings, existed, indent, ours === 0 ? 'backup' : 'none');
+  const backupPath = await writeSettings(settingsPath, settings, existed, indent, ours === 0 && !hadPrefix ? 'backup' : 'none');
   return { settingsPath, changes, changed: true, ...(backupPath ? { backupPath } : {}) };
 }
 
@@ -101,14 +114,52 @@ export async function uninstallClaudeCodeHook(settingsPath: string): Promise<Ins
   const { settings, existed, indent } = await readSettings(settingsPath);
   if (!existed) return { settingsPath, changes: [`nothing to remove: ${settingsPath} does not exist`], changed: false };
   const removed = removeOurs(settings);
-  if (removed === 0) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
-  // The file is Spillway-free again: the install's backup has nothing left to restore.
+  const prefixChanges = removeShellPrefix(settings);
+  if (removed === 0 && prefixChanges.length === 0) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
+  const changes = [...(removed > 0 ? [`removed ${removed} Spillway hook entr${removed === 1 ? 'y' : 'ies'}`] : []), ...prefixChanges];
+  // The file is Spillway-free again: the install's backup, when it holds just that, comes back byte for byte.
+  if (await restoreBackup(settingsPath, settings)) return { settingsPath, changes: [...changes, 'restored the file as it was before the install'], changed: true };
   await writeSettings(settingsPath, settings, existed, indent, 'remove');
-  return {
-    settingsPath,
-    changes: [`removed ${removed} Spillway hook entr${removed === 1 ? 'y' : 'ies'}`],
-    changed: true,
-  };
+  return { settingsPath, changes, changed: true };
+}
+
+/** Puts the install's backup back when it parses to exactly `settings`; false (nothing done) otherwise. */
+async function restoreBackup(settingsPath: string, settings: Settings): Promise<boolean> {
+  const backupPath = `${settingsPath}.spillway-backup`;
+  let text: string;
+  try {
+    text = await readSettingsText(backupPath);
+  } catch {
+    return false;
+  }
+  let saved: unknown;
+  try {
+    saved = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!sameJson(saved, settings)) return false;
+  const target = await fsp.realpath(settingsPath);
+  const mode = (await fsp.stat(target)).mode & 0o777;
+  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
+  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
+  try {
+    await fsp.rename(tmp, target);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+  await fsp.rm(backupPath, { force: true });
+  return true;
+}
+
+/** Deep equality of parsed JSON values, key order aside. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 async function readSettings(settingsPath: string): Promise<{ settings: Settings; existed: boolean; indent: string }> {
@@ -133,7 +184,7 @@ async function readSettings(settingsPath: string): Promise<{ settings: Settings;
   if (settings.hooks !== undefined && (typeof settings.hooks !== 'object' || settings.hooks === null || Array.isArray(settings.hooks))) {
     throw new Error(`${settingsPath}: "hooks" is not an object; nothing was changed`);
   }
-  for (const { event } of CLAUDE_CODE_HOOK_EVENTS) {
+  for (const event of [...CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event), ...EARLIER_EVENTS]) {
     if (settings.hooks?.[event] !== undefined && !Array.isArray(settings.hooks[event])) {
       throw new Error(`${settingsPath}: "hooks.${event}" is not an array; nothing was changed`);
     }

@@ -1,9 +1,8 @@
 // `spillway hook claude-code`: the Claude Code command hook itself (stdin ->
-// stdout; PreToolUse, PostToolUse, PostToolUseFailure), its Bash capture's
-// `bash-finish` step, plus `hook install|uninstall claude-code`.
+// stdout; PostToolUse), plus `hook install|uninstall claude-code` (the hook and
+// the shell prefix that captures Bash output).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runBashFinish } from '../../adapters/claude-code-bash-finish';
 import { runClaudeCodeHook } from '../../adapters/claude-code-hook';
 import {
   claudeSettingsPath,
@@ -12,21 +11,21 @@ import {
   uninstallClaudeCodeHook,
   type SettingsScope,
 } from '../../adapters/settings-install';
+import { PREFIX_SCRIPT_NAME, shellPrefixValue } from '../../adapters/claude-code-prefix-install';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
   spillway hook claude-code
-      Claude Code hook (PreToolUse, PostToolUse, PostToolUseFailure): reads the
-      event on stdin, prints the hook's answer (or nothing) on stdout. Never
-      fails the tool call.
-  spillway hook claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND
-      The step a captured Bash command runs when it ends (written by the hook).
+      Claude Code hook (PostToolUse): reads the event on stdin, prints the
+      hook's answer (or nothing) on stdout. Never fails the tool call.
   spillway hook install claude-code [--user | --project DIR] [--command CMD]
-      Add the hook to ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected)
-      or to DIR/.claude/settings.json. Idempotent; upgrades an older install.
+      Add the hook and the Bash shell prefix (env.CLAUDE_CODE_SHELL_PREFIX;
+      a prefix already there is kept and run by Spillway's) to
+      ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected) or to
+      DIR/.claude/settings.json. Idempotent; upgrades an older install.
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
-      Remove Spillway's hook entries again.
+      Remove them again (the file as it was, when nothing else changed).
 `;
 
 export const hookCommand: CliCommand = async (argv, io) => {
@@ -35,7 +34,6 @@ export const hookCommand: CliCommand = async (argv, io) => {
     io.stdout(HELP);
     return first === undefined ? 2 : 0;
   }
-  if (first === 'claude-code' && rest[0] === 'bash-finish') return runBashFinish(rest.slice(1), io);
   if (first === 'claude-code') return runHook(io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
@@ -43,8 +41,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
 
 /** Whatever happens, exit 0: a failing hook must never turn into a failed tool call. */
 async function runHook(io: CliIO): Promise<number> {
-  const cli = require.main?.filename ?? process.argv[1];
-  await runClaudeCodeHook((await readAll(io.stdin())).toString('utf8'), io.env, io, cli ? { script: cli, viaCli: true } : undefined);
+  await runClaudeCodeHook((await readAll(io.stdin())).toString('utf8'), io.env, io);
   return 0;
 }
 
@@ -68,7 +65,7 @@ async function runInstall(action: 'install' | 'uninstall', argv: string[], io: C
   const settingsPath = claudeSettingsPath(scope, io.env);
   const result =
     action === 'install'
-      ? await installClaudeCodeHook(settingsPath, command ?? defaultHookCommand(hookScriptPath()))
+      ? await installClaudeCodeHook(settingsPath, command ?? defaultHookCommand(hookScriptPath()), shellPrefix(io))
       : await uninstallClaudeCodeHook(settingsPath);
   for (const line of result.changes) io.stdout(`${line}\n`);
   if (result.changed) {
@@ -76,6 +73,17 @@ async function runInstall(action: 'install' | 'uninstall', argv: string[], io: C
     if (result.backupPath) io.stdout(`backup of the previous file: ${result.backupPath}\n`);
   }
   return 0;
+}
+
+/** The shell prefix beside the running dist/cli.js (with dist/hook.js, which it starts for a large output). */
+function shellPrefix(io: CliIO): string | undefined {
+  const cli = require.main?.filename ?? process.argv[1];
+  const script = cli ? path.join(path.dirname(cli), PREFIX_SCRIPT_NAME) : undefined;
+  if (!script || !fs.existsSync(script) || !fs.existsSync(path.join(path.dirname(script), 'hook.js'))) {
+    io.stderr(`spillway: ${PREFIX_SCRIPT_NAME} or hook.js not found beside the CLI; Bash output will not be captured\n`);
+    return undefined;
+  }
+  return shellPrefixValue(script);
 }
 
 /**

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spillHook, spillwayHooks } from '../../../src/adapters/agent-sdk';
+import { spillHook, spillwayEnv, spillwayHooks } from '../../../src/adapters/agent-sdk';
 import { failingBuild, fullOutputOf } from './helpers/failing-build';
 import { readManifest } from '../../../src/spill/manifest';
 import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, startMockAnthropic, toolResults } from './helpers/mock-anthropic';
@@ -67,7 +67,7 @@ describe('Agent SDK query() with spillHook()', () => {
     }
   }, 120_000);
 
-  it('with spillwayHooks(), a failing 300 KB build reaches the model with its failure line, exit code and the complete output file', async () => {
+  it('with spillwayHooks() and spillwayEnv(), a failing 300 KB build reaches the model with its failure line, exit code and the complete output file', async () => {
     const dirs = claudeDirs(fs.mkdtempSync(path.join(tmp, 'capture-')));
     const build = failingBuild(300_000, 2, Math.random, 1); // make's `*** ... Stop.`: no failure word
     const mock = await startMockAnthropic(bashScript([build.command, 'echo ok']));
@@ -81,8 +81,8 @@ describe('Agent SDK query() with spillHook()', () => {
           permissionMode: 'bypassPermissions',
           allowDangerouslySkipPermissions: true,
           settingSources: [],
-          hooks: spillwayHooks({ hookScript: path.join(repoRoot, 'dist', 'hook.js') }),
-          env: offlineClaudeEnv({ home: tmp, configDir: dirs.configDir, baseUrl: mock.url }),
+          hooks: spillwayHooks(),
+          env: { ...offlineClaudeEnv({ home: tmp, configDir: dirs.configDir, baseUrl: mock.url }), ...spillwayEnv({ distDir: path.join(repoRoot, 'dist') }) },
         },
       });
       for await (const _m of messages) { /* run to the end */ }

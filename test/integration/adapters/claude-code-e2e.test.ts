@@ -43,14 +43,19 @@ beforeAll(async () => {
   });
   expect(install.status, install.stderr).toBe(0);
   expect(install.stdout).toContain('added PostToolUse hook');
-  expect(install.stdout).toContain('added PreToolUse hook');
+  expect(install.stdout).toContain('set env.CLAUDE_CODE_SHELL_PREFIX');
   expect(install.stdout).toContain(path.join(repoRoot, 'dist', 'hook.js'));
+  // The PostToolUse path alone on Bash (as the Agent SDK runs it with spillHook() on Bash and no shell prefix):
+  // the installed hook, its matcher narrowed to Bash, and no prefix. claude-code-capture-e2e.test.ts covers the prefix.
+  const settingsFile = path.join(configDir, 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  delete settings.env;
+  settings.hooks.PostToolUse[0].matcher = 'Bash';
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
   mock = await startMockAnthropic(bashScript([CMD_10K, CMD_300K], 'The build failed; see above.'));
 
-  // The PostToolUse path alone, as in sessions where the Bash capture does not
-  // run (claude-code-capture-e2e.test.ts covers the capture).
-  const env = { ...offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url }), SPILLWAY_CAPTURE_BASH: 'never' };
+  const env = offlineClaudeEnv({ home: tmp, configDir, baseUrl: mock.url });
   run = await runClaude({ bin: claudeBin, prompt: 'Build and process the records', cwd: workDir, env });
 }, 180_000);
 

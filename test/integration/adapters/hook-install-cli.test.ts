@@ -17,15 +17,19 @@ describe('spillway hook install/uninstall claude-code', () => {
   it('installs into DIR/.claude/settings.json with --project, the lean hook by absolute path, then reverses it', () => {
     const project = path.join(tmp, 'project');
     fs.mkdirSync(path.join(project, '.claude'), { recursive: true });
-    fs.writeFileSync(path.join(project, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(ls)'] } }));
+    const original = '{\n    "permissions": {"allow": ["Bash(ls)"]},\n\n    "env": { "FOO": "1" }\n}\n';
+    fs.writeFileSync(path.join(project, '.claude', 'settings.json'), original);
     const first = run(['install', 'claude-code', '--project', project]);
     expect(first.status, first.stderr).toBe(0);
-    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) expect(first.stdout).toContain(`added ${event} hook`);
+    expect(first.stdout).toContain('added PostToolUse hook');
+    expect(first.stdout).toContain(`set env.CLAUDE_CODE_SHELL_PREFIX: ${path.join(repoRoot, 'dist', 'claude-code-prefix.sh')} -s "$0" ${process.execPath}`);
     expect(first.stdout).toMatch(/backup of the previous file: .*settings\.json\.spillway-backup/);
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'));
     const command: string = settings.hooks.PostToolUse[0].hooks[0].command;
     expect(command).toBe(`${process.execPath} ${path.join(repoRoot, 'dist', 'hook.js')} claude-code`);
     expect(settings.permissions).toEqual({ allow: ['Bash(ls)'] });
+    expect(settings.env.FOO).toBe('1');
+    expect(Object.keys(settings.hooks)).toEqual(['PostToolUse']);
     // The installed command really is a working hook.
     const [node, script, arg] = command.split(' ');
     const hook = spawnSync(node!, [script!, arg!], { input: 'garbage', encoding: 'utf8' });
@@ -35,8 +39,10 @@ describe('spillway hook install/uninstall claude-code', () => {
     expect(run(['install', 'claude-code', '--project', project]).stdout).toMatch(/already installed/);
     const removed = run(['uninstall', 'claude-code', '--project', project]);
     expect(removed.status).toBe(0);
-    expect(removed.stdout).toMatch(/removed 3 Spillway hook entries/);
-    expect(JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'))).toEqual({ permissions: { allow: ['Bash(ls)'] } });
+    expect(removed.stdout).toMatch(/removed 1 Spillway hook entry/);
+    expect(removed.stdout).toMatch(/removed env\.CLAUDE_CODE_SHELL_PREFIX/);
+    // Byte for byte, the user's own layout included.
+    expect(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toBe(original);
     // Nothing left behind that still holds the installed version.
     expect(fs.existsSync(path.join(project, '.claude', 'settings.json.spillway-backup'))).toBe(false);
   });

@@ -5,14 +5,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { spillHook, spillwayHooks } from '../../../src/adapters/agent-sdk';
-import type { PostToolUseFailureContext, PreToolUseRewrite } from '../../../src/adapters/claude-code-bash';
+import { spillHook, spillwayEnv, spillwayHooks } from '../../../src/adapters/agent-sdk';
 import type { PostToolUseReplacement } from '../../../src/adapters/claude-code-hook';
 
 // What the command hook prints is a valid synchronous hook answer.
 expectTypeOf<PostToolUseReplacement>().toMatchTypeOf<SyncHookJSONOutput>();
-expectTypeOf<PreToolUseRewrite>().toMatchTypeOf<SyncHookJSONOutput>();
-expectTypeOf<PostToolUseFailureContext>().toMatchTypeOf<SyncHookJSONOutput>();
+// spillwayEnv() merges into options.env.
+expectTypeOf(spillwayEnv).returns.toMatchTypeOf<NonNullable<Options['env']>>();
 // spillwayHooks() is options.hooks itself.
 expectTypeOf(spillwayHooks()).toMatchTypeOf<NonNullable<Options['hooks']>>();
 // spillHook() plugs into options.hooks.PostToolUse as the SDK declares it.
@@ -43,11 +42,20 @@ describe('spillHook', () => {
     expect(hooks?.PostToolUse?.[0]?.hooks).toHaveLength(1);
   });
 
-  it('comes with the capture hooks from spillwayHooks(), matched as the command hook installs them', () => {
+  it('is what spillwayHooks() registers, PostToolUse only (Bash goes through the shell prefix), matched as the command hook installs it', () => {
     const all = spillwayHooks();
-    expect(Object.keys(all).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
-    expect(all.PreToolUse?.[0]?.matcher).toBe('Bash');
-    expect(all.PostToolUseFailure?.[0]?.matcher).toBe('Bash');
+    expect(Object.keys(all)).toEqual(['PostToolUse']);
+    expect(all.PostToolUse?.[0]?.matcher).not.toMatch(/(?:^|\|)Bash(?:\||$)/);
+  });
+
+  it('spillwayEnv() names the shell prefix beside hook.js, with "$0" for the shell, and chains a prefix the base environment had', () => {
+    const dist = fs.mkdtempSync(path.join(tmp, 'dist-'));
+    for (const f of ['claude-code-prefix.sh', 'hook.js']) fs.writeFileSync(path.join(dist, f), '');
+    const env = spillwayEnv({ distDir: dist, maxInlineBytes: 8000, base: { CLAUDE_CODE_SHELL_PREFIX: '/usr/local/bin/audit' } });
+    expect(env.CLAUDE_CODE_SHELL_PREFIX).toBe(`${path.join(dist, 'claude-code-prefix.sh')} -s "$0" ${process.execPath}`);
+    expect(env.SPILLWAY_CHAINED_SHELL_PREFIX).toBe('/usr/local/bin/audit');
+    expect(env.SPILLWAY_MAX_INLINE_BYTES).toBe('8000');
+    expect(() => spillwayEnv({ distDir: path.join(tmp, 'none') })).toThrow(/not found/);
   });
 
   it('returns the Bash-shaped digest and writes the blob beside the session', async () => {

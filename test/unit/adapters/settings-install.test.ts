@@ -13,10 +13,12 @@ import {
   shellQuote,
   uninstallClaudeCodeHook,
 } from '../../../src/adapters/settings-install';
+import { isSpillwayPrefix, shellPrefixValue } from '../../../src/adapters/claude-code-prefix-install';
 
 let dir: string;
 let settingsPath: string;
 const COMMAND = "/usr/bin/node '/opt/my tools/spillway/dist/cli.js' hook claude-code";
+const PREFIX = shellPrefixValue('/opt/my tools/spillway/dist/claude-code-prefix.sh', '/usr/bin/node');
 const read = () => JSON.parse(fs.readFileSync(settingsPath, 'utf8'));
 
 beforeEach(() => {
@@ -50,12 +52,16 @@ describe('defaultHookCommand', () => {
 
 describe('installClaudeCodeHook', () => {
   it('creates settings.json when there is none, without a backup', async () => {
-    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(r.changed).toBe(true);
     expect(r.backupPath).toBeUndefined();
     const entry = (matcher: string) => [{ matcher, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }];
-    expect(read()).toEqual({ hooks: { PreToolUse: entry('Bash'), PostToolUse: entry(CLAUDE_CODE_HOOK_MATCHER), PostToolUseFailure: entry('Bash') } });
-    expect(CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(read()).toEqual({ hooks: { PostToolUse: entry(CLAUDE_CODE_HOOK_MATCHER) }, env: { CLAUDE_CODE_SHELL_PREFIX: PREFIX } });
+    expect(CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event)).toEqual(['PostToolUse']);
+    // Claude Code splits a prefix at its last " -": the script's path before, shell text ("$0": its shell) after.
+    expect(PREFIX).toBe('/opt/my tools/spillway/dist/claude-code-prefix.sh -s "$0" /usr/bin/node');
+    expect(isSpillwayPrefix(PREFIX)).toBe(true);
+    expect(isSpillwayPrefix('/usr/local/bin/audit -v')).toBe(false);
   });
 
   it('merges with existing settings and hooks, keeps a backup of the previous file', async () => {
@@ -69,56 +75,81 @@ describe('installClaudeCodeHook', () => {
       },
     };
     fs.writeFileSync(settingsPath, JSON.stringify(before), { mode: 0o640 });
-    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(r.changed).toBe(true);
     expect(JSON.parse(fs.readFileSync(r.backupPath!, 'utf8'))).toEqual(before);
     const after = read();
     expect(after.model).toBe('opus');
     expect(after.permissions).toEqual(before.permissions);
-    expect(after.hooks.PreToolUse).toHaveLength(2);
-    expect(after.hooks.PreToolUse[0]).toEqual(before.hooks.PreToolUse[0]);
+    expect(after.hooks.PreToolUse).toEqual(before.hooks.PreToolUse);
     expect(after.hooks.PostToolUse).toHaveLength(2);
     expect(after.hooks.PostToolUse[0]).toEqual(before.hooks.PostToolUse[0]);
     expect(fs.statSync(settingsPath).mode & 0o777).toBe(0o640);
   });
 
   it('is idempotent and replaces an older Spillway command instead of adding a second', async () => {
-    await installClaudeCodeHook(settingsPath, COMMAND);
-    const again = await installClaudeCodeHook(settingsPath, COMMAND);
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
+    const again = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(again.changed).toBe(false);
     expect(again.changes[0]).toMatch(/already installed/);
-    const moved = await installClaudeCodeHook(settingsPath, '/usr/local/bin/node /new/cli.js hook claude-code');
+    const newPrefix = shellPrefixValue('/new/dist/claude-code-prefix.sh', '/usr/local/bin/node');
+    const moved = await installClaudeCodeHook(settingsPath, '/usr/local/bin/node /new/cli.js hook claude-code', newPrefix);
     expect(moved.changed).toBe(true);
-    expect(moved.changes[0]).toMatch(/replaced 3 earlier/);
-    for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
-      const hooks = read().hooks[event].flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
-      expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
-    }
+    expect(moved.changes[0]).toMatch(/replaced 1 earlier/);
+    const hooks = read().hooks.PostToolUse.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
+    expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
+    // The new prefix replaces Spillway's own: it is not chained to itself.
+    expect(read().env).toEqual({ CLAUDE_CODE_SHELL_PREFIX: newPrefix });
     // The upgrade made no backup: one would hold the installed version.
     expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
   });
 
-  it('upgrades an install of the PostToolUse hook alone in place, keeping the first backup', async () => {
+  it('upgrades an install of the Bash hooks (PreToolUse, PostToolUse, PostToolUseFailure) in place, keeping the first backup', async () => {
     fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
-    const user = { model: 'opus' };
+    const user = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard.sh' }] }] } };
     fs.writeFileSync(settingsPath, JSON.stringify(user));
     await installClaudeCodeHook(settingsPath, COMMAND);
+    // What an earlier version wrote: the same command on three events, Bash among the PostToolUse tools.
     const old = read();
-    delete old.hooks.PreToolUse;
-    delete old.hooks.PostToolUseFailure;
+    const ours = (matcher: string) => ({ matcher, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] });
+    old.hooks = { PreToolUse: [...user.hooks.PreToolUse, ours('Bash')], PostToolUse: [ours(`Bash|${CLAUDE_CODE_HOOK_MATCHER}`)], PostToolUseFailure: [ours('Bash')] };
     fs.writeFileSync(settingsPath, JSON.stringify(old));
-    const r = await installClaudeCodeHook(settingsPath, COMMAND);
+    const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(r.changed).toBe(true);
     expect(r.backupPath).toBeUndefined();
-    expect(Object.keys(read().hooks).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
+    expect(r.changes[0]).toMatch(/replaced 3 earlier/);
+    expect(read().hooks).toEqual({ PreToolUse: user.hooks.PreToolUse, PostToolUse: [ours(CLAUDE_CODE_HOOK_MATCHER)] });
+    expect(read().env).toEqual({ CLAUDE_CODE_SHELL_PREFIX: PREFIX });
     expect(JSON.parse(fs.readFileSync(`${settingsPath}.spillway-backup`, 'utf8'))).toEqual(user);
+  });
+
+  it("chains the user's own shell prefix and gives it back on uninstall, the file byte for byte", async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const original = '{\n  "env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/local/bin/audit -v", "TZ": "UTC"},\n  "model": "opus"\n}\n';
+    fs.writeFileSync(settingsPath, original);
+    const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
+    expect(r.changes.join('\n')).toMatch(/kept your shell prefix in env\.SPILLWAY_CHAINED_SHELL_PREFIX/);
+    expect(read().env).toEqual({ CLAUDE_CODE_SHELL_PREFIX: PREFIX, SPILLWAY_CHAINED_SHELL_PREFIX: '/usr/local/bin/audit -v', TZ: 'UTC' });
+    const u = await uninstallClaudeCodeHook(settingsPath);
+    expect(u.changes.join('\n')).toMatch(/restored your env\.CLAUDE_CODE_SHELL_PREFIX: \/usr\/local\/bin\/audit -v/);
+    expect(fs.readFileSync(settingsPath, 'utf8')).toBe(original);
+    expect(fs.existsSync(`${settingsPath}.spillway-backup`)).toBe(false);
+  });
+
+  it('on uninstall keeps what the user changed since the install (and still takes out only Spillway)', async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    fs.writeFileSync(settingsPath, '{"model": "opus"}');
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
+    fs.writeFileSync(settingsPath, JSON.stringify({ ...read(), theme: 'dark' }));
+    await uninstallClaudeCodeHook(settingsPath);
+    expect(read()).toEqual({ model: 'opus', theme: 'dark' });
   });
 
   it.each([['  '], ['    '], ['\t']])('keeps the file indentation (%j)', async (indent) => {
     fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
     const original = JSON.stringify({ model: 'opus', env: { A: '1' } }, null, indent) + '\n';
     fs.writeFileSync(settingsPath, original);
-    await installClaudeCodeHook(settingsPath, COMMAND);
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(fs.readFileSync(settingsPath, 'utf8')).toBe(JSON.stringify(read(), null, indent) + '\n');
     await uninstallClaudeCodeHook(settingsPath);
     expect(fs.readFileSync(settingsPath, 'utf8')).toBe(original);
@@ -156,7 +187,7 @@ describe('installClaudeCodeHook', () => {
     expect(fs.lstatSync(settingsPath).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(real, 'utf8')).theme).toBe('dark');
     expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PostToolUse).toHaveLength(1);
-    expect(JSON.parse(fs.readFileSync(real, 'utf8')).hooks.PreToolUse).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(real, 'utf8')).env).toBeUndefined();
   });
 });
 
@@ -165,7 +196,7 @@ describe('uninstallClaudeCodeHook', () => {
     fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
     const other = { matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier.sh' }] };
     fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PostToolUse: [other] } }));
-    await installClaudeCodeHook(settingsPath, COMMAND);
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     const r = await uninstallClaudeCodeHook(settingsPath);
     expect(r.changed).toBe(true);
     expect(read()).toEqual({ hooks: { PostToolUse: [other] } });
@@ -174,7 +205,7 @@ describe('uninstallClaudeCodeHook', () => {
   it('restores a file that had no hooks to exactly that', async () => {
     fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
     fs.writeFileSync(settingsPath, JSON.stringify({ model: 'sonnet' }));
-    await installClaudeCodeHook(settingsPath, COMMAND);
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     await uninstallClaudeCodeHook(settingsPath);
     expect(read()).toEqual({ model: 'sonnet' });
   });

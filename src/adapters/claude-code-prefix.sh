@@ -1,0 +1,47 @@
+#!/bin/sh
+# Spillway's CLAUDE_CODE_SHELL_PREFIX (docs/adapters.md). Claude Code, after its
+# permission check on the command as typed, runs each Bash command as
+#   <this file> -s "$0" NODE '<generated shell string>'
+# ("$0" is the shell Claude Code chose: its outer `bash -c` expands it).
+# The string runs unchanged in that shell, its stdout and stderr still Claude
+# Code's own output file: live, in order, background tasks' files filling as
+# they run. Only when that file ends larger than the threshold does Node start,
+# once, to keep the whole output in Spillway's store and put a digest in its
+# place. The exit status is the command's, so Claude Code frames it as before.
+shell_=bash
+node_=
+if [ "$#" -ge 4 ] && [ "$1" = -s ]; then
+  shell_=$2
+  node_=$3
+  shift 3
+fi
+if [ "$#" -ne 1 ]; then
+  echo "spillway: usage: $0 -s SHELL NODE COMMAND_STRING" >&2
+  exit 2
+fi
+
+# A prefix the user had before Spillway's, run as Claude Code would run it:
+# split at its last " -", the part before as one word, the part after as shell text.
+chained_=${SPILLWAY_CHAINED_SHELL_PREFIX-}
+case $chained_ in
+  '') "$shell_" -c "$1" ;;
+  ?*" -"*)
+    head_=${chained_% -*}
+    tail_=${chained_#"$head_" }
+    eval "\"\$head_\" $tail_ \"\$1\"" ;;
+  *) "$chained_" "$1" ;;
+esac
+status_=$?
+
+# Claude Code hands its output file to the shell as stdout (Linux: readable again
+# through /proc). Anything else (a pipe, another system) is left as it is.
+out_=/proc/$$/fd/1
+limit_=${SPILLWAY_MAX_INLINE_BYTES:-4096}
+case $limit_ in '' | *[!0-9]*) limit_=4096 ;; esac
+if [ -n "$node_" ] && [ -f "$out_" ] && [ -r "$out_" ]; then
+  size_=$(wc -c <"$out_" 2>/dev/null)
+  if [ "$((${size_:-0} + 0))" -gt "$limit_" ]; then
+    "$node_" "$(dirname -- "$0")/hook.js" claude-code prefix-finish "$status_" "$1" 2>/dev/null
+  fi
+fi
+exit "$status_"
