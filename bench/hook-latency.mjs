@@ -1,5 +1,5 @@
 // How long Claude Code waits for `spillway hook claude-code` per tool call
-// (and, further down, what the Bash capture adds to each Bash call),
+// (the PostToolUse hook; the Bash capture's cost is in bash-capture-latency.mjs),
 // against the floor any Node command hook pays (start Node, read stdin, exit),
 // on the same inputs in the same run, runs interleaved so machine noise hits
 // every variant alike. Inputs: a small result (nothing to do), a 20 KB Bash
@@ -83,68 +83,6 @@ for (const [name, xs] of Object.entries(results)) {
   const label = name === 'floor' ? 'floor: node reads stdin, exits' : name;
   const over = (v, b) => (name === 'floor' ? '' : `${v - b >= 0 ? '+' : ''}${(v - b).toFixed(0)}`);
   console.log(`${label.padEnd(34)}${median.toFixed(0).padStart(9)}${p90.toFixed(0).padStart(8)}${over(median, base).padStart(12)}${c.toFixed(0).padStart(9)}${over(c, cpuBase).padStart(12)}`);
-}
-
-// The Bash capture's cost per Bash call, whole processes: the PreToolUse hook
-// (Node start, capture file), the wrapped command vs the command alone, run
-// the way Claude Code runs it (`bash -c "eval '<cmd>' < /dev/null && pwd -P
-// >| <file>"`, output to a file), for a short output (printed back unchanged)
-// and a failing 300 KB build (digested by the finish step), and the
-// PostToolUseFailure hook (nothing to do for a command that finished).
-const capture = { 'PreToolUse hook (wraps)': [], 'PostToolUseFailure hook': [] };
-const lib0 = await import(path.join(root, 'dist', 'index.js'));
-const claudeEval = (cmd) => `eval '${cmd.replaceAll("'", `'"'"'`)}'${lib0.claudeStdinIsDevNull(cmd) ? ' < /dev/null' : ''}`;
-const captureCommands = {
-  'echo ok': 'echo ok',
-  'failing 300 KB build': `seq 1 9000 | sed 's/$/ compiled ok, 0 failed/'; echo "error: undefined reference to main_loop"; seq 9001 12000 | sed 's/$/ compiled ok/'; exit 2`,
-};
-const sessionDir = path.join(project, sid);
-const preEvent = (id) => JSON.stringify({
-  session_id: sid, transcript_path: path.join(project, `${sid}.jsonl`), cwd: tmp, permission_mode: 'bypassPermissions',
-  hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo ok' }, tool_use_id: id,
-});
-function timeShell(command, name) {
-  const out = fs.openSync(path.join(tmp, 'shell-out'), 'w');
-  const cpuFile = path.join(tmp, 'shell-cpu');
-  const shell = ['bash', '-c', `${claudeEval(command)} && pwd -P >| ${path.join(tmp, 'cwd')}`];
-  const t0 = performance.now();
-  const r = gnuTime ? spawnSync(gnuTime, ['-o', cpuFile, '-f', '%U %S', ...shell], { cwd: tmp, stdio: ['pipe', out, out] }) : spawnSync(shell[0], shell.slice(1), { cwd: tmp, stdio: ['pipe', out, out] });
-  const ms = performance.now() - t0;
-  fs.closeSync(out);
-  if (r.status === null) throw new Error('shell killed');
-  if (gnuTime) {
-    const [u, sys] = fs.readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
-    (cpu[name] ??= []).push((u + sys) * 1000);
-  }
-  return ms;
-}
-for (let i = 0; i < RUNS; i++) {
-  const id = `toolu_cap_${i}`;
-  capture['PreToolUse hook (wraps)'].push(time([lean, 'claude-code'], preEvent(id), 'PreToolUse hook (wraps)'));
-  fs.rmSync(path.join(sessionDir, 'spillway', `bash-${id}.txt`), { force: true });
-  for (const [name, command] of Object.entries(captureCommands)) {
-    (capture[`${name}: alone`] ??= []).push(timeShell(command, `${name}: alone`));
-    const file = path.join(sessionDir, 'spillway', `bash-toolu_w_${name.length}_${i}.txt`);
-    fs.writeFileSync(file, '', { mode: 0o600 });
-    const wrapped = lib0.wrapBashCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: `${process.execPath} ${lean} claude-code bash-finish 2048` });
-    (capture[`${name}: wrapped`] ??= []).push(timeShell(wrapped, `${name}: wrapped`));
-  }
-  const failure = JSON.stringify({
-    session_id: sid, transcript_path: path.join(project, `${sid}.jsonl`), cwd: tmp, hook_event_name: 'PostToolUseFailure',
-    tool_name: 'Bash', tool_input: { command: 'exit 2' }, tool_use_id: id, error: 'Exit code 2', is_interrupt: false,
-  });
-  capture['PostToolUseFailure hook'].push(time([lean, 'claude-code'], failure, 'PostToolUseFailure hook'));
-}
-console.log(`\nBash capture, whole processes, ${RUNS} runs each (ms; load ${os.loadavg()[0].toFixed(1)}): wall median, p95, cpu median, p95`);
-const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))];
-const med = (xs) => (xs ? stats(xs).median : NaN);
-for (const [name, xs] of Object.entries(capture)) {
-  const c = cpu[name];
-  console.log(`  ${name.padEnd(38)}${med(xs).toFixed(0).padStart(7)}${p95(xs).toFixed(0).padStart(7)}${med(c).toFixed(0).padStart(7)}${(c ? p95(c) : NaN).toFixed(0).padStart(7)}`);
-}
-for (const name of Object.keys(captureCommands)) {
-  const added = (m) => (m[`${name}: wrapped`] && m['PreToolUse hook (wraps)'] ? med(m[`${name}: wrapped`]) - med(m[`${name}: alone`]) + med(m['PreToolUse hook (wraps)']) : NaN);
-  console.log(`  added per Bash call, ${name} (PreToolUse hook + wrapper, medians): wall ${added(capture).toFixed(0)} ms, cpu ${added(cpu).toFixed(0)} ms`);
 }
 
 // The hook's own work without process start-up, in this process (steadier on

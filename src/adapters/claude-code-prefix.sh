@@ -20,6 +20,10 @@ if [ "$#" -ne 1 ]; then
   exit 2
 fi
 
+# Claude Code's outer shell counted itself in SHLVL already; the shell below
+# stands in for it and would count once more.
+case ${SHLVL-} in '' | *[!0-9]*) ;; *) [ "$SHLVL" -gt 0 ] && SHLVL=$((SHLVL - 1)) && export SHLVL ;; esac
+
 # A prefix the user had before Spillway's, run as Claude Code would run it:
 # split at its last " -", the part before as one word, the part after as shell text.
 chained_=${SPILLWAY_CHAINED_SHELL_PREFIX-}
