@@ -26,16 +26,21 @@ case ${SHLVL-} in '' | *[!0-9]*) ;; *) [ "$SHLVL" -gt 0 ] && SHLVL=$((SHLVL - 1)
 
 # A prefix the user had before Spillway's, run as Claude Code would run it:
 # split at its last " -", the part before as one word, the part after as shell text.
+# The command's shell is exec'd from a subshell that alone takes back the real
+# stderr (fd 3 here): this shell's own stays /dev/null while it waits, so its
+# notice about a shell that a signal ended ("Killed") stays out of the output.
 chained_=${SPILLWAY_CHAINED_SHELL_PREFIX-}
+exec 3>&2 2>/dev/null
 case $chained_ in
-  '') "$shell_" -c "$1" ;;
+  '') (exec "$shell_" -c "$1" 2>&3 3>&-) ;;
   ?*" -"*)
     head_=${chained_% -*}
     tail_=${chained_#"$head_" }
-    eval "\"\$head_\" $tail_ \"\$1\"" ;;
-  *) "$chained_" "$1" ;;
+    (eval "exec \"\$head_\" $tail_ \"\$1\" 2>&3 3>&-") ;;
+  *) (exec "$chained_" "$1" 2>&3 3>&-) ;;
 esac
 status_=$?
+exec 2>&3 3>&-
 
 # Claude Code hands its output file to the shell as stdout (Linux: readable again
 # through /proc). Anything else (a pipe, another system) is left as it is.
