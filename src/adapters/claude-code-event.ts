@@ -1,6 +1,7 @@
-// What Claude Code sends the tool hooks Spillway handles (PreToolUse,
-// PostToolUse, PostToolUseFailure), checked before anything acts on
-// it, and where that session's files live.
+// What Claude Code sends its tool hooks (PostToolUse, which Spillway acts on;
+// PreToolUse and PostToolUseFailure, which an SDK program may route to the
+// same callback and which are recognised so they can be left alone), checked
+// before anything acts on it, and where that session's files live.
 import * as path from 'node:path';
 
 /** The fields every tool event carries; Claude Code sends more (prompt_id, effort, ...), which are ignored. */
