@@ -42,15 +42,24 @@ esac
 status_=$?
 exec 2>&3 3>&-
 
-# Claude Code hands its output file to the shell as stdout (Linux: readable again
-# through /proc). Anything else (a pipe, another system) is left as it is.
+# Claude Code hands its output file to the shell as stdout and stderr (Linux:
+# readable again through /proc). Anything else (a pipe, another system) is left
+# as it is. Its size without starting a program: every write to a file opened
+# for appending leaves the writer's offset at the end, so the larger offset of
+# the two descriptors (shared with the command's shell) is the file's size.
 out_=/proc/$$/fd/1
 limit_=${SPILLWAY_MAX_INLINE_BYTES:-4096}
 case $limit_ in '' | *[!0-9]*) limit_=4096 ;; esac
 if [ -n "$node_" ] && [ -f "$out_" ] && [ -r "$out_" ]; then
-  size_=$(wc -c <"$out_" 2>/dev/null)
-  if [ "$((${size_:-0} + 0))" -gt "$limit_" ]; then
-    "$node_" "$(dirname -- "$0")/hook.js" claude-code prefix-finish "$status_" "$1" 2>/dev/null
+  size_=0
+  for fd_ in 1 2; do
+    [ -r "/proc/$$/fdinfo/$fd_" ] || continue
+    while read -r key_ value_; do
+      case $key_:$value_ in pos::*[!0-9]* | pos::) ;; pos::*) [ "$value_" -gt "$size_" ] && size_=$value_ ;; esac
+    done <"/proc/$$/fdinfo/$fd_"
+  done
+  if [ "$size_" -gt "$limit_" ]; then
+    "$node_" "${0%/*}/hook.js" claude-code prefix-finish "$status_" "$1" 2>/dev/null
   fi
 fi
 exit "$status_"
