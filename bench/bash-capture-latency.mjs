@@ -6,8 +6,8 @@
 //    stdout and stderr one O_APPEND output file, on a mixed set of calls (small
 //    outputs, a failure, a 300 KB failing build that the prefix digests);
 // 2. the real Claude Code 2.1.332 (offline, against the tests' mock Messages
-//    API), a session of those calls with Spillway installed and one without,
-//    process start to exit, per call.
+//    API), sessions of those calls (small outputs only; and with the large
+//    build) with Spillway installed and without, process start to exit, per call.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -86,8 +86,7 @@ if (!fs.existsSync(claudeBin)) {
   const mockFile = path.join(tmp, 'mock.mjs');
   fs.writeFileSync(mockFile, bundled.outputFiles[0].text);
   const { startMockAnthropic, bashScript, offlineClaudeEnv, claudeDirs } = await import(pathToFileURL(mockFile).href);
-  const commands = Object.values(CALLS).flatMap((c) => [c, c]);
-  const runSession = async (spillway) => {
+  const runSession = async (spillway, commands) => {
     const home = fs.mkdtempSync(path.join(tmp, spillway ? 'with-' : 'without-'));
     const dirs = claudeDirs(home);
     if (spillway) spawnSync(process.execPath, [cli, 'hook', 'install', 'claude-code', '--user'], { env: { ...process.env, CLAUDE_CONFIG_DIR: dirs.configDir } });
@@ -102,14 +101,20 @@ if (!fs.existsSync(claudeBin)) {
     await mock.close();
     return ms;
   };
-  const sessions = { without: [], with: [] };
-  for (let i = 0; i < SESSIONS; i++) {
-    sessions.without.push(await runSession(false));
-    sessions.with.push(await runSession(true));
+  const mixes = {
+    'small outputs': Object.entries(CALLS).filter(([n]) => !n.includes('300 KB')).flatMap(([, c]) => [c, c]),
+    'with the 300 KB build': Object.values(CALLS).flatMap((c) => [c, c]),
+  };
+  console.log(`\nreal Claude Code 2.1.332, ${SESSIONS} sessions each, interleaved, process start to exit (ms, median; load ${os.loadavg()[0].toFixed(1)}):`);
+  for (const [mix, commands] of Object.entries(mixes)) {
+    const sessions = { without: [], with: [] };
+    for (let i = 0; i < SESSIONS; i++) {
+      sessions.without.push(await runSession(false, commands));
+      sessions.with.push(await runSession(true, commands));
+    }
+    const a = median(sessions.without);
+    const b = median(sessions.with);
+    console.log(`  ${mix}, ${commands.length} Bash calls: without Spillway ${a.toFixed(0)}, with ${b.toFixed(0)}: ${(b / a).toFixed(2)}x, ${((b - a) / commands.length).toFixed(1)} ms added per call`);
   }
-  const a = median(sessions.without);
-  const b = median(sessions.with);
-  console.log(`\nreal Claude Code 2.1.332, ${SESSIONS} sessions each of ${commands.length} Bash calls (the mix above, twice), process start to exit (ms, median):`);
-  console.log(`  without Spillway ${a.toFixed(0)}, with ${b.toFixed(0)}: ${(b / a).toFixed(2)}x the session, ${((b - a) / commands.length).toFixed(1)} ms added per call`);
 }
 fs.rmSync(tmp, { recursive: true, force: true });
