@@ -5,7 +5,10 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { callOutputs, type ResponsesReply, type ResponsesRequest } from './mock-responses';
 
-export const CODEX_BIN = path.resolve(__dirname, '../../../../.cache/codex/node_modules/.bin/codex');
+/** Where `node scripts/setup.mjs codex` puts the binary (the repository's .cache/codex). */
+export function codexBin(): string {
+  return path.resolve(__dirname, '../../../../.cache/codex/node_modules/.bin/codex');
+}
 
 export interface CodexRun {
   code: number | null;
@@ -13,17 +16,17 @@ export interface CodexRun {
   stderr: string;
 }
 
-export function runCodex(opts: { codexHome: string; cwd: string; baseUrl: string; env?: NodeJS.ProcessEnv; extraArgs?: string[] }): Promise<CodexRun> {
+export function runCodex(opts: { codexHome: string; cwd: string; baseUrl: string; bin?: string; env?: NodeJS.ProcessEnv; extraArgs?: string[] }): Promise<CodexRun> {
   const args = [
     'exec', '--json', '--skip-git-repo-check',
     ...(opts.extraArgs ?? ['--dangerously-bypass-approvals-and-sandbox']),
     '-c', 'model_provider="mock"',
     '-c', `model_providers.mock={name="mock", base_url="${opts.baseUrl}", wire_api="responses", env_key="SPILLWAY_MOCK_KEY"}`,
-    '-m', 'gpt-5.1-codex',
+    '-m', 'gpt-5.5', // a model Codex has metadata for: its own output limits apply
     'Build it',
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(CODEX_BIN, args, {
+    const child = spawn(opts.bin ?? codexBin(), args, {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env, CODEX_HOME: opts.codexHome, SPILLWAY_MOCK_KEY: 'test-key' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,7 +65,10 @@ function startedCommands(req: ResponsesRequest): number {
   return (req.input ?? []).filter((item) => item.type === 'function_call' && item.name === 'exec_command').length;
 }
 
-/** What the model got back for the command `command` (its last output: the one after the last poll). */
+/**
+ * What the model got back for the command `command`: the output of its call and of each write_stdin poll that
+ * followed it, joined (a command still running when Codex hands back its first output comes in pieces).
+ */
 export function outputFor(req: ResponsesRequest, command: string): string {
   const input = req.input ?? [];
   const at = input.findIndex((item) => item.type === 'function_call' && item.name === 'exec_command' && (JSON.parse(String(item.arguments)) as { cmd?: string }).cmd === command);
@@ -75,7 +81,7 @@ export function outputFor(req: ResponsesRequest, command: string): string {
     if (i > at && item.type === 'function_call' && item.name === 'exec_command') break;
     if (item.type === 'function_call') callIds.add(String(item.call_id));
   }
-  for (const o of callOutputs(req)) if (callIds.has(o.call_id)) text = o.text;
+  for (const o of callOutputs(req)) if (callIds.has(o.call_id)) text += o.text;
   return text;
 }
 
