@@ -3,9 +3,9 @@
 // `<source>:<absolute folder>`, a blob key is the blob's absolute path.
 
 /** The agent layouts the catalog understands (one module each in `sources/`). */
-export type SourceName = 'claude-code' | 'pi' | 'spillway' | 'gemini-cli' | 'opencode' | 'dsh' | 'orgrt' | 'goose' | 'openhands' | 'roo-code' | 'cline';
+export type SourceName = 'claude-code' | 'pi' | 'spillway' | 'gemini-cli' | 'opencode' | 'dsh' | 'orgrt' | 'goose' | 'openhands' | 'roo-code' | 'cline' | 'codex';
 
-export const SOURCE_NAMES: readonly SourceName[] = ['claude-code', 'pi', 'spillway', 'gemini-cli', 'opencode', 'dsh', 'orgrt', 'goose', 'openhands', 'roo-code', 'cline'];
+export const SOURCE_NAMES: readonly SourceName[] = ['claude-code', 'pi', 'spillway', 'gemini-cli', 'opencode', 'dsh', 'orgrt', 'goose', 'openhands', 'roo-code', 'cline', 'codex'];
 
 /** Where a blob's tool/call facts came from. */
 export type Attribution =

@@ -53,6 +53,7 @@ const SOURCE_LABELS: Record<string, string> = {
   openhands: 'OpenHands',
   'roo-code': 'Roo Code',
   cline: 'Cline',
+  codex: 'Codex CLI',
 };
 
 export function sourceLabel(source: string): string {

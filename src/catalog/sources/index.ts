@@ -5,6 +5,7 @@ import type { SourceName } from '../types';
 import type { Source } from '../source';
 import { claudeCode } from './claude-code';
 import { cline } from './cline';
+import { codex } from './codex';
 import { dsh } from './dsh';
 import { geminiCli } from './gemini-cli';
 import { goose } from './goose';
@@ -15,7 +16,7 @@ import { pi } from './pi';
 import { rooCode } from './roo-code';
 import { spillway } from './spillway';
 
-export const SOURCES: readonly Source[] = [rooCode, claudeCode, pi, geminiCli, opencode, orgrt, goose, openhands, cline, spillway, dsh];
+export const SOURCES: readonly Source[] = [rooCode, claudeCode, pi, geminiCli, opencode, codex, orgrt, goose, openhands, cline, spillway, dsh];
 
 export function sourcesNamed(names?: SourceName[]): Source[] {
   return names ? SOURCES.filter((s) => names.includes(s.name)) : [...SOURCES];

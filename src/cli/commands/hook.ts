@@ -12,6 +12,7 @@ import {
   type SettingsScope,
 } from '../../adapters/settings-install';
 import { PREFIX_SCRIPT_NAME, shellPrefixValue } from '../../adapters/claude-code-prefix-install';
+import { CODEX_HELP, codexHookCommand, codexInstallCommand } from '../codex-hook-command';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
@@ -26,7 +27,7 @@ const HELP = `usage:
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove them again (the file as it was, when nothing else changed).
-`;
+${CODEX_HELP}`;
 
 export const hookCommand: CliCommand = async (argv, io) => {
   const [first, ...rest] = argv;
@@ -35,6 +36,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
     return first === undefined ? 2 : 0;
   }
   if (first === 'claude-code') return runHook(io);
+  if (first === 'codex') return codexHookCommand(rest, io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
 };
@@ -47,6 +49,7 @@ async function runHook(io: CliIO): Promise<number> {
 
 async function runInstall(action: 'install' | 'uninstall', argv: string[], io: CliIO): Promise<number> {
   const [agent, ...flags] = argv;
+  if (agent === 'codex') return codexInstallCommand(action, flags, io);
   if (agent !== 'claude-code') throw new UsageError(`${action}: only 'claude-code' is supported (got ${agent ?? 'nothing'})`);
   let scope: SettingsScope = { kind: 'user' };
   let command: string | undefined;

@@ -1,0 +1,274 @@
+// Codex CLI shell capture. Codex shows the model ~10,000 tokens of a command's
+// output (head and tail; of a 5 MB output only the first MiB is even
+// considered) and keeps no copy, and its PostToolUse hook gets the output
+// already cut. So the PreToolUse hook rewrites the command (`updatedInput`)
+// into a wrapper that runs it as typed, in a subshell of the same login shell,
+// with its whole output (stdout and stderr, in order) going to a private file;
+// when it ends, an output of at most `inlineBytes` is printed back byte for
+// byte and the file removed, a larger one becomes Spillway's digest (head,
+// failure lines with their line numbers, tail, the exit code, the file), and
+// the wrapper exits with the command's status. Codex judges the command it
+// runs, the wrapper: a command the user's rules or Codex's own checks would
+// refuse or ask about is never rewritten (codex-rules.ts).
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { digestFile } from '../spill/digest';
+import { LOCAL_RETRIEVAL_HINT, LocalSpillStore, sanitizeSegment } from '../spill/local-store';
+import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
+import type { SpillLogger } from '../spill/types';
+import { ansiCQuote, shellQuote, whyShellRejects, wrapperTool } from './bash-capture';
+import { codexRuleFolders, looksLikeForcedRm, readCodexRules, restrictiveRuleMatch } from './codex-rules';
+
+/** The folder under `$CODEX_HOME` that holds one folder per Codex session (its manifest and captures). */
+export const CODEX_SPILL_FOLDER = 'spillway';
+const CAPTURE_PREFIX = 'bash-';
+/** Every wrapper starts so: how a wrapped command is recognised. */
+export const CODEX_CAPTURE_MARKER = '__spillway_f=';
+/** Linux takes no single argument over 128 KiB; the wrapper and Codex's own words need room too. */
+const MAX_COMMAND_BYTES = 120 * 1024;
+
+/** What Codex hands a PreToolUse hook (the fields Spillway reads). */
+export interface CodexPreToolUse {
+  hook_event_name: 'PreToolUse';
+  session_id: string;
+  tool_use_id: string;
+  tool_name: string;
+  tool_input: { command?: unknown } & Record<string, unknown>;
+  cwd?: string;
+  transcript_path?: string;
+}
+
+export interface CodexCaptureOptions {
+  maxInlineBytes?: number;
+  digestBytes?: number;
+  /** Shell words that run the finish step; the capture file, the exit status and the command are appended. */
+  finishCommand: string;
+  logger?: SpillLogger;
+}
+
+export interface CodexRewrite {
+  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: 'allow'; updatedInput: Record<string, unknown> };
+}
+
+/** `$CODEX_HOME`, else the folder above the transcript's `sessions/`, else `~/.codex`. */
+export function codexHomeOf(event: { transcript_path?: string }, env: NodeJS.ProcessEnv): string {
+  const home = env.CODEX_HOME?.trim();
+  if (home && path.isAbsolute(home)) return home;
+  const transcript = event.transcript_path;
+  if (transcript && path.isAbsolute(transcript)) {
+    const at = transcript.lastIndexOf(`${path.sep}sessions${path.sep}`);
+    if (at > 0) return transcript.slice(0, at);
+  }
+  return path.join(env.HOME?.trim() || os.homedir(), '.codex');
+}
+
+export function parseCodexEvent(text: string): CodexPreToolUse | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const e = value as Partial<CodexPreToolUse> | null;
+  if (!e || typeof e !== 'object' || e.hook_event_name !== 'PreToolUse') return undefined;
+  if (typeof e.session_id !== 'string' || typeof e.tool_use_id !== 'string' || typeof e.tool_name !== 'string') return undefined;
+  if (typeof e.tool_input !== 'object' || e.tool_input === null || Array.isArray(e.tool_input)) return undefined;
+  return e as CodexPreToolUse;
+}
+
+/** Why the command is run as typed, or undefined when it may be wrapped. */
+export async function whyCodexLeavesAlone(command: string, event: CodexPreToolUse, codexHome: string): Promise<string | undefined> {
+  if (command.trim() === '') return 'empty command';
+  if (command.includes('\0')) return 'command holds a NUL byte';
+  if (Buffer.byteLength(command) * 2 > MAX_COMMAND_BYTES) return 'command too long to wrap';
+  const rules = await readCodexRules(codexRuleFolders(codexHome, event.cwd));
+  // A rule file Spillway cannot read exactly as Codex does: Codex must judge the command itself.
+  if (!rules.ok) return `rules not understood (${rules.why})`;
+  const rule = restrictiveRuleMatch(command, rules.rules);
+  if (rule) return `a rule says ${rule.decision} for ${rule.pattern.map((alts) => alts.join('|')).join(' ')}`;
+  if (looksLikeForcedRm(command)) return 'Codex asks about or refuses rm with a force option';
+  return whyShellRejects(command, 'bash');
+}
+
+/** PreToolUse: the rewrite, or undefined to leave the call as it is. */
+export async function codexCaptureRewrite(event: CodexPreToolUse, env: NodeJS.ProcessEnv, opts: CodexCaptureOptions): Promise<CodexRewrite | undefined> {
+  if (event.tool_name !== 'Bash') return undefined;
+  const command = event.tool_input.command;
+  if (typeof command !== 'string') return undefined;
+  const codexHome = codexHomeOf(event, env);
+  const why = await whyCodexLeavesAlone(command, event, codexHome);
+  if (why) {
+    opts.logger?.debug?.(`command left as typed: ${why}`);
+    return undefined;
+  }
+  let captureFile: string;
+  try {
+    captureFile = await prepareCaptureFile(codexHome, event);
+  } catch (err) {
+    opts.logger?.warn(`could not prepare the capture folder, command left as typed: ${(err as Error).message}`);
+    return undefined;
+  }
+  const wrapped = wrapCodexCommand(command, {
+    captureFile,
+    inlineBytes: opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES,
+    finishCommand: opts.finishCommand,
+  });
+  if (whyShellRejects(wrapped, 'bash')) return undefined;
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...event.tool_input, command: wrapped } } };
+}
+
+/**
+ * The capture file's path, in the session's private folder (made 0700 here).
+ * The file itself is made by the wrapper, when the command really runs: a
+ * command Codex then refuses leaves nothing behind.
+ */
+async function prepareCaptureFile(codexHome: string, event: CodexPreToolUse): Promise<string> {
+  const root = path.join(codexHome, CODEX_SPILL_FOLDER);
+  const sessionDir = path.join(root, sanitizeSegment(event.session_id));
+  const name = sanitizeSegment(`${CAPTURE_PREFIX}${event.tool_use_id}.txt`);
+  // The store makes the folders safely (0700, no symlink on the way); the probe file it needs for that goes at once.
+  const store = storeFor(root, sessionDir);
+  const probe = await store.createEmpty({ sessionId: event.session_id }, `.probe-${process.pid}-${name}`);
+  await fsp.unlink(probe);
+  return path.join(sessionDir, name);
+}
+
+export interface CodexWrapOptions {
+  captureFile: string;
+  inlineBytes: number;
+  finishCommand: string;
+}
+
+/**
+ * The command Codex runs instead (in its `bash -lc`). The capture file is
+ * created exclusively (noclobber, umask 077) when the command starts; where
+ * it cannot be (Codex's sandbox keeps the folder read-only), the command runs
+ * with its output going to Codex as without Spillway. The command runs as
+ * code in a subshell (so its `exit` ends only that), with the descriptors that
+ * lead to Codex closed (a background job of the command must not hold them).
+ * Spillway's own tools are reached by absolute path: the login shell resets PATH.
+ */
+export function wrapCodexCommand(command: string, opts: CodexWrapOptions): string {
+  const inline = Math.max(0, Math.floor(opts.inlineBytes));
+  const [wc, cat, rm] = (['wc', 'cat', 'rm'] as const).map((name) => wrapperTool(name));
+  return [
+    `${CODEX_CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}; __spillway_cmd=${ansiCQuote(command)}; __spillway_w=0`,
+    `if ( umask 077; set -C; : > "$__spillway_f" ) 2>/dev/null; then __spillway_w=1; exec 8>&1 9>&2 >>"$__spillway_f" 2>&1; fi`,
+    '(',
+    command,
+    ') 8>&- 9>&-',
+    '__spillway_s=$?',
+    'if [ "$__spillway_w" = 1 ]; then exec 1>&8 2>&9 8>&- 9>&-; ' +
+      // $(( )) drops the spaces some wc put before the number.
+      `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; ` +
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; fi`,
+    'exit $__spillway_s',
+  ].join('\n');
+}
+
+/** The finish step as this process would run it: same Node, same script, then `codex finish DIGEST_BYTES`. */
+export function codexFinishCommand(script: string, viaCli: boolean, digestBytes: number, nodePath: string = process.execPath): string {
+  const words = viaCli ? ['hook', 'codex', 'finish'] : ['codex', 'finish'];
+  return [nodePath, path.resolve(script), ...words, String(digestBytes)].map(shellQuote).join(' ');
+}
+
+/**
+ * The finish step (the wrapper runs it for a large output): records the
+ * capture in its session's manifest and returns what the model sees.
+ */
+export async function finishCodexCapture(file: string, status: string, command: string, digestBytes: number, logger?: SpillLogger): Promise<string> {
+  const where = codexCaptureLocation(file);
+  if (!where) throw new Error(`not a Spillway capture file of Codex: ${file}`);
+  const digest = await digestFile(file, {
+    budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
+    toolName: 'Bash',
+    locator: file,
+    retrievalHint: LOCAL_RETRIEVAL_HINT,
+  });
+  try {
+    await storeFor(where.root, where.sessionDir, logger).recordExternal({
+      owner: { sessionId: where.sessionId },
+      source: { toolName: 'Bash', callId: where.callId, label: labelFor({ command }) },
+      file: path.basename(file),
+      args: { command },
+    });
+  } catch (err) {
+    // The digest still names the file; only the catalog loses the tool name.
+    logger?.warn(`could not record ${file} in the manifest: ${(err as Error).message}`);
+  }
+  const trailer = /^\d+$/.test(status)
+    ? `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${file}]`
+    : `[spillway: the command ended (${status}); its complete output (stdout and stderr) is in ${file}]`;
+  return `${digest}${digest.endsWith('\n') ? '' : '\n'}${trailer}\n`;
+}
+
+interface CaptureLocation {
+  root: string;
+  sessionDir: string;
+  sessionId: string;
+  callId: string;
+}
+
+/** `<CODEX_HOME>/spillway/<session>/bash-<call id>.txt`, or undefined for any other path. */
+export function codexCaptureLocation(file: string): CaptureLocation | undefined {
+  if (!path.isAbsolute(file)) return undefined;
+  const resolved = path.resolve(file);
+  const name = path.basename(resolved);
+  const sessionDir = path.dirname(resolved);
+  const root = path.dirname(sessionDir);
+  if (path.basename(root) !== CODEX_SPILL_FOLDER || !name.startsWith(CAPTURE_PREFIX) || !name.endsWith('.txt')) return undefined;
+  const callId = name.slice(CAPTURE_PREFIX.length, -'.txt'.length);
+  if (callId === '') return undefined;
+  return { root, sessionDir, sessionId: path.basename(sessionDir), callId };
+}
+
+function storeFor(root: string, sessionDir: string, logger?: SpillLogger): LocalSpillStore {
+  return new LocalSpillStore({ root, layout: { dirFor: () => sessionDir }, ...(logger ? { logger } : {}) });
+}
+
+/** The hook: reads the event, prints the rewrite (or nothing). Never throws: a failing hook must not fail the call. */
+export async function runCodexHook(
+  input: string,
+  env: NodeJS.ProcessEnv,
+  out: { stdout: (text: string) => void; stderr: (text: string) => void },
+  entry: { script: string; viaCli: boolean },
+): Promise<void> {
+  const logger: SpillLogger = { warn: (m) => out.stderr(`spillway: ${m}\n`) };
+  try {
+    const event = parseCodexEvent(input);
+    if (!event) return;
+    const digestBytes = positiveInt(env.SPILLWAY_DIGEST_BYTES) ?? DEFAULT_DIGEST_BYTES;
+    const rewrite = await codexCaptureRewrite(event, env, {
+      maxInlineBytes: positiveInt(env.SPILLWAY_MAX_INLINE_BYTES) ?? DEFAULT_MAX_INLINE_BYTES,
+      digestBytes,
+      finishCommand: codexFinishCommand(entry.script, entry.viaCli, digestBytes),
+      logger,
+    });
+    if (rewrite) out.stdout(JSON.stringify(rewrite));
+  } catch (err) {
+    logger.warn(`hook failed, command left as typed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function positiveInt(raw: string | undefined): number | undefined {
+  const n = Number(raw);
+  return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
+}
+
+/** `finish DIGEST_BYTES FILE STATUS COMMAND`: prints the digest; exit 1 (the wrapper then prints the output whole) on failure. */
+export async function runCodexFinish(args: string[], out: { stdout: (text: string) => void; stderr: (text: string) => void }): Promise<number> {
+  const [digestBytes, file, status, command] = args;
+  const budget = Number(digestBytes);
+  if (!file || status === undefined || command === undefined || !Number.isFinite(budget) || budget <= 0) {
+    out.stderr('usage: codex finish DIGEST_BYTES FILE STATUS COMMAND\n');
+    return 2;
+  }
+  try {
+    out.stdout(await finishCodexCapture(file, status, command, Math.floor(budget), { warn: (m) => out.stderr(`spillway: ${m}\n`) }));
+    return 0;
+  } catch (err) {
+    out.stderr(`spillway: could not digest ${file}, printing it whole: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

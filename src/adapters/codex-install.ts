@@ -1,0 +1,238 @@
+// `spillway hook install|uninstall codex`: Spillway's PreToolUse entry in a
+// Codex hooks.json (`$CODEX_HOME/hooks.json`, or `DIR/.codex/hooks.json`),
+// and, only when asked (`--trust`), the trust record Codex wants before it runs
+// a hook (`[hooks.state."<hooks.json>:pre_tool_use:G:H"] trusted_hash`, in the
+// user's config.toml). Uninstall gives both files back byte for byte: the
+// hooks.json from the copy taken at install (when nothing else changed in it
+// since), the config.toml by cutting out exactly the block that was added.
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { shellQuote } from './bash-capture';
+
+export type CodexScope = { kind: 'user' } | { kind: 'project'; dir: string };
+
+export interface CodexInstallResult {
+  /** What happened, one line each, for the user. */
+  changes: string[];
+}
+
+/** Codex waits for the hook at most this many seconds. */
+export const CODEX_HOOK_TIMEOUT_SECONDS = 30;
+const MATCHER = 'Bash';
+const OUR_COMMAND = /(?:^|[\s/'"])(?:codex-hook\.js['"]?\s+codex|hook['"]?\s+codex)\s*$/;
+const TRUST_BEGIN = '# >>> spillway: trust for its Codex hook (spillway hook uninstall codex removes this block)';
+const TRUST_END = '# <<< spillway';
+
+interface HookGroup {
+  matcher?: string;
+  hooks?: Array<{ type?: string; command?: string; timeout?: number; [k: string]: unknown }>;
+  [k: string]: unknown;
+}
+type HooksFile = Record<string, unknown> & { hooks?: Record<string, unknown> };
+
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.CODEX_HOME?.trim();
+  return home ? path.resolve(home) : path.join(env.HOME?.trim() || os.homedir(), '.codex');
+}
+
+export function codexHooksPath(scope: CodexScope, env: NodeJS.ProcessEnv = process.env): string {
+  return scope.kind === 'project' ? path.join(path.resolve(scope.dir), '.codex', 'hooks.json') : path.join(codexHome(env), 'hooks.json');
+}
+
+/** The hook command: this Node and the lean hook script, by absolute path (Codex runs it through a shell). */
+export function defaultCodexHookCommand(script: string, nodePath: string = process.execPath): string {
+  const lean = path.basename(script) === 'codex-hook.js';
+  return `${shellQuote(nodePath)} ${shellQuote(path.resolve(script))} ${lean ? 'codex' : 'hook codex'}`;
+}
+
+export function isSpillwayCodexCommand(command: unknown): boolean {
+  return typeof command === 'string' && OUR_COMMAND.test(command);
+}
+
+/**
+ * The hash Codex records for a trusted hook: sha256 of the compact JSON, keys
+ * sorted, of `{event_name, hooks: [handler], matcher}` with the handler's
+ * defaults filled in (checked against Codex 0.169.0: a hook trusted with this
+ * hash runs, any other is skipped).
+ */
+export function codexTrustHash(event: string, matcher: string | undefined, command: string, timeout: number): string {
+  const identity = { event_name: event, hooks: [{ async: false, command, timeout, type: 'command' }], ...(matcher !== undefined ? { matcher } : {}) };
+  return `sha256:${createHash('sha256').update(canonicalJson(identity)).digest('hex')}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export async function installCodexHook(hooksPath: string, command: string, opts: { trust: boolean; configPath: string }): Promise<CodexInstallResult> {
+  if (!isSpillwayCodexCommand(command)) throw new Error(`the hook command must end with 'codex-hook.js codex' or 'hook codex'`);
+  const { text, value } = await readHooks(hooksPath);
+  const changes: string[] = [];
+  const groups = preToolUse(value, hooksPath);
+  let at = groups.findIndex((g) => (g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
+  const current = at === -1 ? undefined : groups[at]!;
+  const same = current && current.matcher === MATCHER && current.hooks?.length === 1 && current.hooks[0]!.command === command && current.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
+  if (same) changes.push(`already installed in ${hooksPath}`);
+  else {
+    if (current) {
+      groups.splice(at, 1);
+      changes.push('replaced an earlier Spillway hook entry');
+    }
+    groups.push({ matcher: MATCHER, hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }] });
+    at = groups.length - 1;
+    // The copy uninstall gives back: the file as it was before Spillway (never one holding an earlier install).
+    if (text !== undefined && !current) await fsp.writeFile(backupOf(hooksPath), text, { mode: 0o600 });
+    await writeAtomic(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
+    changes.push(`added PreToolUse hook (matcher "${MATCHER}"): ${command}`, `wrote ${hooksPath}`);
+  }
+  const key = `${hooksPath}:pre_tool_use:${at}:0`;
+  const hash = codexTrustHash('pre_tool_use', MATCHER, command, CODEX_HOOK_TIMEOUT_SECONDS);
+  if (opts.trust) changes.push(...(await recordTrust(opts.configPath, key, hash)));
+  else {
+    changes.push(
+      'Codex runs a new hook only once you trust it (`codex exec` skips it silently until then):',
+      '  start `codex`, open /hooks ("Hooks need review") and trust the Spillway PreToolUse hook, or',
+      `  run this install again with --trust to record it yourself: [hooks.state."${key}"] trusted_hash = "${hash}" in ${opts.configPath}`,
+    );
+  }
+  return { changes };
+}
+
+export async function uninstallCodexHook(hooksPath: string, configPath: string): Promise<CodexInstallResult> {
+  const changes: string[] = [];
+  const { text, value } = await readHooks(hooksPath);
+  if (text === undefined) changes.push(`nothing to remove: ${hooksPath} does not exist`);
+  else {
+    const groups = preToolUse(value, hooksPath);
+    const kept = groups.filter((g) => !(g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
+    if (kept.length === groups.length) changes.push(`no Spillway hook in ${hooksPath}`);
+    else {
+      if (kept.length > 0) value.hooks!.PreToolUse = kept;
+      else delete value.hooks!.PreToolUse;
+      if (Object.keys(value.hooks!).length === 0) delete value.hooks;
+      const backup = await fsp.readFile(backupOf(hooksPath), 'utf8').catch(() => undefined);
+      const backupValue = backup === undefined ? undefined : parseOr(backup);
+      if (backup !== undefined && isDeepStrictEqual(backupValue, value)) {
+        await writeAtomic(hooksPath, backup);
+        changes.push(`restored ${hooksPath} as it was before the install`);
+      } else if (backup === undefined && Object.keys(value).length === 0) {
+        await fsp.rm(hooksPath, { force: true });
+        changes.push(`removed ${hooksPath} (Spillway had created it)`);
+      } else {
+        await writeAtomic(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
+        changes.push(`removed the Spillway hook entry from ${hooksPath} (the file was changed since the install, so it was rewritten)`);
+      }
+      await fsp.rm(backupOf(hooksPath), { force: true });
+    }
+  }
+  changes.push(...(await removeTrust(configPath)));
+  return { changes };
+}
+
+async function readHooks(file: string): Promise<{ text: string | undefined; value: HooksFile }> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined, value: {} };
+    throw err;
+  }
+  if (text.trim() === '') return { text, value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON (${(err as Error).message}); fix it first, nothing was changed`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${file} does not hold a JSON object; nothing was changed`);
+  const hooks = (value as HooksFile).hooks;
+  if (hooks !== undefined && (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks))) throw new Error(`${file}: "hooks" is not an object; nothing was changed`);
+  return { text, value: value as HooksFile };
+}
+
+function preToolUse(value: HooksFile, file: string): HookGroup[] {
+  value.hooks ??= {};
+  const groups = value.hooks.PreToolUse ?? [];
+  if (!Array.isArray(groups)) throw new Error(`${file}: "hooks.PreToolUse" is not an array; nothing was changed`);
+  value.hooks.PreToolUse = groups;
+  return groups as HookGroup[];
+}
+
+function parseOr(text: string): unknown {
+  try {
+    return text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const backupOf = (file: string): string => `${file}.spillway-backup`;
+
+function indentOf(text: string | undefined): string {
+  return (text && /^([ \t]+)\S/m.exec(text)?.[1]) ?? '  ';
+}
+
+/** Temp file then rename; keeps the file's mode, writes through a symlinked file to its target. */
+async function writeAtomic(file: string, text: string): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const target = await fsp.realpath(file).catch(() => file);
+  const mode = await fsp.stat(target).then((s) => s.mode & 0o777, () => 0o600);
+  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
+  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
+  try {
+    await fsp.rename(tmp, target);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Appends the trust block to config.toml (replacing an earlier Spillway block); refuses when the user's own table names the key. */
+async function recordTrust(configPath: string, key: string, hash: string): Promise<string[]> {
+  const before = await fsp.readFile(configPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  const base = before === undefined ? '' : withoutTrustBlock(before);
+  const header = `[hooks.state.${JSON.stringify(key)}]`;
+  if (base.includes(JSON.stringify(key))) {
+    return [`not recording trust: ${configPath} already has an entry for ${key}; trust the hook in Codex's /hooks instead`];
+  }
+  const block = `${TRUST_BEGIN}\n${header}\ntrusted_hash = ${JSON.stringify(hash)}\n${TRUST_END}\n`;
+  // The block goes on a line of its own; a newline added for it is part of what uninstall removes.
+  const joiner = base === '' || base.endsWith('\n') ? '' : '\n';
+  const after = `${base}${joiner}${joiner ? TRUST_BEGIN.replace('# >>>', '# >>>+') : TRUST_BEGIN}${block.slice(TRUST_BEGIN.length)}`;
+  if (after === before) return [`trust already recorded in ${configPath}`];
+  await writeAtomic(configPath, after);
+  return [`recorded trust for the hook in ${configPath}: ${header} trusted_hash = "${hash}"`];
+}
+
+/** config.toml without Spillway's trust block (and the newline it added before itself, marked `>>>+`). */
+function withoutTrustBlock(text: string): string {
+  const re = /(\n?)# >>>(\+?) spillway: trust for its Codex hook[^\n]*\n[\s\S]*?# <<< spillway\n?/;
+  const m = re.exec(text);
+  if (!m) return text;
+  const keepNewline = m[1] === '\n' && m[2] !== '+' ? '\n' : '';
+  return text.slice(0, m.index) + keepNewline + text.slice(m.index + m[0].length);
+}
+
+async function removeTrust(configPath: string): Promise<string[]> {
+  const text = await fsp.readFile(configPath, 'utf8').catch(() => undefined);
+  if (text === undefined) return [];
+  const after = withoutTrustBlock(text);
+  if (after === text) return [];
+  if (after === '') {
+    await fsp.rm(configPath, { force: true });
+    return [`removed ${configPath} (it held only Spillway's trust record)`];
+  }
+  await writeAtomic(configPath, after);
+  return [`removed Spillway's trust record from ${configPath}`];
+}

@@ -1,0 +1,112 @@
+// The Codex wrapper on real bash, run as Codex runs a command (`bash -c`; Codex
+// adds `-l`, whose profile only costs time here and is the same with or without the wrapper):
+// for each case the same output, byte for byte, and the same exit status as
+// the command alone when the output is small; a large one becomes a digest
+// naming a file that holds all of it; a capture file that cannot be made
+// leaves the output going out as it would have.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexFinishCommand, wrapCodexCommand } from '../../../src/adapters/codex-capture';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const hookScript = path.join(repoRoot, 'dist', 'codex-hook.js');
+let tmp: string;
+let n = 0;
+
+beforeAll(() => {
+  if (!fs.existsSync(hookScript)) throw new Error('run `npm run build` first: dist/codex-hook.js is missing');
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-codex-wrap-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function run(command: string, cwd: string): { out: string; status: number | null } {
+  // Codex merges stdout and stderr into one stream; so does this.
+  const res = spawnSync('bash', ['-c', `exec 2>&1; ${command}`], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { out: res.stdout, status: res.status };
+}
+
+function wrapped(command: string, opts: { folder?: string } = {}): { wrapper: string; file: string } {
+  const sessionDir = opts.folder ?? path.join(tmp, 'codex-home', 'spillway', '0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000');
+  fs.mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+  const file = path.join(sessionDir, `bash-call_${++n}.txt`);
+  return { wrapper: wrapCodexCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) }), file };
+}
+
+describe('small outputs: as without Spillway', () => {
+  it.each([
+    ['echo ok', 'echo ok'],
+    ['exit status', 'echo out; exit 3'],
+    ['stderr and stdout in order', 'echo one; echo two >&2; echo three'],
+    ['a heredoc at the end', 'cat <<EOF\nline $((1+1))\nEOF'],
+    ['a trailing comment', 'echo hi # a comment'],
+    ['set -e', 'set -e; false; echo never'],
+    ['a pipe with pipefail', 'set -o pipefail; false | cat; echo "status $?"'],
+    ['a function and a subshell', 'f() { echo in f; return 4; }; (f); echo "got $?"'],
+    ['no trailing newline', 'printf "no newline"'],
+    ['binary bytes', "printf '\\x00\\xff\\x01'"],
+    ['exit from a nested shell', 'bash -c "exit 7"'],
+    ['a background job', 'sleep 0.2 & echo started; wait'],
+  ])('%s', (_name, command) => {
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const alone = run(command, cwd);
+    const { wrapper, file } = wrapped(command);
+    const withSpillway = run(wrapper, cwd);
+    expect(withSpillway).toEqual(alone);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+describe('large outputs', () => {
+  it('a failing 250 KB build becomes a digest with the failure line, the exit code and the file holding all of it', () => {
+    const command = 'for i in $(seq 1 8000); do echo "[$i] unit ok"; done; echo "error: the linker failed at unit 4321" >&2; for i in $(seq 8001 9000); do echo "[$i] unit ok"; done; exit 2';
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const alone = run(command, cwd);
+    const { wrapper, file } = wrapped(command);
+    const seen = run(wrapper, cwd);
+    expect(seen.status).toBe(2);
+    expect(seen.out).toContain('error: the linker failed at unit 4321');
+    expect(seen.out).toContain('[9000] unit ok');
+    expect(seen.out).toContain(`[spillway: the command exited with code 2; its complete output (stdout and stderr) is in ${file}]`);
+    expect(seen.out.length).toBeLessThan(4000);
+    expect(fs.readFileSync(file, 'utf8')).toBe(alone.out);
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+    const manifest = fs.readFileSync(path.join(path.dirname(file), 'spillway.jsonl'), 'utf8');
+    expect(manifest).toContain(`"toolCallId":"call_${n}"`);
+  });
+
+  it('a finish step that fails prints the output whole', () => {
+    const command = 'seq 1 5000; exit 1';
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    // Not a folder the finish step accepts (no `spillway` parent): it refuses, and the wrapper prints the capture.
+    const { wrapper } = wrapped(command, { folder: path.join(tmp, 'elsewhere', 'session') });
+    const alone = run(command, cwd);
+    const seen = run(wrapper, cwd);
+    expect(seen.status).toBe(alone.status);
+    expect(seen.out).toMatch(/^spillway: could not digest .*, printing it whole: /);
+    expect(seen.out.slice(seen.out.indexOf('\n') + 1)).toBe(alone.out);
+  });
+});
+
+describe('a capture file that cannot be made', () => {
+  it('leaves the command\'s output going out as it would have (a folder that is not there)', () => {
+    const command = 'seq 1 5000; echo done >&2; exit 5';
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const file = path.join(tmp, 'missing', 'spillway', 'session', 'bash-call_x.txt');
+    const wrapper = wrapCodexCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) });
+    expect(run(wrapper, cwd)).toEqual(run(command, cwd));
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('never writes through a file already in its place', () => {
+    const { wrapper, file } = wrapped('seq 1 5000');
+    const target = path.join(tmp, 'target.txt');
+    fs.writeFileSync(target, 'keep\n');
+    fs.symlinkSync(target, file);
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    expect(run(wrapper, cwd)).toEqual(run('seq 1 5000', cwd));
+    expect(fs.readFileSync(target, 'utf8')).toBe('keep\n');
+  });
+});

@@ -1,0 +1,123 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { codexHooksPath, codexTrustHash, defaultCodexHookCommand, installCodexHook, isSpillwayCodexCommand, uninstallCodexHook } from '../../../src/adapters/codex-install';
+
+let dir: string;
+let hooksPath: string;
+let configPath: string;
+const COMMAND = "/usr/bin/node '/opt/my tools/spillway/dist/codex-hook.js' codex";
+
+// The user's own file: four-space indent, a hook of their own, keys in their order, no newline at the end.
+const USER_HOOKS = `{
+    "hooks": {
+        "PreToolUse": [
+            { "matcher": "apply_patch", "hooks": [ { "type": "command", "command": "/home/me/check.sh" } ] }
+        ],
+        "Stop": [ { "hooks": [ { "type": "command", "command": "notify-send done" } ] } ]
+    },
+    "note": "mine"
+}`;
+const USER_CONFIG = `# my settings
+model = "gpt-5.1-codex"   # the default
+
+[projects."/home/me/work"]
+trust_level = "trusted"`;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-codex-install-'));
+  hooksPath = path.join(dir, 'hooks.json');
+  configPath = path.join(dir, 'config.toml');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('codexTrustHash', () => {
+  it('is the hash Codex 0.169.0 accepted for a hook (recorded from a run in which that hook ran)', () => {
+    expect(codexTrustHash('pre_tool_use', 'Bash', '/tmp/cx/dump.sh', 30)).toBe('sha256:ca895c0b44eec111c862bed05bf4243fd77f3f97154c1f3cb8dc068e79f13b6f');
+    expect(codexTrustHash('post_tool_use', 'Bash', '/tmp/cx/dump.sh', 30)).toBe('sha256:48be040b0b3e95f6e8f8039abb20bfb44fc6524ce52bdfaa5a45431f33755e03');
+  });
+});
+
+describe('install and uninstall codex', () => {
+  it('paths: $CODEX_HOME/hooks.json, ~/.codex/hooks.json, DIR/.codex/hooks.json', () => {
+    expect(codexHooksPath({ kind: 'user' }, { CODEX_HOME: '/c' })).toBe('/c/hooks.json');
+    expect(codexHooksPath({ kind: 'user' }, { HOME: '/h' })).toBe('/h/.codex/hooks.json');
+    expect(codexHooksPath({ kind: 'project', dir: '/p' }, {})).toBe('/p/.codex/hooks.json');
+  });
+
+  it('the default command is recognised as Spillway\'s, others are not', () => {
+    expect(isSpillwayCodexCommand(defaultCodexHookCommand('/opt/x/dist/codex-hook.js', '/usr/bin/node'))).toBe(true);
+    expect(isSpillwayCodexCommand(defaultCodexHookCommand('/opt/x/dist/cli.js', '/usr/bin/node'))).toBe(true);
+    expect(isSpillwayCodexCommand('/home/me/check.sh')).toBe(false);
+  });
+
+  it('adds one PreToolUse entry beside the user\'s, says how to trust it, and gives both files back byte for byte', async () => {
+    fs.writeFileSync(hooksPath, USER_HOOKS);
+    fs.writeFileSync(configPath, USER_CONFIG);
+    const installed = await installCodexHook(hooksPath, COMMAND, { trust: false, configPath });
+    const value = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    expect(value.note).toBe('mine');
+    expect(value.hooks.Stop).toEqual(JSON.parse(USER_HOOKS).hooks.Stop);
+    expect(value.hooks.PreToolUse).toHaveLength(2);
+    expect(value.hooks.PreToolUse[1]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] });
+    expect(fs.readFileSync(hooksPath, 'utf8')).toMatch(/^ {4}"hooks"/m);
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);
+    const text = installed.changes.join('\n');
+    expect(text).toContain(`added PreToolUse hook (matcher "Bash"): ${COMMAND}`);
+    expect(text).toContain('/hooks');
+    expect(text).toContain(`[hooks.state."${hooksPath}:pre_tool_use:1:0"] trusted_hash = "${codexTrustHash('pre_tool_use', 'Bash', COMMAND, 30)}"`);
+    expect((await installCodexHook(hooksPath, COMMAND, { trust: false, configPath })).changes[0]).toContain('already installed');
+
+    await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    const config = fs.readFileSync(configPath, 'utf8');
+    expect(config.startsWith(`${USER_CONFIG}\n`)).toBe(true);
+    expect(config).toContain(`[hooks.state."${hooksPath}:pre_tool_use:1:0"]\ntrusted_hash = "${codexTrustHash('pre_tool_use', 'Bash', COMMAND, 30)}"\n`);
+
+    const removed = await uninstallCodexHook(hooksPath, configPath);
+    expect(removed.changes.join('\n')).toContain('restored');
+    expect(fs.readFileSync(hooksPath, 'utf8')).toBe(USER_HOOKS);
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);
+    expect(fs.existsSync(`${hooksPath}.spillway-backup`)).toBe(false);
+  });
+
+  it('a config.toml ending in a newline gets it back as it was too', async () => {
+    fs.writeFileSync(configPath, `${USER_CONFIG}\n\n`);
+    await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    await uninstallCodexHook(hooksPath, configPath);
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(`${USER_CONFIG}\n\n`);
+  });
+
+  it('files Spillway created are removed again', async () => {
+    await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    expect(JSON.parse(fs.readFileSync(hooksPath, 'utf8')).hooks.PreToolUse[0].hooks[0].command).toBe(COMMAND);
+    await uninstallCodexHook(hooksPath, configPath);
+    expect(fs.existsSync(hooksPath)).toBe(false);
+    expect(fs.existsSync(configPath)).toBe(false);
+  });
+
+  it('a file the user changed after the install loses only Spillway\'s entry', async () => {
+    fs.writeFileSync(hooksPath, USER_HOOKS);
+    await installCodexHook(hooksPath, COMMAND, { trust: false, configPath });
+    const value = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    value.added = true;
+    fs.writeFileSync(hooksPath, JSON.stringify(value, null, 2));
+    await uninstallCodexHook(hooksPath, configPath);
+    const after = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    expect(after).toEqual({ ...JSON.parse(USER_HOOKS), added: true });
+  });
+
+  it('refuses invalid JSON and changes nothing', async () => {
+    fs.writeFileSync(hooksPath, '{ "hooks": ');
+    await expect(installCodexHook(hooksPath, COMMAND, { trust: true, configPath })).rejects.toThrow(/not valid JSON/);
+    expect(fs.readFileSync(hooksPath, 'utf8')).toBe('{ "hooks": ');
+    expect(fs.existsSync(configPath)).toBe(false);
+  });
+
+  it('does not write trust over a record the user has for the same hook', async () => {
+    fs.writeFileSync(configPath, `[hooks.state."${hooksPath}:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0"\n`);
+    const result = await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    expect(result.changes.join('\n')).toContain('not recording trust');
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(`[hooks.state."${hooksPath}:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0"\n`);
+  });
+});
