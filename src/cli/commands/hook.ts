@@ -12,6 +12,7 @@ import {
   uninstallClaudeCodeHook,
   type SettingsScope,
 } from '../../adapters/settings-install';
+import { GEMINI_HOOK_HELP, geminiCliHookCommand } from '../hook-gemini-cli';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
@@ -27,7 +28,7 @@ const HELP = `usage:
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove Spillway's hook entries again.
-`;
+${GEMINI_HOOK_HELP}`;
 
 export const hookCommand: CliCommand = async (argv, io) => {
   const [first, ...rest] = argv;
@@ -37,6 +38,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
   }
   if (first === 'claude-code' && rest[0] === 'bash-finish') return runBashFinish(rest.slice(1), io);
   if (first === 'claude-code') return runHook(io);
+  if (first === 'gemini-cli' || ((first === 'install' || first === 'uninstall') && rest[0] === 'gemini-cli')) return geminiCliHookCommand(first, rest, io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
 };
