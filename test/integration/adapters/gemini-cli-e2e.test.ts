@@ -158,11 +158,15 @@ describe('Gemini CLI 0.61.0 with the AfterTool hook', () => {
     expect(session, listed.stdout.slice(0, 2000)).toBeDefined();
     expect(session!.source).toBe('gemini-cli');
     const blobs = catalog.sessions.flatMap((s) => s.blobs);
+    // Gemini's own ids for the shell calls, from its stream-json events.
+    const events = withHook.result.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; tool_id?: string; parameters?: { command?: string } });
+    const callIdOf = (command: string) => events.find((e) => e.type === 'tool_use' && e.parameters?.command === command)?.tool_id;
     for (const record of manifestRecords(withHook.home)) {
       const blob = session!.blobs.find((b) => b.path === path.join(record.dir, record.file));
       expect(blob, record.file).toBeDefined();
       expect(blob!.tool).toBe('run_shell_command');
-      expect(blob!.toolCallId).toBe(record.toolCallId);
+      expect(blob!.toolCallId).toBe(callIdOf(record.args.command!));
+      expect(blob!.toolCallId).toBeDefined();
       expect(blob!.args).toContain('awk');
     }
     // The digest files are Spillway's own: never listed.
@@ -170,5 +174,28 @@ describe('Gemini CLI 0.61.0 with the AfterTool hook', () => {
     const grep = spawnSync(process.execPath, [cli, 'grep', '--json', '--no-default-roots', '--root', root, BUILDS[2]!.failureLine], { encoding: 'utf8', env: { ...process.env, HOME: withHook.home } });
     expect(grep.status, grep.stderr).toBe(0);
     expect(grep.stdout).toContain(BUILDS[2]!.failureLine);
+  });
+
+  it('charts the session turn by turn, each blob at the call that ran its command', () => {
+    const root = path.join(withHook.home, '.gemini', 'tmp');
+    const sessionId = JSON.parse(withHook.result.stdout.split('\n')[0]!).session_id as string;
+    const turns = spawnSync(process.execPath, [cli, 'turns', sessionId, '--json', '--no-default-roots', '--root', root], { encoding: 'utf8', env: { ...process.env, HOME: withHook.home } });
+    expect(turns.status, turns.stderr).toBe(0);
+    const series = JSON.parse(turns.stdout) as { points: Array<{ index: number; promptTokens: number; blobs: string[] }> };
+    // One call per command plus the last answer, each prompt at least as large as the one before.
+    expect(series.points).toHaveLength(BUILDS.length + 3);
+    for (let i = 1; i < series.points.length; i++) expect(series.points[i]!.promptTokens).toBeGreaterThanOrEqual(series.points[i - 1]!.promptTokens);
+    // The calls that ran the builds each hold one blob (Spillway's), and the 300 KB and 5 MB ones also Gemini's own file.
+    for (let i = 0; i < BUILDS.length; i++) expect(series.points[i]!.blobs.length, `turn ${i + 1}`).toBe(BUILDS[i]!.bytes > 40_000 ? 2 : 1);
+  });
+
+  it('cleans what the hook wrote with the session', () => {
+    const root = path.join(withHook.home, '.gemini', 'tmp');
+    const sessionId = JSON.parse(withHook.result.stdout.split('\n')[0]!).session_id as string;
+    const clean = spawnSync(process.execPath, [cli, 'clean', '--session', sessionId, '--yes', '--no-default-roots', '--root', root], { encoding: 'utf8', env: { ...process.env, HOME: withHook.home } });
+    expect(clean.status, clean.stderr).toBe(0);
+    for (const record of manifestRecords(withHook.home)) expect(fs.existsSync(path.join(record.dir, record.file))).toBe(false);
+    // Gemini's session file stays.
+    expect(fs.readdirSync(path.join(root, fs.readdirSync(root)[0]!, 'chats')).length).toBeGreaterThan(0);
   });
 });
