@@ -29,6 +29,8 @@ const SHAPES: Record<string, string> = {
   'an AfterTool list of the user\'s own': '{"hooks":{"AfterTool":[{"matcher":"read_file","hooks":[{"type":"command","command":"mine"}]}]},"general":{"vimMode":true}}\n',
   'empty AfterTool and hooks objects': '{ "hooks": { "AfterTool": [] } }',
   'an empty object': '{}',
+  'strings that look like comments or hold escaped quotes': '{\n  "mcpServers": {"web": {"url": "http://127.0.0.1:8080/mcp // not a comment", "note": "/* nor this */ \\" and a quote"}},\n  "hooks": {"Notification": []}\n}\n',
+  'CRLF line ends and a block comment before the object': '/* managed by dotfiles */\r\n{\r\n  "hooks": {\r\n    "AfterTool": [\r\n      {"matcher": "web_fetch", "hooks": [{"type": "command", "command": "log-fetch"}]}\r\n    ]\r\n  }\r\n}\r\n',
 };
 
 describe('hook install gemini-cli', () => {
