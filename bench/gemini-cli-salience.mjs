@@ -51,8 +51,8 @@ async function run(withSpillway) {
     const res = await mockLib.runGemini({ script, prompt: 'build', cwd: workDir, env: mockLib.offlineGeminiEnv({ home, baseUrl: mock.url }) });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (res.code !== 0) throw new Error(`gemini exited ${res.code}: ${res.stderr.slice(-1000)}`);
-    const last = mock.requests[mock.requests.length - 1];
-    return { ...score(mockLib.functionResponses(last).map((r) => r.text), workDir), seconds };
+    // Each result as the model was first sent it (Gemini masks bulky older results in later requests).
+    return { ...score(builds.map((_, i) => mockLib.firstSeenResult(mock.requests, i)), workDir), seconds };
   } finally {
     await mock.close();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failingBuild, fullOutputOf, type FailingBuild } from './helpers/failing-build';
-import { functionResponses, geminiDirs, offlineGeminiEnv, runGemini, shellScript, startMockGemini, type MockGemini } from './helpers/mock-gemini';
+import { firstSeenResult, functionResponses, geminiDirs, offlineGeminiEnv, runGemini, shellScript, startMockGemini, type MockGemini } from './helpers/mock-gemini';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const cli = path.join(repoRoot, 'dist', 'cli.js');
@@ -76,9 +76,10 @@ afterAll(async () => {
   }
 });
 
-/** What the model was last sent as the result of each call, in order. */
+/** The result of each call, in order, as the model was first sent it. */
 function results(run: Run): string[] {
-  return functionResponses(run.mock.requests[run.mock.requests.length - 1]!).map((r) => r.text);
+  const count = functionResponses(run.mock.requests[run.mock.requests.length - 1]!).length;
+  return Array.from({ length: count }, (_, i) => firstSeenResult(run.mock.requests, i)!);
 }
 
 /** Process group ids differ from run to run. */

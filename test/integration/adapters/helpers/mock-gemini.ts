@@ -96,6 +96,19 @@ export function functionResponses(req: GenerateRequest): Array<{ id?: string; na
   return out;
 }
 
+/**
+ * The result of the `index`-th tool call (0-based) as the model was first sent
+ * it: Gemini CLI masks bulky older tool outputs in later requests, so the last
+ * request is not what the model saw when the result arrived.
+ */
+export function firstSeenResult(requests: GenerateRequest[], index: number): string | undefined {
+  for (const req of requests) {
+    const responses = functionResponses(req);
+    if (responses.length > index) return responses[index]!.text;
+  }
+  return undefined;
+}
+
 /** The functionCall parts of a request, in order. */
 export function functionCalls(req: GenerateRequest): Array<{ id?: string; name: string; args: Record<string, unknown> }> {
   const out: Array<{ id?: string; name: string; args: Record<string, unknown> }> = [];
