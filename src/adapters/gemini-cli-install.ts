@@ -41,7 +41,8 @@ export function defaultGeminiHookCommand(script: string, nodePath: string = proc
 
 /** The hook definition Spillway adds to `hooks.AfterTool`, on one line. */
 export function geminiHookEntry(command: string): string {
-  return JSON.stringify({ matcher: 'run_shell_command', hooks: [{ name: GEMINI_HOOK_NAME, type: 'command', command }] }).replace(/([{,])"/g, '$1 "').replace(/":/g, '": ');
+  const q = (text: string) => JSON.stringify(text);
+  return `{ "matcher": ${q('run_shell_command')}, "hooks": [{ "name": ${q(GEMINI_HOOK_NAME)}, "type": "command", "command": ${q(command)} }] }`;
 }
 
 export async function installGeminiHook(settingsPath: string, command: string): Promise<GeminiInstallResult> {

@@ -112,6 +112,14 @@ describe('hook install gemini-cli', () => {
     expect((await uninstallGeminiHook(path.join(dir, 'missing.json'))).changed).toBe(false);
   });
 
+  it('keeps a command holding quotes, colons and braces exactly', async () => {
+    const command = `node -e 'process.stdin.pipe(require("fs").createWriteStream("/tmp/x"))' # {"a": 1, "b":[2]}`;
+    fs.writeFileSync(file, '{}');
+    await installGeminiHook(file, command);
+    expect(loaded(fs.readFileSync(file, 'utf8')).hooks.AfterTool[0].hooks[0].command).toBe(command);
+    expect((await installGeminiHook(file, command)).changed).toBe(false);
+  });
+
   it('finds the user settings under $GEMINI_CLI_HOME, else $HOME, and project settings under DIR', () => {
     expect(geminiSettingsPath({ kind: 'user' }, { HOME: '/h' })).toBe('/h/.gemini/settings.json');
     expect(geminiSettingsPath({ kind: 'user' }, { HOME: '/h', GEMINI_CLI_HOME: '/g' })).toBe('/g/.gemini/settings.json');
