@@ -90,7 +90,7 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
   if (event.tool_name !== GEMINI_SHELL_TOOL || event.tool_response.error) return undefined;
   const text = event.tool_response.llmContent;
   if (typeof text !== 'string') return undefined;
-  const content = parseShellContent(text);
+  const content = parseShellContent(text, event.tool_response.returnDisplay);
   if (!content || utf8Bytes(content.output) <= (options.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES)) return undefined;
   const projectTemp = projectTempDir(event.transcript_path);
   if (!projectTemp) {

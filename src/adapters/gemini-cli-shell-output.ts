@@ -26,7 +26,12 @@ export interface ShellContent {
   signal?: string;
 }
 
-export function parseShellContent(text: string): ShellContent | undefined {
+/**
+ * `display` is the result's `returnDisplay`: when it is the output itself (a
+ * string Gemini shows the user), it says exactly where the output ends, so an
+ * output whose own last line reads `Exit Code: 3` is not taken for the trailer.
+ */
+export function parseShellContent(text: string, display?: unknown): ShellContent | undefined {
   let inner = text;
   let before = '';
   let after = '';
@@ -39,10 +44,13 @@ export function parseShellContent(text: string): ShellContent | undefined {
   }
   if (!inner.startsWith(OUTPUT)) return undefined;
   before += OUTPUT;
-  const lines = inner.slice(OUTPUT.length).split('\n');
-  const trailer: string[] = [];
+  const body = inner.slice(OUTPUT.length);
+  const exact = typeof display === 'string' && display !== '' && body.startsWith(`${display}\n`) ? body.slice(display.length + 1).split('\n') : undefined;
+  const known = exact !== undefined && isTrailer(exact);
+  const lines = known ? [display as string] : body.split('\n');
+  const trailer: string[] = known ? exact : [];
   // Each kind at most once, in Gemini's order; the output keeps at least its first line.
-  for (const kind of TRAILER_FROM_END) {
+  for (const kind of known ? [] : TRAILER_FROM_END) {
     if (lines.length > 1 && kind.test(lines[lines.length - 1]!)) trailer.unshift(lines.pop()!);
   }
   const exitLine = trailer.find((l) => l.startsWith('Exit Code: '));
@@ -50,6 +58,18 @@ export function parseShellContent(text: string): ShellContent | undefined {
   const signal = signalLine?.slice('Signal: '.length);
   const exitCode = exitLine !== undefined ? Number(exitLine.slice('Exit Code: '.length)) : signal === undefined ? 0 : undefined;
   return { before, output: lines.join('\n'), trailer, after, ...(exitCode !== undefined ? { exitCode } : {}), ...(signal !== undefined ? { signal } : {}) };
+}
+
+/** Whether `lines` are Gemini's trailer lines, in its order, each kind at most once. */
+function isTrailer(lines: string[]): boolean {
+  const order = [...TRAILER_FROM_END].reverse();
+  let next = 0;
+  for (const line of lines) {
+    while (next < order.length && !order[next]!.test(line)) next++;
+    if (next === order.length) return false;
+    next++;
+  }
+  return true;
 }
 
 /** The text the model is given instead: Gemini's own frame and trailer around the digest, then where the whole output is. */

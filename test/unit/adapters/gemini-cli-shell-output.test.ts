@@ -14,6 +14,19 @@ describe('parseShellContent', () => {
     expect(c.after).toBe('\n</untrusted_context>');
   });
 
+  it('uses the output Gemini shows the user to tell an output ending in "Exit Code: 3" from the trailer', () => {
+    const text = wrap('Output: tests done\nExit Code: 3\nProcess Group PGID: 9');
+    // Without the display, the last "Exit Code" line can only be read as Gemini's.
+    expect(parseShellContent(text)!.exitCode).toBe(3);
+    const c = parseShellContent(text, 'tests done\nExit Code: 3')!;
+    expect(c.output).toBe('tests done\nExit Code: 3');
+    expect(c.trailer).toEqual(['Process Group PGID: 9']);
+    expect(c.exitCode).toBe(0);
+    // A display that is not the output (ANSI lines, a summary) is not trusted.
+    expect(parseShellContent(text, [{ text: 'x' }])!.exitCode).toBe(3);
+    expect(parseShellContent(text, 'other text')!.exitCode).toBe(3);
+  });
+
   it('reads a passing command (no Exit Code line) as exit 0, and a signal as no exit code', () => {
     expect(parseShellContent(wrap('Output: ok\nProcess Group PGID: 1'))!.exitCode).toBe(0);
     const killed = parseShellContent(wrap('Output: partial\nSignal: 9\nBackground PIDs: 12, 13\nProcess Group PGID: 1'))!;
