@@ -47,6 +47,8 @@ const builds = [
   { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: `${out}/hook.js` },
   // The Codex CLI hook alone (what `spillway hook install codex` wires in).
   { ...node, entryPoints: ['src/adapters/codex-hook-main.ts'], outfile: `${out}/codex-hook.js` },
+  // Gemini CLI's AfterTool hook alone (what `spillway hook install gemini-cli` wires in).
+  { ...node, entryPoints: ['src/adapters/gemini-cli-hook-main.ts'], outfile: `${out}/gemini-cli-hook.js` },
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
   // loader takes the default export of an ES module; pi's packages stay external.
   { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: `${out}/pi-extension.mjs`, external: ['@earendil-works/*'] },

@@ -1,8 +1,13 @@
 // Gemini CLI: `~/.gemini/tmp/<project>/tool-outputs/session-<id>/<tool>_<callId>.txt`,
-// or `<callId>.txt` when the call id starts with the tool's name (both lowercased).
+// or `<callId>.txt` when the call id starts with the tool's name (both lowercased);
+// Spillway's hook writes its blobs there too, named in the manifest. The
+// session file in `<project>/chats/` gives the calls (turns) and ties each of
+// Spillway's blobs to the shell call whose result named it.
 import * as path from 'node:path';
+import { MANIFEST_NAME } from '../../spill/manifest';
 import type { Source } from '../source';
 import { describeManifestFolder, wholeFolder } from './common';
+import { findGeminiTranscript, geminiListingReducer, geminiReducer, type GeminiState } from './gemini-cli-transcript';
 
 /** A call id Gemini CLI generated: `<tool>-<ms since epoch>-<random hex>`. */
 const GENERATED_CALL_ID = /^(.+?)-(\d{10,})-[0-9a-f]+$/;
@@ -31,26 +36,45 @@ export const geminiCli: Source = {
       .filter((e) => e.isDirectory() && e.name.startsWith('session-'))
       .map((e) => ({ source: 'gemini-cli' as const, dir: path.join(dir.path, e.name), owns: [path.join(dir.path, e.name)] }));
   },
-  async describe(claim) {
+  async describe(claim, ctx) {
     const folder = await describeManifestFolder(claim.dir);
     if (folder.blobs.length === 0) return undefined;
+    const id = path.basename(claim.dir).replace(/^session-/, '');
+    const projectTemp = path.dirname(path.dirname(claim.dir));
+    const transcript = await findGeminiTranscript(projectTemp, id);
+    const read = transcript ? await ctx.transcripts.read(transcript, ctx.listing ? geminiListingReducer : geminiReducer) : undefined;
+    // Another session whose id starts with the same 8 characters is not this one.
+    const state: GeminiState | undefined = read?.state.sessionId === undefined || read.state.sessionId === id ? read?.state : undefined;
+    // Gemini names its own file after the call id, sanitized and lowercased (`run_shell_command__<id>.txt`).
+    const callsByFileStem = new Map<string, { id: string; name: string }>();
+    for (const call of state?.calls ?? []) for (const t of call.toolCalls ?? []) callsByFileStem.set(t.id.replace(/[^a-zA-Z0-9_-]/g, '_').toLowerCase(), t);
     for (const blob of folder.blobs) {
-      if (blob.attribution !== 'none') continue;
-      const parsed = parseGeminiName(blob.name);
-      if (parsed.tool) Object.assign(blob, { tool: parsed.tool, toolCallId: parsed.callId, attribution: 'name' });
+      const own = blob.attribution === 'none' ? callsByFileStem.get(blob.name.replace(/\.txt$/, '')) : undefined;
+      if (own) Object.assign(blob, { tool: own.name, toolCallId: own.id, attribution: 'transcript' });
+      else if (blob.attribution === 'none') {
+        const parsed = parseGeminiName(blob.name);
+        if (parsed.tool) Object.assign(blob, { tool: parsed.tool, toolCallId: parsed.callId, attribution: 'name' });
+      }
+      // Spillway's blob: the call is the one whose result (the digest) named it.
+      const callId = state?.blobCalls.get(blob.path);
+      if (callId) Object.assign(blob, { toolCallId: callId, attribution: 'transcript', digestChars: state!.resultChars.get(callId) });
+      const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
+      if (issuer !== undefined) blob.turn ??= issuer + 1;
       blob.kind = /shell/.test(blob.tool ?? '') ? 'shell-output' : 'tool-result';
     }
     return {
       session: {
         source: 'gemini-cli',
-        id: path.basename(claim.dir).replace(/^session-/, ''),
-        title: path.basename(path.dirname(path.dirname(claim.dir))),
+        id,
+        title: path.basename(projectTemp),
         dir: claim.dir,
-        skipped: folder.skipped,
+        ...(state && transcript && { transcript }),
+        skipped: folder.skipped + (read?.skipped ?? 0),
         notes: [],
       },
       blobs: folder.blobs,
-      dependsOn: [folder.manifest],
+      dependsOn: [path.join(claim.dir, MANIFEST_NAME), ...(transcript ? [transcript] : [])],
+      ...(state && { calls: state.calls }),
       blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },

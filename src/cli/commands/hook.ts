@@ -13,6 +13,7 @@ import {
 } from '../../adapters/settings-install';
 import { PREFIX_SCRIPT_NAME, shellPrefixValue } from '../../adapters/claude-code-prefix-install';
 import { CODEX_HELP, codexHookCommand, codexInstallCommand } from '../codex-hook-command';
+import { GEMINI_HOOK_HELP, geminiCliHookCommand } from '../hook-gemini-cli';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
@@ -27,7 +28,7 @@ const HELP = `usage:
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove them again (the file as it was, when nothing else changed).
-${CODEX_HELP}`;
+${CODEX_HELP}${GEMINI_HOOK_HELP}`;
 
 export const hookCommand: CliCommand = async (argv, io) => {
   const [first, ...rest] = argv;
@@ -37,6 +38,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
   }
   if (first === 'claude-code') return runHook(io);
   if (first === 'codex') return codexHookCommand(rest, io);
+  if (first === 'gemini-cli' || ((first === 'install' || first === 'uninstall') && rest[0] === 'gemini-cli')) return geminiCliHookCommand(first, rest, io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
 };

@@ -1,0 +1,72 @@
+// `spillway hook gemini-cli` (the AfterTool hook through the full CLI) and
+// `spillway hook install|uninstall gemini-cli [--user | --project DIR]`.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { geminiOptionsFromEnv, handleGeminiHookInput } from '../adapters/gemini-cli-hook';
+import { defaultGeminiHookCommand, GEMINI_HOOK_NAME, geminiSettingsPath, installGeminiHook, uninstallGeminiHook, type GeminiScope } from '../adapters/gemini-cli-install';
+import { trustGeminiHook } from '../adapters/gemini-cli-trust';
+import { readAll, UsageError, type CliIO } from './io';
+
+export const GEMINI_HOOK_HELP = `  spillway hook gemini-cli
+      Gemini CLI AfterTool hook: reads the event on stdin, prints the hook's
+      answer (or nothing) on stdout. Never fails the tool call.
+  spillway hook install gemini-cli [--user | --project DIR] [--command CMD] [--trust]
+      Add the hook to ~/.gemini/settings.json ($GEMINI_CLI_HOME respected) or
+      to DIR/.gemini/settings.json. --trust (with --project) records the hook
+      as trusted for DIR in ~/.gemini/trusted_hooks.json, as Gemini CLI would
+      after its first-run warning.
+  spillway hook uninstall gemini-cli [--user | --project DIR]
+      Remove it again; the file comes back byte for byte.
+`;
+
+/** `action` is 'gemini-cli' (run the hook), 'install' or 'uninstall'; `rest` the arguments after it. */
+export async function geminiCliHookCommand(action: string, rest: string[], io: CliIO): Promise<number> {
+  if (action === 'gemini-cli') {
+    // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
+    const line = await handleGeminiHookInput((await readAll(io.stdin())).toString('utf8'), { ...geminiOptionsFromEnv(io.env), warn: (m) => io.stderr(`spillway: ${m}\n`) });
+    if (line !== undefined) io.stdout(line);
+    return 0;
+  }
+  const flags = rest.slice(1);
+  let scope: GeminiScope = { kind: 'user' };
+  let command: string | undefined;
+  let trust = false;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    if (flag === '--user') scope = { kind: 'user' };
+    else if (flag === '--project') {
+      const dir = flags[++i];
+      if (!dir) throw new UsageError('--project needs a directory');
+      scope = { kind: 'project', dir };
+    } else if (flag === '--command' && action === 'install') {
+      command = flags[++i];
+      if (!command) throw new UsageError('--command needs a command line');
+    } else if (flag === '--trust' && action === 'install') trust = true;
+    else throw new UsageError(`unknown option '${flag}'`);
+  }
+  if (trust && scope.kind !== 'project') throw new UsageError('--trust is for --project DIR (Gemini CLI asks about project hooks only)');
+  const settingsPath = geminiSettingsPath(scope, io.env);
+  const hookCommand = command ?? defaultGeminiHookCommand(hookScriptPath());
+  const result = action === 'install' ? await installGeminiHook(settingsPath, hookCommand) : await uninstallGeminiHook(settingsPath);
+  for (const line of result.changes) io.stdout(`${line}\n`);
+  if (result.changed && fs.existsSync(settingsPath)) io.stdout(`wrote ${settingsPath}\n`);
+  if (action === 'install' && scope.kind === 'project') {
+    const dir = path.resolve(scope.dir);
+    if (trust) io.stdout(`${await trustGeminiHook(io.env, dir, GEMINI_HOOK_NAME, hookCommand)}\n`);
+    else
+      io.stdout(
+        `Gemini CLI runs project hooks only in a trusted folder, and the first time it sees this one it prints a warning naming "${GEMINI_HOOK_NAME}" and trusts it from then on.\n` +
+          `To trust the folder, run gemini in ${dir} and accept its folder-trust prompt; to record the hook as trusted now, run this install again with --trust.\n`,
+      );
+  }
+  return 0;
+}
+
+/** dist/gemini-cli-hook.js beside the running dist/cli.js. */
+function hookScriptPath(): string {
+  const cli = require.main?.filename ?? process.argv[1];
+  if (!cli) throw new Error('cannot tell where the spillway CLI is; pass --command');
+  const lean = path.join(path.dirname(cli), 'gemini-cli-hook.js');
+  if (!fs.existsSync(lean)) throw new Error(`${lean} is missing (build with \`npm run build\`), or pass --command`);
+  return lean;
+}
