@@ -12,6 +12,7 @@ import {
   uninstallClaudeCodeHook,
   type SettingsScope,
 } from '../../adapters/settings-install';
+import { runOpencodeInstall } from '../hook-install-opencode';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
@@ -27,6 +28,9 @@ const HELP = `usage:
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove Spillway's hook entries again.
+  spillway hook install|uninstall opencode [--user | --project DIR] [--plugin FILE]
+      Add or remove Spillway's plugin in opencode.json(c)'s "plugin" list
+      (~/.config/opencode or DIR), as text: uninstall restores the file byte for byte.
 `;
 
 export const hookCommand: CliCommand = async (argv, io) => {
@@ -50,6 +54,7 @@ async function runHook(io: CliIO): Promise<number> {
 
 async function runInstall(action: 'install' | 'uninstall', argv: string[], io: CliIO): Promise<number> {
   const [agent, ...flags] = argv;
+  if (agent === 'opencode') return runOpencodeInstall(action, flags, io);
   if (agent !== 'claude-code') throw new UsageError(`${action}: only 'claude-code' is supported (got ${agent ?? 'nothing'})`);
   let scope: SettingsScope = { kind: 'user' };
   let command: string | undefined;
