@@ -12,7 +12,7 @@ import { scanTopLevel, skipBlank } from './jsonc-edit';
 import type { InstallResult, SettingsScope } from './settings-install';
 
 /** What a file created by install holds; uninstall deletes a file that holds exactly this again. */
-const createdText = (literal: string): string => `{\n  "plugin": [${literal}]\n}\n`;
+const createdText = (literal: string): string => `{\n  "plugin": [\n    ${literal}\n  ]\n}\n`;
 
 /** A plugin entry that is Spillway's (any install location). */
 const OUR_ENTRY = /"file:\/\/[^"\n]*\/opencode-plugin\.js"/g;
@@ -66,7 +66,10 @@ export async function installOpencodePlugin(configPath: string, url: string): Pr
     next = text.slice(0, at) + (empty ? literal : `${literal}, `) + text.slice(at);
   } else {
     const at = top.open + 1;
-    next = top.empty ? text.slice(0, at) + `"plugin": [${literal}]` + text.slice(at) : text.slice(0, at) + `\n${indentOf(text)}"plugin": [${literal}],` + text.slice(at);
+    const indent = indentOf(text);
+    // A key of its own spans lines, unlike an entry added to an empty list (`["..."]`): uninstall tells them apart.
+    const key = `\n${indent}"plugin": [\n${indent}${indent}${literal}\n${indent}]`;
+    next = text.slice(0, at) + key + (top.empty ? '\n' : ',') + text.slice(at);
   }
   checkPlugins(configPath, next, literal);
   await writeText(configPath, next, true);
@@ -94,7 +97,7 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** Takes out what install added for `literal` (the forms install writes first, then the entry with its comma). */
 function removeEntry(text: string, literal: string): string {
   const l = escapeRegExp(literal);
-  for (const form of [new RegExp(`\\n[ \\t]*"plugin": \\[${l}\\],`), new RegExp(`"plugin": \\[${l}\\]`), new RegExp(`${l}, `), new RegExp(`,\\s*${l}`), new RegExp(`${l}\\s*,?`)]) {
+  for (const form of [new RegExp(`\\n([ \\t]*)"plugin": \\[\\n\\1\\1${l}\\n\\1\\](?:,|\\n)`), new RegExp(`${l}, `), new RegExp(`,\\s*${l}`), new RegExp(`${l}\\s*,?`)]) {
     if (form.test(text)) return text.replace(form, '');
   }
   return text;
