@@ -18,7 +18,7 @@ export const DONE_SUFFIX = '.done';
 
 /**
  * Tee stays alive while a background job of the command holds the pipe: the
- * exit waits for it at most this long (200 x 10 ms), then leaves it running.
+ * exit waits for it at most 2 s (EPOCHREALTIME: bash 5), then leaves it running.
  */
 export const CAPTURE_SCRIPT = `# Spillway: capture of an opencode bash tool call (see spillway's docs/adapters.md)
 if [ -n "\${${CAPTURE_FILE_VAR}:-}" ]; then
@@ -28,7 +28,7 @@ if [ -n "\${${CAPTURE_FILE_VAR}:-}" ]; then
   unset ${USER_BASH_ENV_VAR}
   exec > >(tee -a -- "\$__spillway_f"; umask 077; : > "\$__spillway_f${DONE_SUFFIX}") 2>&1
   __spillway_tee=\$!
-  trap '__spillway_s=\$?; exec >&- 2>&-; __spillway_i=0; while kill -0 "\$__spillway_tee" 2>/dev/null && [ "\$__spillway_i" -lt 200 ]; do sleep 0.01; __spillway_i=\$((__spillway_i + 1)); done; exit "\$__spillway_s"' EXIT
+  trap '__spillway_s=\$?; exec >&- 2>&-; __spillway_end=\$(( \${EPOCHREALTIME/[.,]/} + 2000000 )); while kill -0 "\$__spillway_tee" 2>/dev/null && [ "\${EPOCHREALTIME/[.,]/}" -lt "\$__spillway_end" ]; do sleep 0.01; done; exit "\$__spillway_s"' EXIT
   if [ -n "\${BASH_ENV:-}" ]; then . "\$BASH_ENV"; fi
 fi
 `;

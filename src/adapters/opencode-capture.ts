@@ -11,6 +11,7 @@ import { hashAndCount, LOCAL_RETRIEVAL_HINT, sanitizeSegment } from '../spill/lo
 import { appendManifest, MANIFEST_VERSION } from '../spill/manifest';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES } from '../spill/policy';
 import { notPrivate } from '../spill/private-folder';
+import { countLines } from '../spill/text';
 import { CAPTURE_FILE_VAR, CAPTURE_SCRIPT, DONE_SUFFIX, USER_BASH_ENV_VAR } from './opencode-capture-script';
 
 export interface OpencodeCaptureOptions {
@@ -81,12 +82,19 @@ export interface FinishedCall {
   command: string;
   /** opencode's exit code: null when it stopped the command (timeout, abort). */
   exit: number | null | undefined;
+  /** What opencode is about to hand the model. */
+  shown: string;
 }
 
+/** opencode shows an output of at most this many lines whole (its default `tool_output.max_lines`). */
+const OPENCODE_WHOLE_LINES = 2000;
+
 /**
- * The text the model sees instead of opencode's, or undefined to leave
- * opencode's alone (a small output, a stopped command, a capture bash did not
- * fill or that is still being written). A capture not kept is deleted.
+ * The text the model sees instead of opencode's: a digest of a big output, or
+ * a small output whole when opencode lost its end. Undefined to leave
+ * opencode's alone (a small output it shows whole, a stopped command, a
+ * capture bash did not fill or that is still being written). A capture not
+ * kept is deleted.
  */
 export async function finishCapture(opts: OpencodeCaptureOptions, capture: Capture, call: FinishedCall): Promise<string | undefined> {
   const done = await waitForFile(capture.file + DONE_SUFFIX, opts.settleMs);
@@ -94,7 +102,8 @@ export async function finishCapture(opts: OpencodeCaptureOptions, capture: Captu
   try {
     if (!done || typeof call.exit !== 'number') return undefined;
     const st = await fsp.lstat(capture.file);
-    if (!st.isFile() || st.size <= opts.maxInlineBytes) return undefined;
+    if (!st.isFile()) return undefined;
+    if (st.size <= opts.maxInlineBytes) return lostEnd(await fsp.readFile(capture.file, 'utf8'), call.shown);
     const facts = await hashAndCount(capture.file);
     await appendManifest(path.dirname(capture.file), {
       v: MANIFEST_VERSION,
@@ -120,6 +129,18 @@ export async function finishCapture(opts: OpencodeCaptureOptions, capture: Captu
     await fsp.rm(capture.file + DONE_SUFFIX, { force: true });
     if (!keep) await fsp.rm(capture.file, { force: true });
   }
+}
+
+/**
+ * A small output as opencode would have shown it whole, when what it shows is
+ * missing the end (it stops reading when the shell exits, and can miss the
+ * last bytes); undefined when it shows the output as it is.
+ */
+function lostEnd(whole: string, shown: string): string | undefined {
+  if (countLines(whole) > OPENCODE_WHOLE_LINES) return undefined;
+  const expected = whole === '' ? '(no output)' : whole;
+  if (shown === expected) return undefined;
+  return shown === '(no output)' || expected.startsWith(shown) ? expected : undefined;
 }
 
 async function waitForFile(file: string, ms: number): Promise<boolean> {

@@ -57,6 +57,7 @@ export function createSpillwayOpencodePlugin(options: Partial<OpencodeCaptureOpt
           const digest = await finishCapture(opts, capture, {
             command: typeof args.command === 'string' ? args.command : '',
             exit: typeof metadata.exit === 'number' ? metadata.exit : null,
+            shown: output.output,
           });
           if (digest !== undefined) output.output = digest;
         } catch (err) {
