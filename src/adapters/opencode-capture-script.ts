@@ -6,6 +6,7 @@
 // changed. The script sends stdout and stderr, in order, through `tee` into the
 // capture file and on to opencode as before, and on exit waits (briefly) for
 // tee to hand opencode the last bytes, so opencode's own view loses nothing.
+// Tee ignores SIGPIPE: when opencode stops reading, the file still gets it all.
 // It acts once: the variables it reads are unset, so a bash script the
 // command starts does not capture again; the user's own BASH_ENV still runs.
 
@@ -26,7 +27,7 @@ if [ -n "\${${CAPTURE_FILE_VAR}:-}" ]; then
   unset ${CAPTURE_FILE_VAR} BASH_ENV
   if [ -n "\${${USER_BASH_ENV_VAR}:-}" ]; then export BASH_ENV="\$${USER_BASH_ENV_VAR}"; fi
   unset ${USER_BASH_ENV_VAR}
-  exec > >(tee -a -- "\$__spillway_f"; umask 077; : > "\$__spillway_f${DONE_SUFFIX}") 2>&1
+  exec > >(trap '' PIPE; tee -a -- "\$__spillway_f" 2>/dev/null; umask 077; : > "\$__spillway_f${DONE_SUFFIX}") 2>&1
   __spillway_tee=\$!
   trap '__spillway_s=\$?; exec >&- 2>&-; __spillway_end=\$(( \${EPOCHREALTIME/[.,]/} + 2000000 )); while kill -0 "\$__spillway_tee" 2>/dev/null && [ "\${EPOCHREALTIME/[.,]/}" -lt "\$__spillway_end" ]; do sleep 0.01; done; exit "\$__spillway_s"' EXIT
   if [ -n "\${BASH_ENV:-}" ]; then . "\$BASH_ENV"; fi

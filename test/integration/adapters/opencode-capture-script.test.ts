@@ -83,4 +83,15 @@ describe('the opencode capture script', () => {
     expect(got.out).toBe('now\n');
     expect(got.capture.startsWith('now\n')).toBe(true);
   });
+
+  it('captures all of a long output even when its reader stops reading early', async () => {
+    const file = path.join(tmp, `call-${++n}.log`);
+    fs.writeFileSync(file, '', { mode: 0o600 });
+    const res = spawnSync('bash', ['-c', 'env BASH_ENV="$1" ' + CAPTURE_FILE_VAR + '="$2" bash -c "seq 1 100000; echo end" | head -c 4', '_', script, file], { cwd: tmp, env: { PATH: process.env.PATH, HOME: tmp }, encoding: 'utf8' });
+    expect(res.stdout).toBe('1\n2\n');
+    while (!fs.existsSync(file + DONE_SUFFIX)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const capture = fs.readFileSync(file, 'utf8');
+    expect(capture.split('\n').length).toBe(100002);
+    expect(capture.endsWith('100000\nend\n')).toBe(true);
+  });
 });
