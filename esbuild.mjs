@@ -52,6 +52,8 @@ const builds = [
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
   // loader takes the default export of an ES module; pi's packages stay external.
   { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: `${out}/pi-extension.mjs`, external: ['@earendil-works/*'] },
+  // The opencode plugin, listed by `spillway hook install opencode` in opencode.json and loaded by opencode's Bun (ESM).
+  { ...node, format: 'esm', entryPoints: ['src/adapters/opencode-plugin-main.ts'], outfile: `${out}/opencode-plugin.js` },
   // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
   {
     bundle: true,

@@ -1,18 +1,23 @@
 // opencode: every oversized tool output in one folder,
-// `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk).
+// `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk);
+// and what Spillway's opencode plugin wrote (opencode-spillway.ts).
 import * as path from 'node:path';
 import type { Source } from '../source';
 import { describeManifestFolder, wholeFolder } from './common';
+import { claimSpillwayCaptures, describeSpillwayCaptures, SPILLWAY_LAYOUT, spillwayCaptureRoot } from './opencode-spillway';
 
 export const opencode: Source = {
   name: 'opencode',
-  defaultRoots: (dirs) => [{ path: path.join(dirs.xdgData, 'opencode'), depth: 1 }],
+  defaultRoots: (dirs) => [{ path: path.join(dirs.xdgData, 'opencode'), depth: 1 }, spillwayCaptureRoot(dirs)],
   claim(dir) {
+    const captures = claimSpillwayCaptures(dir);
+    if (captures.length > 0) return captures;
     if (path.basename(dir.path) !== 'tool-output') return [];
     if (!dir.entries.some((e) => e.isFile() && e.name.startsWith('tool_'))) return [];
     return [{ source: 'opencode', dir: dir.path, owns: [] }];
   },
   async describe(claim) {
+    if (claim.hint?.layout === SPILLWAY_LAYOUT.layout) return describeSpillwayCaptures(claim);
     const folder = await describeManifestFolder(claim.dir);
     const blobs = folder.blobs.filter((b) => b.attribution !== 'none' || b.name.startsWith('tool_'));
     if (blobs.length === 0) return undefined;

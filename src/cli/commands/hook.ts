@@ -14,6 +14,7 @@ import {
 import { PREFIX_SCRIPT_NAME, shellPrefixValue } from '../../adapters/claude-code-prefix-install';
 import { CODEX_HELP, codexHookCommand, codexInstallCommand } from '../codex-hook-command';
 import { GEMINI_HOOK_HELP, geminiCliHookCommand } from '../hook-gemini-cli';
+import { runOpencodeInstall } from '../hook-install-opencode';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
 
 const HELP = `usage:
@@ -28,7 +29,10 @@ const HELP = `usage:
       --command replaces the default "<node> <package>/dist/hook.js claude-code".
   spillway hook uninstall claude-code [--user | --project DIR]
       Remove them again (the file as it was, when nothing else changed).
-${CODEX_HELP}${GEMINI_HOOK_HELP}`;
+${CODEX_HELP}${GEMINI_HOOK_HELP}  spillway hook install|uninstall opencode [--user | --project DIR] [--plugin FILE]
+      Add or remove Spillway's plugin in opencode.json(c)'s "plugin" list
+      (~/.config/opencode or DIR), as text: uninstall restores the file byte for byte.
+`;
 
 export const hookCommand: CliCommand = async (argv, io) => {
   const [first, ...rest] = argv;
@@ -52,6 +56,7 @@ async function runHook(io: CliIO): Promise<number> {
 async function runInstall(action: 'install' | 'uninstall', argv: string[], io: CliIO): Promise<number> {
   const [agent, ...flags] = argv;
   if (agent === 'codex') return codexInstallCommand(action, flags, io);
+  if (agent === 'opencode') return runOpencodeInstall(action, flags, io);
   if (agent !== 'claude-code') throw new UsageError(`${action}: only 'claude-code' is supported (got ${agent ?? 'nothing'})`);
   let scope: SettingsScope = { kind: 'user' };
   let command: string | undefined;

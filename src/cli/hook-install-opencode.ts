@@ -1,0 +1,36 @@
+// `spillway hook install|uninstall opencode [--user | --project DIR] [--plugin FILE]`.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { installOpencodePlugin, opencodeConfigPath, opencodePluginUrl, uninstallOpencodePlugin } from '../adapters/opencode-install';
+import type { SettingsScope } from '../adapters/settings-install';
+import { UsageError, type CliIO } from './io';
+
+export async function runOpencodeInstall(action: 'install' | 'uninstall', flags: string[], io: CliIO): Promise<number> {
+  let scope: SettingsScope = { kind: 'user' };
+  let plugin: string | undefined;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    if (flag === '--user') scope = { kind: 'user' };
+    else if (flag === '--project') {
+      const dir = flags[++i];
+      if (!dir) throw new UsageError('--project needs a directory');
+      scope = { kind: 'project', dir };
+    } else if (flag === '--plugin' && action === 'install') {
+      plugin = flags[++i];
+      if (!plugin) throw new UsageError('--plugin needs a file');
+    } else throw new UsageError(`unknown option '${flag}'`);
+  }
+  const configPath = opencodeConfigPath(scope, io.env);
+  const result = action === 'install' ? await installOpencodePlugin(configPath, opencodePluginUrl(plugin ?? bundledPlugin())) : await uninstallOpencodePlugin(configPath);
+  for (const line of result.changes) io.stdout(`${line}\n`);
+  if (result.changed) io.stdout(action === 'install' ? 'opencode loads the plugin when it next starts.\n' : 'opencode stops loading the plugin when it next starts.\n');
+  return 0;
+}
+
+/** dist/opencode-plugin.js beside the running dist/cli.js. */
+function bundledPlugin(): string {
+  const cli = require.main?.filename ?? process.argv[1];
+  const file = cli ? path.join(path.dirname(cli), 'opencode-plugin.js') : undefined;
+  if (!file || !fs.existsSync(file)) throw new Error('cannot find opencode-plugin.js beside the spillway CLI; pass --plugin FILE');
+  return file;
+}
