@@ -10,6 +10,7 @@ import { formatBytes } from './format';
 import { KeptSessions } from './keptSessions';
 import { SearchView } from './search';
 import { AutoCleanup } from './autoCleanup';
+import { BlobFileSystem } from './blobFileSystem';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -45,6 +46,7 @@ export class Container extends Disposable {
     this.status.command = 'spillway.spills.focus';
     const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>, kept));
     this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
+    this.register(new BlobFileSystem(this.service));
 
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { BlobInfo, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
+import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { coalesce, Disposable } from './lifecycle';
 import {
@@ -151,7 +152,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
-        item.resourceUri = vscode.Uri.file(node.blob.path);
+        item.resourceUri = blobUri(node.blob.path);
         item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
         item.accessibilityInformation = { label: `${row.description}, ${row.label}, file ${node.blob.name}` };
         return this.finish(item, node);
