@@ -8,6 +8,7 @@ import { ChartPanels } from './chartPanel';
 import { registerCommands } from './commands';
 import { formatBytes } from './format';
 import { KeptSessions } from './keptSessions';
+import { LazyFacts } from './lazyFacts';
 import { SearchView } from './search';
 import { AutoCleanup } from './autoCleanup';
 import { BlobFileSystem } from './blobFileSystem';
@@ -38,7 +39,9 @@ export class Container extends Disposable {
     this.service = this.register(new CatalogService(settings, this.log, activatedAt));
     const kept = new KeptSessions(context.globalState, (p) => fs.existsSync(p));
     const auto = this.register(new AutoCleanup(this.service, settings, context.globalState, this.log, () => this.tree?.refresh()));
-    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p)));
+    // One store of lazily read facts: a blob's row reads the same in the tree and in the Search view.
+    const facts = new LazyFacts();
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p), facts));
     this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
     this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
     this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
@@ -51,7 +54,7 @@ export class Container extends Disposable {
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
-    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log)));
+    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log, facts)));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,

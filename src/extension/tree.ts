@@ -7,6 +7,7 @@ import type { BlobInfo, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
 import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
+import { LazyFacts } from './lazyFacts';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
@@ -39,8 +40,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
-  /** Blob key -> the size:mtime whose line count and first line were read (or tried). */
-  private readonly counted = new Map<string, string>();
+
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
   /** How many rows each agent or session lists (PAGE until its "Show more" row is chosen), by node id; kept across refreshes. */
@@ -51,6 +51,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     private readonly previewBytes: () => number,
     private readonly kept?: KeptSessions,
     private readonly isPinned: (file: string) => boolean = () => false,
+    /** Line counts and heads read for listed blobs, given back to the blobs of a new catalog (Refresh). */
+    private readonly facts = new LazyFacts(),
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
@@ -81,6 +83,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (!node) {
       const catalog = await this.service.ready();
       if (!catalog) return [];
+      this.facts.keepOnly(new Set(catalog.sessions().flatMap((x) => x.blobs.map((b) => b.key))));
       return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
     }
     if (node.kind === 'agent') {
@@ -144,7 +147,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         item.iconPath = new vscode.ThemeIcon('history');
         item.tooltip = sessionTooltip(node.session, now);
         // Titles repeat across sessions: the spoken label carries the session id too.
-        item.accessibilityInformation = { label: `${row.description}, ${row.label}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
+        item.accessibilityInformation = { label: `${row.label}, ${row.description}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
         return this.finish(item, node);
       }
       case 'blob': {
@@ -216,13 +219,14 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     return blob && session ? { kind: 'blob', blob, session } : undefined;
   }
 
-  /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
+  /**
+   * Line counts, and the first line that names an unattributed output, read once a session is expanded; what was
+   * read before for the same file version is given back at once (the blobs of a new catalog after Refresh).
+   */
   private countLinesLater(node: SessionNode, blobs: BlobInfo[]): void {
-    // Each file version is read once: one that cannot be read is not retried on every redraw.
-    const stamp = (b: BlobInfo) => `${b.bytes}:${b.mtimeMs}`;
-    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && this.counted.get(b.key) !== stamp(b));
+    const todo = this.facts.fill(blobs);
     if (!todo.length) return;
-    for (const b of todo) this.counted.set(b.key, stamp(b));
+    for (const b of todo) this.facts.tried(b);
     void (async () => {
       const catalog = this.service.current();
       for (const b of todo) {
@@ -232,6 +236,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         } catch {
           // vanished: the next catalog event removes it
         }
+        this.facts.record(catalog?.blob(b.key) ?? b);
       }
       this.changed.fire(node);
     })();
