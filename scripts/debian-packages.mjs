@@ -49,7 +49,7 @@ function plannedUpgrades(apt, args) {
  * What to hand apt-get install: the missing packages, plus `name=version` for each installed package apt would
  * otherwise upgrade as a dependency (held where it is). Throws when only an upgrade would do.
  */
-function installArgs(apt, missing, allowUpgrade) {
+export function installArgs(apt, missing, allowUpgrade) {
   const upgrades = plannedUpgrades(apt, missing) ?? [];
   if (upgrades.length === 0 || allowUpgrade) {
     if (upgrades.length) log(`apt upgrades, as dependencies (SPILLWAY_APT_ALLOW_UPGRADE is set): ${upgrades.join(' ')}`);

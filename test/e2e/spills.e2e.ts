@@ -3,6 +3,7 @@
 // saves a screenshot under test-results/e2e/.
 
 import { execFileSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +17,8 @@ import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src
 import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
+import { contrastRatio, parseColour, type Rgb } from '../../src/webview/contrast';
+import { writePiBashSession, type PiBashSession } from './pi-sessions';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
@@ -48,6 +51,12 @@ let page: Page;
 let wb: Workbench;
 let userDataDir: string;
 const timings: Record<string, number> = {};
+/** Every blob's SHA-256 before the run: none may differ after it (the evidence is never changed). */
+const hashes = new Map<string, string>();
+const sha = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+/** Two pi sessions of one folder, a timestamped bash log each: the 300 px views are judged on them. */
+let piA: PiBashSession;
+let piB: PiBashSession;
 
 function setupEnv(): Env {
   const out = execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -66,6 +75,9 @@ beforeAll(async () => {
   const home = path.join(tmp, 'home');
   fs.mkdirSync(home);
   fixture = await buildFixtureHome(home, { bigBlob: true });
+  const now = Date.now();
+  piA = writePiBashSession(home, { prompt: 'run the unit tests and fix what fails', command: 'npm test', lines: 3000, at: 2892, needle: 'timeout after 30000ms', start: now - 3 * 3600_000 });
+  piB = writePiBashSession(home, { prompt: 'profile the slow integration suite', command: 'npm run test:integration', lines: 1500, at: 1207, needle: 'timeout after 30000ms waiting for :8080', start: now - 50 * 60_000 });
   // Only the fixture home: no real agent folders, no inherited agent variables.
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY|TMPDIR$|TMP$|TEMP$)/.test(k)),
@@ -84,7 +96,8 @@ beforeAll(async () => {
     }
   }
   expect(chartSpillTurns, 'a fixture session whose turns spilled').toBeGreaterThan(0);
-  const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile());
+  // The two pi sessions are judged at the end of the run: never deleted or aged on the way.
+  const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile()) && !s.blobs.some((b) => b.path === piA.log || b.path === piB.log);
   victim = sessionsWithBlobs().find((s) => s.key !== chartSession.key && s.dir !== fixture.claude.sessionDir && plainFiles(s))!;
   expect(victim).toBeDefined();
   // Retention works on file mtimes: age two more sessions, each with plain files only.
@@ -108,6 +121,8 @@ beforeAll(async () => {
   const indexing = new Catalog({ env: fixtureEnv, roots: fixture.userRoots, cacheDir: defaultCacheDir(fixtureEnv) });
   await indexing.scan();
   await indexing.dispose();
+  for (const s of catalog.sessions()) for (const b of s.blobs) if (fs.lstatSync(b.path).isFile()) hashes.set(b.path, sha(b.path));
+  expect(hashes.has(piA.log) && hashes.has(piB.log), 'the pi logs listed').toBe(true);
 
   // Package exactly what users install, and install it the way they do.
   const t0 = Date.now();
@@ -126,6 +141,12 @@ beforeAll(async () => {
     folder,
     settings: {
       ...WORKBENCH_SETTINGS,
+      // Everything that writes a file on its own: a blob must survive them all.
+      'files.autoSave': 'afterDelay',
+      'files.autoSaveDelay': 100,
+      'editor.formatOnSave': true,
+      'files.trimTrailingWhitespace': true,
+      'files.insertFinalNewline': true,
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
     },
@@ -224,6 +245,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     plantedPath = path.join(fixture.claude.toolResults, 'toolu_e2e_live_01.txt');
     const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
     fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
+    hashes.set(plantedPath, sha(plantedPath));
     const label = 'toolu_e2e_live_01';
     await waitFor(async () => (await wb.treeRows()).some((r) => r.aria.endsWith(`file ${label}.txt`)), 'the new blob row', 30_000);
     await wb.screenshot('live-blob');
@@ -306,6 +328,53 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await search.locator('.action-label[aria-label="Clear Search Results"]').click();
     await search.locator('.monaco-list-row').first().waitFor({ state: 'detached' });
     // Fold the Search view again: the Spills tree gets the side bar's height back.
+    await search.locator('.pane-header').click();
+    await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
+  });
+
+  it('never changes a blob: Enter on a search result, then typing, Enter, deleting and saving in it, leave the file as it was', async () => {
+    await wb.openSpillway();
+    const tabOf = (file: string) => page.locator('.tabs-container .tab', { hasText: path.basename(file) }).first();
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput('timeout after 30000ms');
+    const search = wb.pane('Search');
+    const hit = search.locator('.monaco-list-row', { hasText: `${piA.line}  ` }).first();
+    await hit.waitFor({ state: 'visible', timeout: 30_000 });
+    // A click previews the blob with the match selected, the focus staying in the results (as VS Code's Search does).
+    await hit.click();
+    const tab = tabOf(piA.log);
+    await tab.waitFor({ state: 'visible' });
+    await waitFor(async () => (await wb.selectionStatus()).startsWith(`Ln ${piA.line},`), `the match on line ${piA.line} selected`);
+    expect(await tab.locator('.monaco-icon-label.italic').count(), 'a preview tab').toBe(1);
+    await waitFor(async () => (await wb.focusedView()) === 'Search', 'the focus kept in the Search view');
+    // Enter opens it for good (pinned), the focus in the editor, the match selected.
+    await page.keyboard.press('Enter');
+    await waitFor(() => wb.focusInEditor(), 'the focus in the editor');
+    await waitFor(async () => (await tab.locator('.monaco-icon-label.italic').count()) === 0, 'the tab pinned');
+    expect(await wb.selectionStatus()).toContain(`(${'timeout after 30000ms'.length} selected)`);
+    // What replaced the match in the report: Enter over the selection. Then typing, select-all and delete, save.
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('overwritten');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.press('Control+S');
+    await expect.poll(() => page.locator('.view-line', { hasText: piA.text.slice(25) }).count()).toBeGreaterThan(0);
+    expect(await tab.getAttribute('class')).not.toContain('dirty');
+    expect(sha(piA.log)).toBe(hashes.get(piA.log));
+    await wb.screenshot('search-result-read-only');
+
+    // A blob opened from the tree: clicked into and typed over, the same.
+    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
+    await tabOf(plantedPath).waitFor({ state: 'visible' });
+    await page.locator('.editor-instance .view-line', { hasText: 'line 3:' }).first().click();
+    await page.keyboard.type('typed into a blob');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+S');
+    expect(await tabOf(plantedPath).getAttribute('class')).not.toContain('dirty');
+    expect(sha(plantedPath)).toBe(hashes.get(plantedPath));
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
     await search.locator('.pane-header').click();
     await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
   });
@@ -564,5 +633,105 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await waitFor(() => expected.items.every((i) => !fs.existsSync(i.path)), 'the policy to delete its blobs');
     expect(fs.existsSync(keep.path)).toBe(true);
     await wb.screenshot('auto-cleaned');
+  });
+
+  it('Refresh keeps every fact a row had (line counts, names), expanded or collapsed again', async () => {
+    await wb.openSpillway();
+    const rowsOf = async (id: string) => (await wb.treeRows()).filter((r) => r.level === 3 && r.aria.includes(id)).map((r) => `${r.label} | ${r.description}`);
+    const session = wb.rowByAria(`session ${piA.id}`);
+    await session.scrollIntoViewIfNeeded();
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    const file = `file ${path.basename(piA.log)}`;
+    const before = await waitFor(async () => {
+      const rows = await rowsOf(file);
+      return rows.length === 1 && / lines \| /.test(rows[0]!) ? rows : undefined;
+    }, 'the pi log row with its line count');
+    await wb.runCommand('Spillway: Refresh');
+    await waitFor(async () => JSON.stringify(await rowsOf(file)) === JSON.stringify(before) || undefined, `the same row after Refresh (${before[0]})`, 30_000);
+    await session.click();
+    await waitFor(async () => (await session.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
+    await session.click();
+    await waitFor(async () => JSON.stringify(await rowsOf(file)) === JSON.stringify(before) || undefined, `the same row expanded again (${before[0]})`, 30_000);
+    await session.click();
+  });
+
+  it('reads at 300 px in light and dark: sessions told apart, each match visible, chart colours that stand out', async () => {
+    await wb.openSpillway();
+    await wb.setSideBarWidth(300);
+    // Sessions: the two pi sessions (one folder, one agent) read differently without hovering, and hovering keeps that.
+    for (const s of [piA, piB]) {
+      const row = wb.rowByAria(`session ${s.id}`);
+      await row.scrollIntoViewIfNeeded();
+      const shown = await wb.visibleLabel(row);
+      expect(shown, `the row of "${s.prompt}"`).toMatch(new RegExp(`^(just now|\\d+ (min|h) ago) · ${s.prompt.slice(0, 12)}`));
+      await row.hover();
+      await row.locator('.action-label[aria-label="Show Context Chart"]').waitFor({ state: 'visible' });
+      expect(await wb.visibleLabel(row), 'its buttons cover none of what tells it apart').toMatch(new RegExp(`^(just now|\\d+ (min|h) ago) · ${s.prompt.slice(0, 12)}`));
+    }
+    // The real Claude Code sessions and a pi session expanded: blobs named by what they are (not "1").
+    for (const id of [...fixture.claude.realSessionIds, piA.id]) {
+      const row = wb.rowByAria(`session ${id}`);
+      await row.scrollIntoViewIfNeeded();
+      if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+    }
+    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && r.description.startsWith('Bash output b9wyd9vmp')), 'the counter output named by what it is');
+    expect((await wb.treeRows()).some((r) => r.level === 3 && r.description === '1')).toBe(false);
+    await page.mouse.move(900, 700);
+    await wb.screenshotThemes('300px-tree-real-sessions');
+    for (const id of [...fixture.claude.realSessionIds, piA.id]) {
+      const row = wb.rowByAria(`session ${id}`);
+      if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
+    }
+
+    // Search: each match readable in its row, the timestamp in front of it left out.
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput('timeout after');
+    const search = wb.pane('Search');
+    for (const s of [piA, piB]) {
+      const hit = search.locator('.monaco-list-row', { hasText: `${s.line}  ` }).first();
+      await hit.waitFor({ state: 'visible', timeout: 30_000 });
+      const shown = await wb.visibleLabel(hit);
+      expect(shown, `the row of line ${s.line}`).toContain('timeout after');
+      expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    }
+    await page.mouse.move(900, 700);
+    await wb.screenshotThemes('300px-search');
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+    await search.locator('.pane-header').click();
+
+    // The chart of a pi session: its colours stand out from the page in both themes (3:1 for marks, 4.5:1 for text).
+    const row = wb.rowByAria(`session ${piA.id}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Show Context Chart"]').click();
+    const frame = wb.chartFrame();
+    const chart = frame.locator('#chart[data-bars]');
+    await chart.waitFor({ state: 'attached', timeout: 30_000 });
+    const rgb = (c: string): Rgb => parseColour(c)!.slice(0, 3) as Rgb;
+    for (const scheme of ['light', 'dark'] as const) {
+      await wb.setColorScheme(scheme);
+      const palette = await waitFor(async () => {
+        const p = JSON.parse((await chart.getAttribute('data-palette')) ?? '{}') as Record<string, string>;
+        const isDark = (c: string) => contrastRatio(rgb(c), [0, 0, 0]) < contrastRatio(rgb(c), [255, 255, 255]);
+        return p.bg && isDark(p.bg) === (scheme === 'dark') ? p : undefined;
+      }, `the chart redrawn in ${scheme}`);
+      for (const name of ['spill', 'inline', 'line', 'drop', 'other']) expect(contrastRatio(rgb(palette[name]!), rgb(palette.bg!)), `${name} on ${scheme}`).toBeGreaterThanOrEqual(3);
+      for (const name of ['fg', 'over']) expect(contrastRatio(rgb(palette[name]!), rgb(palette.bg!)), `${name} on ${scheme}`).toBeGreaterThanOrEqual(4.5);
+      // A turn's details are on screen, not under the window's bottom edge.
+      const over = frame.locator('.u-over');
+      const box = (await over.boundingBox())!;
+      await over.hover({ position: { x: box.width / 2, y: box.height / 2 } });
+      const details = frame.locator('#details');
+      await expect.poll(async () => (await details.textContent()) ?? '').toMatch(/Turn \d+/);
+      const d = (await details.boundingBox())!;
+      expect(d.y + Math.min(d.height, 40)).toBeLessThanOrEqual(page.viewportSize()!.height);
+      await wb.screenshot(`300px-chart-${scheme}`);
+    }
+    await wb.setColorScheme('light');
+  });
+
+  it('changed no blob by one byte over the whole run', () => {
+    const left = [...hashes].filter(([file]) => fs.existsSync(file));
+    expect(left.length).toBeGreaterThan(10);
+    for (const [file, hash] of left) expect(sha(file), file).toBe(hash);
   });
 });
