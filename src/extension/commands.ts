@@ -46,8 +46,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.openBlob': (n?: SpillNode) => c.openBlob(n),
     'spillway.openAtLineRange': (n?: SpillNode, range?: string) => c.openAtLineRange(n, range),
     'spillway.grep': (n?: SpillNode, pattern?: string) => c.grep(n, pattern),
-    'spillway.search.open': (n?: SearchNode) => c.openMatch(n, false),
-    'spillway.search.openPinned': (n?: SearchNode) => c.openMatch(n, true),
+    'spillway.search.open': (n?: SearchNode) => c.openMatch(n),
     'spillway.search.matchCaseOn': () => deps.search.setToggle('matchCase', true),
     'spillway.search.matchCaseOff': () => deps.search.setToggle('matchCase', false),
     'spillway.search.regexOn': () => deps.search.setToggle('regex', true),
@@ -235,11 +234,13 @@ class Commands {
 
   /**
    * A Search view line: the blob opened (read-only) with the match on that line selected. As in VS Code's own
-   * Search view, a click previews it and keeps the focus in the results; Enter opens it pinned, in focus.
+   * Search view, the first activation (a click, Enter on a row) previews it and keeps the focus in the results;
+   * activating the previewed row again (Enter on it, a double-click) opens it pinned, the focus in the editor.
    */
-  async openMatch(node: SearchNode | undefined, pinned: boolean): Promise<void> {
+  async openMatch(node: SearchNode | undefined): Promise<void> {
     const n = node ?? this.d.search.view.selection[0];
     if (n?.kind !== 'line') return;
+    const pinned = this.d.search.activate(n) === 'pinned';
     const catalog = await this.catalog();
     const blob = catalog.blob(n.blob.key);
     if (!blob) throw new Error('the blob is gone');

@@ -227,7 +227,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
         const row = lineRow(node, this.matcher ?? /$^/g);
         const item = new vscode.TreeItem({ label: row.label, highlights: row.highlights }, vscode.TreeItemCollapsibleState.None);
         item.tooltip = `${node.line}: ${node.text}`;
-        item.id = `search:${node.blob.key}:${node.line}`;
+        item.id = lineId(node);
         item.contextValue = 'spillway:searchLine';
         item.command = { command: 'spillway.search.open', title: 'Open at the Match', arguments: [node] };
         return item;
@@ -243,8 +243,24 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     }
   }
 
+  /** The line last opened as a preview, by id: activated again while selected, it opens pinned. */
+  private previewed: string | undefined;
+
+  /** How a line's activation opens it: a preview the first time, pinned when the previewed, selected line is activated again. */
+  activate(node: Extract<SearchNode, { kind: 'line' }>): 'preview' | 'pinned' {
+    const id = lineId(node);
+    const selected = this.view.selection[0];
+    const again = this.previewed === id && selected?.kind === 'line' && lineId(selected) === id;
+    this.previewed = again ? undefined : id;
+    return again ? 'pinned' : 'preview';
+  }
+
   /** The match to select when a line opens. */
   matcherForOpen(): RegExp | undefined {
     return this.matcher;
   }
+}
+
+function lineId(node: Extract<SearchNode, { kind: 'line' }>): string {
+  return `search:${node.blob.key}:${node.line}`;
 }

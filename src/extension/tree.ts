@@ -27,6 +27,7 @@ import {
   sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
+  twinSessions,
   type AgentNode,
   type BlobNode,
   type MoreNode,
@@ -62,6 +63,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   private shownAges = '';
+  /** Sessions another of their agent's reads the same as (their rows add the short id). */
+  private twins = new Set<string>();
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
@@ -84,7 +87,9 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       const catalog = await this.service.ready();
       if (!catalog) return [];
       this.facts.keepOnly(new Set(catalog.sessions().flatMap((x) => x.blobs.map((b) => b.key))));
-      return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
+      const sessions = this.allSessions(catalog.sessions());
+      this.twins = twinSessions(sessions, Date.now());
+      return buildTree(sessions, this.filter, this.sort);
     }
     if (node.kind === 'agent') {
       return page(node, node.sessions, this.limit(node));
@@ -141,7 +146,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         return this.finish(item, node);
       }
       case 'session': {
-        const row = sessionRow(node, now);
+        const row = sessionRow(node, now, this.twins.has(node.session.key));
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon('history');

@@ -162,15 +162,29 @@ export function sessionAge(updatedAt?: string, now?: number): string | undefined
  * A session row: its age and title (label: what tells it apart, kept by a 300 px side bar and by the row's
  * buttons, which cover its end), then its blob count and size (description).
  */
-export function sessionRow(node: SessionNode, now: number): { label: string; description: string } {
-  return { label: sessionName(node.session, now), description: sessionFacts(node.shown) };
+export function sessionRow(node: SessionNode, now: number, twin = false): { label: string; description: string } {
+  return { label: sessionName(node.session, now, twin), description: sessionFacts(node.shown) };
 }
 
-/** "43 min ago · fix the build": what tells a session apart from its agent's others, wherever it is listed. */
-export function sessionName(session: SessionInfo, now: number): string {
+/**
+ * "43 min ago · fix the build": what tells a session apart from its agent's others, wherever it is listed. A
+ * `twin` (another of its agent's sessions reads the same) shows its short id before the title, where a narrow
+ * side bar does not cut it: "2 min ago · 178b4d38 · run the build".
+ */
+export function sessionName(session: SessionInfo, now: number, twin = false): string {
   const age = sessionAge(session.updatedAt, now);
-  const title = sessionLabel(session);
+  const title = twin ? `${shortId(session.id)} · ${sessionLabel(session)}` : sessionLabel(session);
   return age ? `${age} · ${title}` : title;
+}
+
+/** Keys of the sessions whose name (age and title) another session of the same agent shares. */
+export function twinSessions(sessions: readonly SessionInfo[], now: number): Set<string> {
+  const byName = new Map<string, string[]>();
+  for (const s of sessions) {
+    const name = `${s.source}\n${sessionName(s, now)}`;
+    byName.set(name, [...(byName.get(name) ?? []), s.key]);
+  }
+  return new Set([...byName.values()].filter((keys) => keys.length > 1).flat());
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   sessionLabel,
   sessionNode,
   sessionRow,
+  twinSessions,
   sessionTooltipParagraphs,
   shownOf,
 } from '../../../src/extension/treeModel';
@@ -144,6 +145,13 @@ describe('tree model', () => {
     // Two sessions of one agent read differently without hovering: the title is in the label, after the age.
     expect(sessionRow(sessionNode(older, {}), now)).toEqual({ label: '3 h ago · fix the build', description: '2 blobs · 127 KB' });
     expect(sessionRow(sessionNode({ ...older, updatedAt: 'not a date' }, {}), now).label).toBe('fix the build');
+    // Two of one agent's sessions that read the same (a prompt repeated, the same minute): the short id tells them apart.
+    const twinA = { ...older, key: 'claude-code:/d/t1', id: '178b4d38-13b0-42e7-9299-816fbc78abe5', title: 'run the build' };
+    const twinB = { ...older, key: 'claude-code:/d/t2', id: 'a8596db4-f8da-40c2-9db5-c17f7cb847a8', title: 'run the build' };
+    const twins = twinSessions([twinA, twinB, older, { ...twinA, key: 'pi:/p/t', source: 'pi' as const }], now);
+    expect([...twins].sort()).toEqual(['claude-code:/d/t1', 'claude-code:/d/t2']);
+    expect(sessionRow(sessionNode(twinA, {}), now, true).label).toBe('3 h ago · 178b4d38 · run the build');
+    expect(sessionRow(sessionNode(twinB, {}), now, true).label).toBe('3 h ago · a8596db4 · run the build');
     // The row counts the blobs it shows (a filter may hide some).
     expect(sessionRow(sessionNode(older, { tool: 'bash' }), now).description).toBe('1 blob · 39 KB');
   });
