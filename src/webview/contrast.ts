@@ -1,9 +1,10 @@
 // Colours the chart draws with, kept readable in any theme. VS Code's theme
 // colours may carry an alpha (charts.orange is minimap.findMatchHighlight,
-// half transparent in the dark themes: drawn over a dark page it turned dark
-// brown); here each is composited over the page colour, then moved toward the
-// page's opposite until it reaches a contrast ratio (WCAG 2: 4.5 for text, 3
-// for marks and bars). Pure: strings in, strings out.
+// #EA5C0055, a third opaque, for overlays on the minimap: drawn as it is over
+// a dark page it turned dark brown, and composited then lightened it was a
+// greyish brown still); here each is taken at full strength (its alpha
+// dropped), then moved toward the page's opposite until it reaches a contrast
+// ratio (WCAG 2: 4.5 for text, 3 for marks and bars). Pure: strings in, strings out.
 
 export type Rgb = [number, number, number];
 
@@ -44,16 +45,16 @@ const mix = (a: Rgb, b: Rgb, t: number): Rgb => [0, 1, 2].map((i) => Math.round(
 const hex = (c: Rgb): string => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
 
 /**
- * `colour` as drawn over `background` (its alpha composited), made opaque, and moved toward white on a dark page
- * (black on a light one) by the least step that gives it `minRatio` against the page. Keeps the hue family, so a
- * theme's orange stays orange. An unreadable input falls back to `fallback`.
+ * `colour` at full strength (its alpha dropped), moved toward white on a dark page (black on a light one) by the
+ * least step that gives it `minRatio` against the page. Keeps the hue, so a theme's orange stays orange. An
+ * unreadable input falls back to `fallback`.
  */
 export function readableOn(colour: string, background: string, minRatio: number, fallback = '#888888'): string {
   const bg = parseColour(background);
   const fg = parseColour(colour) ?? parseColour(fallback);
   if (!bg || !fg) return colour;
   const page: Rgb = [bg[0], bg[1], bg[2]];
-  const drawn = mix(page, [fg[0], fg[1], fg[2]], fg[3]);
+  const drawn: Rgb = [fg[0], fg[1], fg[2]];
   if (contrastRatio(drawn, page) >= minRatio) return hex(drawn);
   const toward: Rgb = luminance(page) < 0.18 ? [255, 255, 255] : [0, 0, 0];
   for (let step = 1; step <= 20; step++) {

@@ -29,6 +29,11 @@ describe('chart colours readable in any theme', () => {
     expect(contrastRatio(drawn, bg)).toBeLessThan(2);
   });
 
+  it('draws the theme’s orange at full strength: no brown on dark, no peach on light', () => {
+    expect(readableOn(ORANGE, DARK, 3)).toBe('#ea5c00');
+    expect(readableOn(ORANGE, LIGHT, 3)).toBe('#ea5c00');
+  });
+
   for (const [name, page] of [['dark', DARK], ['light', LIGHT]] as const) {
     it(`the spilled colour reaches 3:1 for marks and 4.5:1 for text on the ${name} page, and stays orange`, () => {
       for (const min of [3, 4.5]) {
