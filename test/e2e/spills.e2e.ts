@@ -154,7 +154,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   wb = new Workbench(page, shots);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  // A loaded machine (other suites running) took over 30 s to serve the first page.
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
   await page.emulateMedia({ colorScheme: 'light' });
@@ -335,7 +336,14 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('never changes a blob: Enter on a search result, then typing, Enter, deleting and saving in it, leave the file as it was', async () => {
     await wb.openSpillway();
     const tabOf = (file: string) => page.locator('.tabs-container .tab', { hasText: path.basename(file) }).first();
-    await wb.runCommand('Spillway: Search Spills...');
+    // Fold the fixture session earlier steps opened: the Search view below the tree gets the room for its rows.
+    const claude = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await claude.getAttribute('aria-expanded')) === 'true') await claude.click();
+    // The session's own search button: its results only (session, blob, line).
+    const piRow = wb.rowByAria(`session ${piA.id}`);
+    await piRow.scrollIntoViewIfNeeded();
+    await piRow.hover();
+    await piRow.locator('.action-label[aria-label^="Search Spills"]').click();
     await wb.answerInput('timeout after 30000ms');
     const search = wb.pane('Search');
     const hit = search.locator('.monaco-list-row', { hasText: `${piA.line}  ` }).first();
@@ -355,17 +363,18 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // What replaced the match in the report: Enter over the selection. Then typing, select-all and delete, save.
     await page.keyboard.press('Enter');
     await page.keyboard.type('overwritten');
+    await expect.poll(() => page.locator('.view-line', { hasText: piA.text.slice(25) }).count()).toBeGreaterThan(0);
+    expect(await tab.getAttribute('class')).not.toContain('dirty');
+    // (Select-all moves the view to the last line.)
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
     await page.keyboard.press('Control+S');
-    await expect.poll(() => page.locator('.view-line', { hasText: piA.text.slice(25) }).count()).toBeGreaterThan(0);
     expect(await tab.getAttribute('class')).not.toContain('dirty');
     expect(sha(piA.log)).toBe(hashes.get(piA.log));
     await wb.screenshot('search-result-read-only');
 
     // A blob opened from the tree: clicked into and typed over, the same.
-    const session = wb.rowByAria(`session ${fixture.claude.sessionId}`);
-    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.click();
     await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
     await tabOf(plantedPath).waitFor({ state: 'visible' });
     await page.locator('.editor-instance .view-line', { hasText: 'line 3:' }).first().click();
@@ -638,6 +647,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
   it('Refresh keeps every fact a row had (line counts, names), expanded or collapsed again', async () => {
     await wb.openSpillway();
     const rowsOf = async (id: string) => (await wb.treeRows()).filter((r) => r.level === 3 && r.aria.includes(id)).map((r) => `${r.label} | ${r.description}`);
+    const claude = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await claude.getAttribute('aria-expanded')) === 'true') await claude.click();
     const session = wb.rowByAria(`session ${piA.id}`);
     await session.scrollIntoViewIfNeeded();
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
@@ -647,11 +658,22 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       return rows.length === 1 && / lines \| /.test(rows[0]!) ? rows : undefined;
     }, 'the pi log row with its line count');
     await wb.runCommand('Spillway: Refresh');
-    await waitFor(async () => JSON.stringify(await rowsOf(file)) === JSON.stringify(before) || undefined, `the same row after Refresh (${before[0]})`, 30_000);
+    // The new catalog is in place once the log says so; then the row, drawn from it, reads the same.
+    const scans = () => (extensionLog(userDataDir).match(/Scanned \d+ sessions in/g) ?? []).length;
+    const scanned = scans();
+    await waitFor(() => scans() > scanned || undefined, 'the Refresh scan', 60_000).catch(() => undefined);
+    const same = async (what: string) => {
+      let seen: string[] = [];
+      await waitFor(async () => JSON.stringify((seen = await rowsOf(file))) === JSON.stringify(before) || undefined, what, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}: expected ${before[0]}, the tree shows ${JSON.stringify(seen)}`);
+      });
+    };
+    await same('the same row after Refresh');
     await session.click();
     await waitFor(async () => (await session.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
     await session.click();
-    await waitFor(async () => JSON.stringify(await rowsOf(file)) === JSON.stringify(before) || undefined, `the same row expanded again (${before[0]})`, 30_000);
+    await same('the same row expanded again');
+    await wb.screenshot('refreshed-rows');
     await session.click();
   });
 
@@ -668,14 +690,20 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       await row.locator('.action-label[aria-label="Show Context Chart"]').waitFor({ state: 'visible' });
       expect(await wb.visibleLabel(row), 'its buttons cover none of what tells it apart').toMatch(new RegExp(`^(just now|\\d+ (min|h) ago) · ${s.prompt.slice(0, 12)}`));
     }
-    // The real Claude Code sessions and a pi session expanded: blobs named by what they are (not "1").
+    // The real Claude Code sessions (both "run the build", the same minute: told apart by their short ids) and a pi
+    // session expanded: every blob named by what it is, never a bare number (a counter's first line).
     for (const id of [...fixture.claude.realSessionIds, piA.id]) {
       const row = wb.rowByAria(`session ${id}`);
       await row.scrollIntoViewIfNeeded();
+      if (fixture.claude.realSessionIds.includes(id)) expect(await wb.visibleLabel(row)).toContain(shortId(id));
       if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+      const session = catalog.sessions().find((s) => s.id === id)!;
+      for (const b of session.blobs) {
+        await catalog.preview(b.key);
+        expect(blobLabel(b)).not.toMatch(/^[\d\s.,-]*$/);
+        await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && r.aria.endsWith(`file ${b.name}`) && r.description === blobLabel(b)), `${b.name} named ${blobLabel(b)}`);
+      }
     }
-    await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && r.description.startsWith('Bash output b9wyd9vmp')), 'the counter output named by what it is');
-    expect((await wb.treeRows()).some((r) => r.level === 3 && r.description === '1')).toBe(false);
     await page.mouse.move(900, 700);
     await wb.screenshotThemes('300px-tree-real-sessions');
     for (const id of [...fixture.claude.realSessionIds, piA.id]) {
@@ -683,7 +711,9 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
       if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
     }
 
-    // Search: each match readable in its row, the timestamp in front of it left out.
+    // Search: each match readable in its row, the timestamp in front of it left out. The Spills view folded: the
+    // Search view gets the side bar's height.
+    await wb.pane('Spills').locator('.pane-header').click();
     await wb.runCommand('Spillway: Search Spills...');
     await wb.answerInput('timeout after');
     const search = wb.pane('Search');
@@ -698,6 +728,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.screenshotThemes('300px-search');
     await search.locator('.action-label[aria-label="Clear Search Results"]').click();
     await search.locator('.pane-header').click();
+    await wb.pane('Spills').locator('.pane-header').click();
+    await wb.rowByAria(`session ${piA.id}`).waitFor({ state: 'visible' });
 
     // The chart of a pi session: its colours stand out from the page in both themes (3:1 for marks, 4.5:1 for text).
     const row = wb.rowByAria(`session ${piA.id}`);
