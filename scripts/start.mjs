@@ -6,6 +6,9 @@
 //   on 127.0.0.1, with the URL printed; open it in any browser.
 // Options: --code-server (skip the desktop check), --port N (default 8417).
 // SPILLWAY_START_DIR: where code-server keeps its state (default .cache/start).
+// Prints only what a user needs (progress, the address); code-server's own
+// output (its missing vsda.js, an unreachable extension gallery, ...) goes to
+// .cache/logs/start.log, whose tail is shown if it fails.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,7 +22,18 @@ const portArg = args.indexOf('--port');
 const port = portArg >= 0 ? Number(args[portArg + 1]) : Number(process.env.SPILLWAY_PORT ?? 8417);
 const folder = process.env.INIT_CWD ?? process.cwd();
 
-execFileSync(process.execPath, [path.join(root, 'esbuild.mjs')], { cwd: root, stdio: 'inherit' });
+const logDir = path.join(root, '.cache', 'logs');
+const logFile = path.join(logDir, 'start.log');
+fs.mkdirSync(logDir, { recursive: true });
+const say = (line) => console.log(`[start] ${line}`);
+
+say('building the extension…');
+try {
+  execFileSync(process.execPath, [path.join(root, 'esbuild.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+} catch (err) {
+  process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? ''}`);
+  process.exit(1);
+}
 
 const hasCode = !forceServer && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
 if (hasCode) {
@@ -93,15 +107,27 @@ function writeRevealHelper(dir) {
 }
 
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
+const logFd = fs.openSync(logFile, 'a');
+fs.writeSync(logFd, `\n--- npm start, ${new Date().toISOString()}: code-server on 127.0.0.1:${port}\n`);
+say(`starting code-server (its log: ${path.relative(process.cwd(), logFile) || logFile})…`);
 const server = spawn(
   env.node24,
   [env.codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--disable-telemetry', '--disable-update-check', folder],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
+  { stdio: ['ignore', 'pipe', logFd] },
 );
+let listening = false;
 server.stdout.on('data', (d) => {
-  if (/HTTP server listening/.test(String(d))) {
+  fs.writeSync(logFd, d);
+  if (!listening && /HTTP server listening/.test(String(d))) {
+    listening = true;
     console.log(`\nSpillway is running in VS Code (code-server): ${url}\nOpen the Spillway icon in the activity bar. Ctrl+C stops it.\n`);
   }
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.kill('SIGTERM'));
-server.on('exit', (code) => process.exit(code ?? 0));
+server.on('exit', (code, signal) => {
+  if (code) {
+    const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
+    process.stderr.write(`code-server exited with ${code}; the end of ${logFile}:\n${tail}\n`);
+  }
+  process.exit(code ?? (signal ? 0 : 1));
+});

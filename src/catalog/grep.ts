@@ -86,7 +86,8 @@ export function compilePattern(options: Pick<GrepOptions, 'pattern' | 'regex' | 
     try {
       return new RegExp(asRipgrep(options.pattern, false), flags);
     } catch (err) {
-      throw new Error(`invalid regular expression: ${(err as Error).message}`);
+      // The engine's message starts with the same words: said once.
+      throw new Error(`invalid regular expression: ${(err as Error).message.replace(/^invalid regular expression:\s*/i, '')}`);
     }
   }
 }

@@ -9,6 +9,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { CatalogService } from './catalogService';
 import type { ChartPanels } from './chartPanel';
 import type { AutoCleanup } from './autoCleanup';
+import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
@@ -177,7 +178,7 @@ class Commands {
     }
     // Opened from its row (a click, Enter): a preview that leaves the focus in the tree, as the Explorer does,
     // so the keys of the view (Ctrl+G, Delete) still apply to the blob.
-    await vscode.window.showTextDocument(vscode.Uri.file(n.blob.path), { preview: true, preserveFocus: node !== undefined });
+    await vscode.window.showTextDocument(blobUri(n.blob.path), { preview: true, preserveFocus: node !== undefined });
   }
 
   async openAtLineRange(node?: SpillNode, input?: string): Promise<void> {
@@ -212,7 +213,11 @@ class Commands {
       editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       return;
     }
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(blob.path));
+    const doc = await vscode.workspace.openTextDocument(blobUri(blob.path));
+    // A final newline leaves an empty last editor line that is no line of the blob.
+    const lines = doc.lineCount - (doc.lineCount > 1 && doc.lineAt(doc.lineCount - 1).text === '' ? 1 : 0);
+    if (range.start > lines) throw new Error(`the blob has ${lines} lines; line ${range.start} is past its end.`);
+    if (range.end > lines) void vscode.window.showWarningMessage(`The blob has ${lines} lines: showing ${range.start}-${lines}, not up to ${range.end}.`);
     const endLine = Math.min(doc.lineCount - 1, range.end - 1);
     const startLine = Math.min(endLine, range.start - 1);
     const sel = new vscode.Range(startLine, 0, endLine, doc.lineAt(endLine).range.end.character);
@@ -227,10 +232,15 @@ class Commands {
     await this.d.search.prompt(n?.kind === 'session' ? n.session : undefined, given);
   }
 
-  /** A Search view line: the blob opened with the match on that line selected. */
-  async openMatch(node?: SearchNode): Promise<void> {
+  /**
+   * A Search view line: the blob opened (read-only) with the match on that line selected. As in VS Code's own
+   * Search view, the first activation (a click, Enter on a row) previews it and keeps the focus in the results;
+   * activating the previewed row again (Enter on it, a double-click) opens it pinned, the focus in the editor.
+   */
+  async openMatch(node: SearchNode | undefined): Promise<void> {
     const n = node ?? this.d.search.view.selection[0];
     if (n?.kind !== 'line') return;
+    const pinned = this.d.search.activate(n) === 'pinned';
     const catalog = await this.catalog();
     const blob = catalog.blob(n.blob.key);
     if (!blob) throw new Error('the blob is gone');
@@ -239,13 +249,13 @@ class Commands {
       await this.openRange(blob, { start: Math.max(1, line - 100), end: line + 100 }, line);
       return;
     }
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(blob.path));
+    const doc = await vscode.workspace.openTextDocument(blobUri(blob.path));
     const at = Math.min(doc.lineCount - 1, line - 1);
     const text = doc.lineAt(at).text;
     const re = this.d.search.matcherForOpen();
     const [start, end] = (re && matchRanges(text, re)[0]) ?? [0, text.length];
     const sel = new vscode.Range(at, start, at, end);
-    const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
+    const editor = await vscode.window.showTextDocument(doc, { preview: !pinned, preserveFocus: !pinned, selection: sel });
     editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 
@@ -293,7 +303,7 @@ class Commands {
       pick.value ||
       (await vscode.window.showInputBox({
         title: 'Clean up',
-        prompt: 'An age (7d, 12h) deletes older blobs; a size (2GB) keeps the newest up to that total.',
+        prompt: 'An age (7d, 12h, 30m) deletes older blobs; a size (2GB) keeps the newest up to that total.',
         validateInput: (v) => ('error' in parseRetention(v) ? (parseRetention(v) as { error: string }).error : undefined),
       }));
     if (!value) return;

@@ -8,8 +8,10 @@ import { ChartPanels } from './chartPanel';
 import { registerCommands } from './commands';
 import { formatBytes } from './format';
 import { KeptSessions } from './keptSessions';
+import { LazyFacts } from './lazyFacts';
 import { SearchView } from './search';
 import { AutoCleanup } from './autoCleanup';
+import { BlobFileSystem } from './blobFileSystem';
 import { Disposable } from './lifecycle';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
@@ -37,7 +39,9 @@ export class Container extends Disposable {
     this.service = this.register(new CatalogService(settings, this.log, activatedAt));
     const kept = new KeptSessions(context.globalState, (p) => fs.existsSync(p));
     const auto = this.register(new AutoCleanup(this.service, settings, context.globalState, this.log, () => this.tree?.refresh()));
-    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p)));
+    // One store of lazily read facts: a blob's row reads the same in the tree and in the Search view.
+    const facts = new LazyFacts();
+    this.tree = this.register(new SpillTreeProvider(this.service, () => this.settingsCache.previewBytes, kept, (p) => auto.isPinned(p), facts));
     this.tree.sort = context.globalState.get<'time' | 'size'>(SORT_KEY) ?? settings().sortBy;
     this.view = this.register(vscode.window.createTreeView('spillway.spills', { treeDataProvider: this.tree, showCollapseAll: true, canSelectMany: true }));
     this.status = this.register(vscode.window.createStatusBarItem('spillway.total', vscode.StatusBarAlignment.Left, 10));
@@ -45,11 +49,12 @@ export class Container extends Disposable {
     this.status.command = 'spillway.spills.focus';
     const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>, kept));
     this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
+    this.register(new BlobFileSystem(this.service));
 
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
-    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log)));
+    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log, facts)));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,

@@ -49,17 +49,18 @@ export function grepProgressMessage(filesDone: number, filesTotal: number, match
 export function retentionPhrase(r: { olderThanMs: number } | { maxTotalBytes: number }): string {
   if ('maxTotalBytes' in r) return `older than the newest ${formatBytes(r.maxTotalBytes)}`;
   const days = r.olderThanMs / 86_400_000;
-  const [n, unit] = Number.isInteger(days) ? [days, 'day'] : [r.olderThanMs / 3_600_000, 'hour'];
+  const hours = r.olderThanMs / 3_600_000;
+  const [n, unit] = Number.isInteger(days) ? [days, 'day'] : Number.isInteger(hours) ? [hours, 'hour'] : [Math.round(r.olderThanMs / 60_000), 'minute'];
   return `older than ${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
-/** Retention choices of "Clean up...": "7d", "30d", "2GB". */
+/** Retention choices of "Clean up...": "7d", "12h", "30m", "2GB". */
 export function parseRetention(input: string): { olderThanMs: number } | { maxTotalBytes: number } | { error: string } {
   const text = input.trim().toLowerCase();
-  const age = /^(\d+(?:\.\d+)?)\s*(d|days?|h|hours?)$/.exec(text);
+  const age = /^(\d+(?:\.\d+)?)\s*(d|days?|h|hours?|m|mins?|minutes?)$/.exec(text);
   if (age) {
     const n = Number(age[1]);
-    const unit = age[2]?.startsWith('h') ? 3_600_000 : 86_400_000;
+    const unit = age[2]?.startsWith('h') ? 3_600_000 : age[2]?.startsWith('m') ? 60_000 : 86_400_000;
     if (n <= 0) return { error: 'The age must be more than 0.' };
     return { olderThanMs: n * unit };
   }
@@ -68,7 +69,7 @@ export function parseRetention(input: string): { olderThanMs: number } | { maxTo
     const mult = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 }[size[2] as 'kb' | 'mb' | 'gb' | 'tb'];
     return { maxTotalBytes: Math.round(Number(size[1]) * mult) };
   }
-  return { error: 'Use an age like 7d / 12h, or a total size to keep like 2GB.' };
+  return { error: 'Use an age like 7d / 12h / 30m, or a total size to keep like 2GB.' };
 }
 
 /**

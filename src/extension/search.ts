@@ -9,12 +9,13 @@ import * as vscode from 'vscode';
 import type { BlobInfo, GrepSummary, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
 import { formatCount } from './format';
+import type { LazyFacts } from './lazyFacts';
 import { Disposable } from './lifecycle';
 import { grepProgressMessage } from './messages';
 import { findRipgrep } from './ripgrep';
 import { lineRow, matcherFor, searchSummary, SearchResults, type BlobResult, type SearchQuery, type SessionResult } from './searchModel';
 import type { SpillwaySettings } from './settings';
-import { blobIcon, blobLabel, sessionLabel } from './treeModel';
+import { blobIcon, blobLabel, sessionLabel, sessionName } from './treeModel';
 
 export const SEARCH_VIEW = 'spillway.search';
 
@@ -43,6 +44,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     private readonly settings: () => SpillwaySettings,
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    private readonly facts: LazyFacts,
   ) {
     super();
     this.matchCase = state.get<boolean>('spillway.search.matchCase') ?? false;
@@ -116,6 +118,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     const results = new SearchResults(query, { perBlob: s.searchMaxPerBlob, total: s.searchMaxResults }, (p) => {
       const blob = catalog.blob(p);
       const session = blob && catalog.session(blob.sessionKey);
+      if (blob) this.nameLater(blob);
       return blob && session ? { blob, session } : undefined;
     });
     this.results = results;
@@ -162,6 +165,19 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     }
   }
 
+  /** An output nothing names is named by its head, as in the tree (read once, shared with it). */
+  private nameLater(blob: BlobInfo): void {
+    this.facts.fill([blob]);
+    if (blob.tool || blob.args || blob.preview !== undefined || blob.binary) return;
+    void this.service.current()?.preview(blob.key).then(
+      () => {
+        this.facts.record(blob);
+        this.changed.fire();
+      },
+      () => undefined, // vanished: the next catalog event removes it
+    );
+  }
+
   private async syncContext(running?: boolean): Promise<void> {
     const set = (k: string, v: unknown) => vscode.commands.executeCommand('setContext', k, v);
     await Promise.all([
@@ -191,7 +207,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     const count = (n: number) => `${formatCount(n)} match${n === 1 ? '' : 'es'}`;
     switch (node.kind) {
       case 'session': {
-        const item = new vscode.TreeItem(sessionLabel(node.result.session), vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(sessionName(node.result.session, Date.now()), vscode.TreeItemCollapsibleState.Expanded);
         item.description = count(node.result.found);
         item.iconPath = new vscode.ThemeIcon('history');
         item.id = `search:${node.result.session.key}`;
@@ -211,7 +227,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
         const row = lineRow(node, this.matcher ?? /$^/g);
         const item = new vscode.TreeItem({ label: row.label, highlights: row.highlights }, vscode.TreeItemCollapsibleState.None);
         item.tooltip = `${node.line}: ${node.text}`;
-        item.id = `search:${node.blob.key}:${node.line}`;
+        item.id = lineId(node);
         item.contextValue = 'spillway:searchLine';
         item.command = { command: 'spillway.search.open', title: 'Open at the Match', arguments: [node] };
         return item;
@@ -227,8 +243,24 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     }
   }
 
+  /** The line last opened as a preview, by id: activated again while selected, it opens pinned. */
+  private previewed: string | undefined;
+
+  /** How a line's activation opens it: a preview the first time, pinned when the previewed, selected line is activated again. */
+  activate(node: Extract<SearchNode, { kind: 'line' }>): 'preview' | 'pinned' {
+    const id = lineId(node);
+    const selected = this.view.selection[0];
+    const again = this.previewed === id && selected?.kind === 'line' && lineId(selected) === id;
+    this.previewed = again ? undefined : id;
+    return again ? 'pinned' : 'preview';
+  }
+
   /** The match to select when a line opens. */
   matcherForOpen(): RegExp | undefined {
     return this.matcher;
   }
+}
+
+function lineId(node: Extract<SearchNode, { kind: 'line' }>): string {
+  return `search:${node.blob.key}:${node.line}`;
 }

@@ -42,19 +42,26 @@ export function matchRanges(text: string, re: RegExp): Array<[number, number]> {
   return out;
 }
 
-/** Chars kept before the first match, so a narrow view still shows it. */
-const LEAD = 24;
+/**
+ * At most this many chars kept before the first match, as VS Code's Search view does: a 300 px side bar shows
+ * about 30 chars of a result row, and a log line's timestamp alone is 24.
+ */
+const LEAD = 12;
 
 /**
  * A result row: `237  …text around the match`, the line number first and the
- * first match no further right than LEAD chars, with the highlights shifted to fit.
+ * first match no further right than LEAD chars (the context starting at a word),
+ * with the highlights shifted to fit.
  */
 export function lineRow(match: Pick<GrepMatch, 'line' | 'text'>, re: RegExp): { label: string; highlights: Array<[number, number]> } {
   const raw = match.text;
   const ranges = matchRanges(raw, re);
   const indent = raw.length - raw.trimStart().length;
   const first = ranges[0]?.[0] ?? indent;
-  const from = first - indent > LEAD ? first - LEAD : indent;
+  let from = first - indent > LEAD ? first - LEAD : indent;
+  // Start the context at a word rather than in the middle of one ("…ash: timeout", not "…0.670Z bash: timeout").
+  const word = from > indent ? raw.slice(from, first).search(/\s\S/) : -1;
+  if (word >= 0) from += word + 1;
   const cut = from > indent;
   const body = `${cut ? '…' : ''}${raw.slice(from).trimEnd()}`;
   const prefix = `${match.line}  `;

@@ -5,7 +5,9 @@
 import * as vscode from 'vscode';
 import type { BlobInfo, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
+import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
+import { LazyFacts } from './lazyFacts';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
@@ -25,6 +27,7 @@ import {
   sessionRow,
   sessionTooltipParagraphs,
   sourceLabel,
+  twinSessions,
   type AgentNode,
   type BlobNode,
   type MoreNode,
@@ -38,8 +41,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
   readonly onDidChangeTreeData = this.changed.event;
   private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
-  /** Blob key -> the size:mtime whose line count and first line were read (or tried). */
-  private readonly counted = new Map<string, string>();
+
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
   /** How many rows each agent or session lists (PAGE until its "Show more" row is chosen), by node id; kept across refreshes. */
@@ -50,6 +52,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     private readonly previewBytes: () => number,
     private readonly kept?: KeptSessions,
     private readonly isPinned: (file: string) => boolean = () => false,
+    /** Line counts and heads read for listed blobs, given back to the blobs of a new catalog (Refresh). */
+    private readonly facts = new LazyFacts(),
   ) {
     super();
     this.register(service.onDidChange(() => this.refreshSoon.schedule()));
@@ -59,6 +63,8 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   }
 
   private shownAges = '';
+  /** Sessions another of their agent's reads the same as (their rows add the short id). */
+  private twins = new Set<string>();
 
   private refreshIfAgesChanged(): void {
     const now = Date.now();
@@ -80,7 +86,10 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (!node) {
       const catalog = await this.service.ready();
       if (!catalog) return [];
-      return buildTree(this.allSessions(catalog.sessions()), this.filter, this.sort);
+      this.facts.keepOnly(new Set(catalog.sessions().flatMap((x) => x.blobs.map((b) => b.key))));
+      const sessions = this.allSessions(catalog.sessions());
+      this.twins = twinSessions(sessions, Date.now());
+      return buildTree(sessions, this.filter, this.sort);
     }
     if (node.kind === 'agent') {
       return page(node, node.sessions, this.limit(node));
@@ -137,13 +146,13 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         return this.finish(item, node);
       }
       case 'session': {
-        const row = sessionRow(node, now);
+        const row = sessionRow(node, now, this.twins.has(node.session.key));
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon('history');
         item.tooltip = sessionTooltip(node.session, now);
         // Titles repeat across sessions: the spoken label carries the session id too.
-        item.accessibilityInformation = { label: `${row.description}, ${row.label}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
+        item.accessibilityInformation = { label: `${row.label}, ${row.description}, ${sourceLabel(node.session.source)} session ${node.session.id}` };
         return this.finish(item, node);
       }
       case 'blob': {
@@ -151,7 +160,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
         item.description = row.description;
         item.iconPath = new vscode.ThemeIcon(blobIcon(node.blob));
-        item.resourceUri = vscode.Uri.file(node.blob.path);
+        item.resourceUri = blobUri(node.blob.path);
         item.command = { command: 'spillway.openBlob', title: 'Open Blob', arguments: [node] };
         item.accessibilityInformation = { label: `${row.description}, ${row.label}, file ${node.blob.name}` };
         return this.finish(item, node);
@@ -215,13 +224,14 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     return blob && session ? { kind: 'blob', blob, session } : undefined;
   }
 
-  /** Line counts, and the first line that names an unattributed output, read once a session is expanded. */
+  /**
+   * Line counts, and the first line that names an unattributed output, read once a session is expanded; what was
+   * read before for the same file version is given back at once (the blobs of a new catalog after Refresh).
+   */
   private countLinesLater(node: SessionNode, blobs: BlobInfo[]): void {
-    // Each file version is read once: one that cannot be read is not retried on every redraw.
-    const stamp = (b: BlobInfo) => `${b.bytes}:${b.mtimeMs}`;
-    const todo = blobs.filter((b) => (b.lines === undefined || (!b.tool && !b.args && b.preview === undefined)) && !b.binary && this.counted.get(b.key) !== stamp(b));
+    const todo = this.facts.fill(blobs);
     if (!todo.length) return;
-    for (const b of todo) this.counted.set(b.key, stamp(b));
+    for (const b of todo) this.facts.tried(b);
     void (async () => {
       const catalog = this.service.current();
       for (const b of todo) {
@@ -231,6 +241,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
         } catch {
           // vanished: the next catalog event removes it
         }
+        this.facts.record(catalog?.blob(b.key) ?? b);
       }
       this.changed.fire(node);
     })();

@@ -104,19 +104,29 @@ export function sessionLabel(session: SessionInfo): string {
   return session.id;
 }
 
-/** What a blob is: tool and compact args; an unattributed output by its command or its first line. */
+/**
+ * What a blob is: tool and compact args; an unattributed output by its command or its first line when that line
+ * says something (a counter's "1" does not: then what kind of output it is and its file's name).
+ */
 export function blobLabel(blob: BlobInfo): string {
   const args = compactArgs(blob.args ?? '', 60);
   if (blob.tool) return args ? `${blob.tool} ${args}` : blob.tool;
   if (args) return args;
-  const first = blob.preview !== undefined && !blob.binary ? firstLine(blob.preview) : '';
-  if (first) return truncate(first, 60);
-  return blob.kind === 'shell-output' ? 'shell output' : blob.kind === 'hook' ? 'hook output' : blob.name;
+  if (blob.preview === undefined || blob.binary) return blob.kind === 'shell-output' ? 'shell output' : blob.kind === 'hook' ? 'hook output' : blob.name;
+  const first = firstLine(blob.preview);
+  if (tellsSomething(first)) return truncate(first, 60);
+  const stem = blob.name.replace(/\.(txt|log|json)$/i, '');
+  return blob.kind === 'shell-output' ? `Bash output ${stem}` : blob.kind === 'hook' ? `hook output ${stem}` : blob.name;
 }
 
 function firstLine(text: string): string {
   for (const line of text.split(/\r?\n/)) if (line.trim()) return line.trim();
   return '';
+}
+
+/** A line with a word in it (three letters), unlike "1", "----" or "0.00". */
+function tellsSomething(line: string): boolean {
+  return /\p{L}.*\p{L}.*\p{L}/u.test(line);
 }
 
 /** Size and line count: what tells blob rows apart, so the row's label (cut last at a narrow width). */
@@ -149,9 +159,33 @@ export function sessionAge(updatedAt?: string, now?: number): string | undefined
   return Number.isFinite(then) && now !== undefined ? formatAge(then, now) : undefined;
 }
 
-/** A session row: facts first (label, so a 300 px side bar keeps them), then the title (description). */
-export function sessionRow(node: SessionNode, now: number): { label: string; description: string } {
-  return { label: sessionFacts(node.shown, node.session.updatedAt, now), description: sessionLabel(node.session) };
+/**
+ * A session row: its age and title (label: what tells it apart, kept by a 300 px side bar and by the row's
+ * buttons, which cover its end), then its blob count and size (description).
+ */
+export function sessionRow(node: SessionNode, now: number, twin = false): { label: string; description: string } {
+  return { label: sessionName(node.session, now, twin), description: sessionFacts(node.shown) };
+}
+
+/**
+ * "43 min ago · fix the build": what tells a session apart from its agent's others, wherever it is listed. A
+ * `twin` (another of its agent's sessions reads the same) shows its short id before the title, where a narrow
+ * side bar does not cut it: "2 min ago · 178b4d38 · run the build".
+ */
+export function sessionName(session: SessionInfo, now: number, twin = false): string {
+  const age = sessionAge(session.updatedAt, now);
+  const title = twin ? `${shortId(session.id)} · ${sessionLabel(session)}` : sessionLabel(session);
+  return age ? `${age} · ${title}` : title;
+}
+
+/** Keys of the sessions whose name (age and title) another session of the same agent shares. */
+export function twinSessions(sessions: readonly SessionInfo[], now: number): Set<string> {
+  const byName = new Map<string, string[]>();
+  for (const s of sessions) {
+    const name = `${s.source}\n${sessionName(s, now)}`;
+    byName.set(name, [...(byName.get(name) ?? []), s.key]);
+  }
+  return new Set([...byName.values()].filter((keys) => keys.length > 1).flat());
 }
 
 /**

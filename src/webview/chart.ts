@@ -6,6 +6,7 @@
 
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { readableOn } from './contrast';
 import { isHostToPage, type ChartData, type ChartPart, type ChartTurn, type PageToHost } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: PageToHost): void };
@@ -21,21 +22,28 @@ function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
+/**
+ * The theme's colours, each made opaque over the page and readable on it: text at WCAG AA (4.5:1), bars and marks
+ * at 3:1 (a theme colour with an alpha, drawn over a dark page, was a near-invisible brown).
+ */
 function theme() {
+  const bg = cssVar('--vscode-editor-background', '#1e1e1e');
+  const text = (name: string, fallback: string) => readableOn(cssVar(name, fallback), bg, 4.5, fallback);
+  const mark = (name: string, fallback: string) => readableOn(cssVar(name, fallback), bg, 3, fallback);
   return {
-    fg: cssVar('--vscode-foreground', '#ccc'),
-    bg: cssVar('--vscode-editor-background', '#1e1e1e'),
+    fg: text('--vscode-foreground', '#cccccc'),
+    bg,
     grid: cssVar('--vscode-editorWidget-border', 'rgba(128,128,128,0.25)'),
-    line: cssVar('--vscode-charts-blue', '#3794ff'),
-    bar: cssVar('--vscode-charts-purple', '#b180d7'),
-    over: cssVar('--vscode-charts-red', '#f14c4c'),
-    spill: cssVar('--vscode-charts-orange', '#d18616'),
-    compaction: cssVar('--vscode-charts-green', '#89d185'),
-    inline: cssVar('--vscode-charts-purple', '#b180d7'),
-    assistant: cssVar('--vscode-charts-blue', '#3794ff'),
-    user: cssVar('--vscode-charts-green', '#89d185'),
-    other: cssVar('--vscode-descriptionForeground', '#999'),
-    drop: cssVar('--vscode-charts-yellow', '#cca700'),
+    line: mark('--vscode-charts-blue', '#3794ff'),
+    bar: mark('--vscode-charts-purple', '#b180d7'),
+    over: text('--vscode-charts-red', '#f14c4c'),
+    spill: mark('--vscode-charts-orange', '#d18616'),
+    compaction: mark('--vscode-charts-green', '#89d185'),
+    inline: mark('--vscode-charts-purple', '#b180d7'),
+    assistant: mark('--vscode-charts-blue', '#3794ff'),
+    user: mark('--vscode-charts-green', '#89d185'),
+    other: mark('--vscode-descriptionForeground', '#999999'),
+    drop: mark('--vscode-charts-yellow', '#cca700'),
     font: `${cssVar('--vscode-font-size', '12px')} ${cssVar('--vscode-font-family', 'sans-serif')}`,
   };
 }
@@ -234,7 +242,8 @@ function drawOverlay(u: uPlot): void {
     const turn = data.turns[i];
     if (!turn) continue;
     const x = u.valToPos(xs[i] ?? 0, 'x', true);
-    ctx.globalAlpha = 0.8;
+    // Opaque: the colours were chosen for their contrast with the page as they are.
+    ctx.globalAlpha = 1;
     if (turn.delta < 0) {
       // A drop: below zero, named.
       const y = u.valToPos(turn.delta, 'y', true);
@@ -322,6 +331,7 @@ function drawOverlay(u: uPlot): void {
   $('chart').dataset.bars = String(bars);
   $('chart').dataset.spillMarks = String(marks);
   $('chart').dataset.drops = String(drops);
+  $('chart').dataset.palette = JSON.stringify({ bg: t.bg, fg: t.fg, spill: t.spill, inline: t.inline, line: t.line, drop: t.drop, over: t.over, other: t.other });
 }
 
 function render(d: ChartData): void {
@@ -341,7 +351,7 @@ function render(d: ChartData): void {
   const box = $('chart');
   const opts: uPlot.Options = {
     width: Math.max(320, box.clientWidth),
-    height: Math.max(240, Math.min(480, window.innerHeight - 220)),
+    height: chartHeight(),
     padding: [12, 12, 0, 0],
     scales: {
       x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
@@ -399,8 +409,17 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 });
 
 window.addEventListener('resize', () => {
-  if (plot) plot.setSize({ width: Math.max(320, $('chart').clientWidth), height: plot.height });
+  if (plot) plot.setSize({ width: Math.max(320, $('chart').clientWidth), height: chartHeight() });
 });
+
+/** Room kept under the chart for a turn's details (the CSS gives them at most this much, scrolling beyond). */
+const DETAILS_PX = 170;
+
+/** The chart as tall as the window allows once the header and a turn's details are on screen too. */
+function chartHeight(): number {
+  const header = document.getElementById('header')?.offsetHeight ?? 120;
+  return Math.max(200, Math.min(480, window.innerHeight - header - DETAILS_PX - 40));
+}
 
 // Theme changes swap the body class: redraw with the new colours.
 new MutationObserver(() => data && render(data)).observe(document.body, { attributes: true, attributeFilter: ['class'] });

@@ -191,6 +191,44 @@ export class Workbench {
     });
   }
 
+  /**
+   * The part of a row's label a person can read: the characters left of the side bar's edge, of the label's own
+   * box and of the row's inline buttons when they show (hovered), an ellipsis taking the last one's place.
+   */
+  async visibleLabel(row: Locator): Promise<string> {
+    return row.locator('.label-name').first().evaluate((label) => {
+      const container = label.closest('.monaco-icon-label-container') ?? label;
+      const bar = label.closest('.part.sidebar')?.getBoundingClientRect();
+      const actions = label.closest('.monaco-list-row')?.querySelector('.actions');
+      const shown = actions && getComputedStyle(actions).display !== 'none' && actions.getBoundingClientRect().width > 0;
+      const cut = container.scrollWidth > container.clientWidth + 1;
+      const right = Math.min(bar?.right ?? Infinity, container.getBoundingClientRect().right, shown ? actions.getBoundingClientRect().left : Infinity) - (cut ? 8 : 0);
+      const range = document.createRange();
+      const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+      let out = '';
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (let i = 0; i < text.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          if (range.getBoundingClientRect().right > right + 0.5) return out;
+          out += text[i];
+        }
+      }
+      return out;
+    });
+  }
+
+  /** The title of the side bar view holding the focus ("Spills", "Search"), or undefined when it is elsewhere. */
+  async focusedView(): Promise<string | undefined> {
+    return this.page.evaluate(() => document.activeElement?.closest('.pane')?.querySelector('.pane-header h3.title')?.textContent ?? undefined);
+  }
+
+  /** Whether the focus is in a text editor. */
+  async focusInEditor(): Promise<boolean> {
+    return this.page.evaluate(() => document.activeElement?.closest('.editor-instance') !== null && document.activeElement?.closest('.editor-instance') !== undefined);
+  }
+
   /** Opens the command palette, types the command's title and runs it. */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input[type="text"]');

@@ -3,6 +3,7 @@
 // saves a screenshot under test-results/e2e/.
 
 import { execFileSync } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +17,8 @@ import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../src
 import { isBlobOnlyFolder } from '../../src/catalog/emptyFolders';
 import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeModel';
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
+import { contrastRatio, parseColour, type Rgb } from '../../src/webview/contrast';
+import { writePiBashSession, type PiBashSession } from './pi-sessions';
 import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
@@ -48,6 +51,12 @@ let page: Page;
 let wb: Workbench;
 let userDataDir: string;
 const timings: Record<string, number> = {};
+/** Every blob's SHA-256 before the run: none may differ after it (the evidence is never changed). */
+const hashes = new Map<string, string>();
+const sha = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+/** Two pi sessions of one folder, a timestamped bash log each: the 300 px views are judged on them. */
+let piA: PiBashSession;
+let piB: PiBashSession;
 
 function setupEnv(): Env {
   const out = execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -66,6 +75,9 @@ beforeAll(async () => {
   const home = path.join(tmp, 'home');
   fs.mkdirSync(home);
   fixture = await buildFixtureHome(home, { bigBlob: true });
+  const now = Date.now();
+  piA = writePiBashSession(home, { prompt: 'run the unit tests and fix what fails', command: 'npm test', lines: 3000, at: 2892, needle: 'timeout after 30000ms', start: now - 3 * 3600_000 });
+  piB = writePiBashSession(home, { prompt: 'profile the slow integration suite', command: 'npm run test:integration', lines: 1500, at: 1207, needle: 'timeout after 30000ms waiting for :8080', start: now - 50 * 60_000 });
   // Only the fixture home: no real agent folders, no inherited agent variables.
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY|TMPDIR$|TMP$|TEMP$)/.test(k)),
@@ -84,7 +96,8 @@ beforeAll(async () => {
     }
   }
   expect(chartSpillTurns, 'a fixture session whose turns spilled').toBeGreaterThan(0);
-  const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile());
+  // The two pi sessions are judged at the end of the run: never deleted or aged on the way.
+  const plainFiles = (s: SessionInfo) => s.blobs.every((b) => fs.lstatSync(b.path).isFile()) && !s.blobs.some((b) => b.path === piA.log || b.path === piB.log);
   victim = sessionsWithBlobs().find((s) => s.key !== chartSession.key && s.dir !== fixture.claude.sessionDir && plainFiles(s))!;
   expect(victim).toBeDefined();
   // Retention works on file mtimes: age two more sessions, each with plain files only.
@@ -108,6 +121,8 @@ beforeAll(async () => {
   const indexing = new Catalog({ env: fixtureEnv, roots: fixture.userRoots, cacheDir: defaultCacheDir(fixtureEnv) });
   await indexing.scan();
   await indexing.dispose();
+  for (const s of catalog.sessions()) for (const b of s.blobs) if (fs.lstatSync(b.path).isFile()) hashes.set(b.path, sha(b.path));
+  expect(hashes.has(piA.log) && hashes.has(piB.log), 'the pi logs listed').toBe(true);
 
   // Package exactly what users install, and install it the way they do.
   const t0 = Date.now();
@@ -126,6 +141,12 @@ beforeAll(async () => {
     folder,
     settings: {
       ...WORKBENCH_SETTINGS,
+      // Everything that writes a file on its own: a blob must survive them all.
+      'files.autoSave': 'afterDelay',
+      'files.autoSaveDelay': 100,
+      'editor.formatOnSave': true,
+      'files.trimTrailingWhitespace': true,
+      'files.insertFinalNewline': true,
       // dsh and orgrt layouts live outside the default roots, as users configure them.
       'spillway.extraRoots': fixture.userRoots,
     },
@@ -133,7 +154,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   wb = new Workbench(page, shots);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  // A loaded machine (other suites running) took over 30 s to serve the first page.
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
   await page.emulateMedia({ colorScheme: 'light' });
@@ -182,12 +204,11 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     }
     for (const s of sessions) {
       const row = rows.find((r) => r.level === 2 && r.aria.includes(`session ${s.id}`));
-      // Facts first (a 300 px side bar cuts the end of a row): age, blob count and size, then the title.
-      expect(row?.description).toBe(sessionLabel(s));
+      // What tells sessions apart first (a 300 px side bar cuts the end of a row): age and title, then blob count and size.
       const bytes = s.blobs.reduce((n, b) => n + fs.statSync(b.path).size, 0);
       expect(row?.label).toMatch(/^(just now|\d+ (min|h|d) ago|\d{4}-\d\d-\d\d) · /);
-      expect(row?.label).toContain(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
-      expect(await wb.labelFits(wb.rowByAria(`session ${s.id}`))).toBe(true);
+      expect(row?.label.endsWith(` · ${sessionLabel(s)}`)).toBe(true);
+      expect(row?.description).toBe(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(bytes)}`);
     }
     // Expand each session in turn (the tree is virtualized: only shown rows exist)
     // and check every blob's label, tool and on-disk size.
@@ -225,6 +246,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     plantedPath = path.join(fixture.claude.toolResults, 'toolu_e2e_live_01.txt');
     const lines = Array.from({ length: 400 }, (_, i) => (i + 1 === NEEDLE_LINE ? `line ${i + 1}: ${NEEDLE} found here` : `line ${i + 1}: ${'output '.repeat(6)}`));
     fs.writeFileSync(plantedPath, `${lines.join('\n')}\n`, { mode: 0o600 });
+    hashes.set(plantedPath, sha(plantedPath));
     const label = 'toolu_e2e_live_01';
     await waitFor(async () => (await wb.treeRows()).some((r) => r.aria.endsWith(`file ${label}.txt`)), 'the new blob row', 30_000);
     await wb.screenshot('live-blob');
@@ -311,6 +333,61 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
   });
 
+  it('never changes a blob: Enter on a search result, then typing, Enter, deleting and saving in it, leave the file as it was', async () => {
+    await wb.openSpillway();
+    const tabOf = (file: string) => page.locator('.tabs-container .tab', { hasText: path.basename(file) }).first();
+    // Fold the fixture session earlier steps opened: the Search view below the tree gets the room for its rows.
+    const claude = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await claude.getAttribute('aria-expanded')) === 'true') await claude.click();
+    // The session's own search button: its results only (session, blob, line).
+    const piRow = wb.rowByAria(`session ${piA.id}`);
+    await piRow.scrollIntoViewIfNeeded();
+    await piRow.hover();
+    await piRow.locator('.action-label[aria-label^="Search Spills"]').click();
+    await wb.answerInput('timeout after 30000ms');
+    const search = wb.pane('Search');
+    const hit = search.locator('.monaco-list-row', { hasText: `${piA.line}  ` }).first();
+    await hit.waitFor({ state: 'visible', timeout: 30_000 });
+    // A click previews the blob with the match selected, the focus staying in the results (as VS Code's Search does).
+    await hit.click();
+    const tab = tabOf(piA.log);
+    await tab.waitFor({ state: 'visible' });
+    await waitFor(async () => (await wb.selectionStatus()).startsWith(`Ln ${piA.line},`), `the match on line ${piA.line} selected`);
+    expect(await tab.locator('.monaco-icon-label.italic').count(), 'a preview tab').toBe(1);
+    await waitFor(async () => (await wb.focusedView()) === 'Search', 'the focus kept in the Search view');
+    // Enter opens it for good (pinned), the focus in the editor, the match selected.
+    await page.keyboard.press('Enter');
+    await waitFor(() => wb.focusInEditor(), 'the focus in the editor');
+    await waitFor(async () => (await tab.locator('.monaco-icon-label.italic').count()) === 0, 'the tab pinned');
+    expect(await wb.selectionStatus()).toContain(`(${'timeout after 30000ms'.length} selected)`);
+    // What replaced the match in the report: Enter over the selection. Then typing, select-all and delete, save.
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('overwritten');
+    await expect.poll(() => page.locator('.view-line', { hasText: piA.text.slice(25) }).count()).toBeGreaterThan(0);
+    expect(await tab.getAttribute('class')).not.toContain('dirty');
+    // (Select-all moves the view to the last line.)
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.press('Control+S');
+    expect(await tab.getAttribute('class')).not.toContain('dirty');
+    expect(sha(piA.log)).toBe(hashes.get(piA.log));
+    await wb.screenshot('search-result-read-only');
+
+    // A blob opened from the tree: clicked into and typed over, the same.
+    if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.click();
+    await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
+    await tabOf(plantedPath).waitFor({ state: 'visible' });
+    await page.locator('.editor-instance .view-line', { hasText: 'line 3:' }).first().click();
+    await page.keyboard.type('typed into a blob');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+S');
+    expect(await tabOf(plantedPath).getAttribute('class')).not.toContain('dirty');
+    expect(sha(plantedPath)).toBe(hashes.get(plantedPath));
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+    await search.locator('.pane-header').click();
+    await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
+  });
+
   it("deletes a session's blobs: files and tree node go", async () => {
     await wb.openSpillway();
     const files = victim.blobs.map((b) => b.path);
@@ -332,7 +409,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     }
     if (victim.transcript && fs.existsSync(victim.transcript)) {
       // Its transcript remains: the session stays listed with 0 blobs, its chart reachable.
-      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${victim.id}`) && / · 0 blobs · /.test(r.label)), 'the session row with 0 blobs');
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${victim.id}`) && /^0 blobs · /.test(r.description)), 'the session row with 0 blobs');
     } else {
       await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${victim.id}`)), 'the session row to go');
     }
@@ -501,12 +578,12 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     expect(young.filter((f) => !fs.existsSync(f))).toEqual([]);
     // The tree follows: the aged session's row goes (or shows 0 blobs while its transcript remains), the younger one keeps all its blobs.
     if (aged.transcript && fs.existsSync(aged.transcript)) {
-      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${aged.id}`) && / · 0 blobs · /.test(r.label)), 'the aged session with 0 blobs');
+      await waitFor(async () => (await wb.treeRows()).find((r) => r.aria.includes(`session ${aged.id}`) && /^0 blobs · /.test(r.description)), 'the aged session with 0 blobs');
     } else {
       await waitFor(async () => !(await wb.treeRows()).some((r) => r.aria.includes(`session ${aged.id}`)), 'the aged session row to go');
     }
     const kept = (await wb.treeRows()).find((r) => r.aria.includes(`session ${dated.id}`));
-    expect(kept?.label).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
+    expect(kept?.description).toContain(`${dated.blobs.length} blob${dated.blobs.length === 1 ? '' : 's'}`);
     await wb.screenshot('cleaned-up');
   });
 
@@ -565,5 +642,128 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await waitFor(() => expected.items.every((i) => !fs.existsSync(i.path)), 'the policy to delete its blobs');
     expect(fs.existsSync(keep.path)).toBe(true);
     await wb.screenshot('auto-cleaned');
+  });
+
+  it('Refresh keeps every fact a row had (line counts, names), expanded or collapsed again', async () => {
+    await wb.openSpillway();
+    const rowsOf = async (id: string) => (await wb.treeRows()).filter((r) => r.level === 3 && r.aria.includes(id)).map((r) => `${r.label} | ${r.description}`);
+    const claude = wb.rowByAria(`session ${fixture.claude.sessionId}`);
+    if ((await claude.getAttribute('aria-expanded')) === 'true') await claude.click();
+    const session = wb.rowByAria(`session ${piA.id}`);
+    await session.scrollIntoViewIfNeeded();
+    if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
+    const file = `file ${path.basename(piA.log)}`;
+    const before = await waitFor(async () => {
+      const rows = await rowsOf(file);
+      return rows.length === 1 && / lines \| /.test(rows[0]!) ? rows : undefined;
+    }, 'the pi log row with its line count');
+    await wb.runCommand('Spillway: Refresh');
+    // The new catalog is in place once the log says so; then the row, drawn from it, reads the same.
+    const scans = () => (extensionLog(userDataDir).match(/Scanned \d+ sessions in/g) ?? []).length;
+    const scanned = scans();
+    await waitFor(() => scans() > scanned || undefined, 'the Refresh scan', 60_000).catch(() => undefined);
+    const same = async (what: string) => {
+      let seen: string[] = [];
+      await waitFor(async () => JSON.stringify((seen = await rowsOf(file))) === JSON.stringify(before) || undefined, what, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}: expected ${before[0]}, the tree shows ${JSON.stringify(seen)}`);
+      });
+    };
+    await same('the same row after Refresh');
+    await session.click();
+    await waitFor(async () => (await session.getAttribute('aria-expanded')) === 'false', 'the session to collapse');
+    await session.click();
+    await same('the same row expanded again');
+    await wb.screenshot('refreshed-rows');
+    await session.click();
+  });
+
+  it('reads at 300 px in light and dark: sessions told apart, each match visible, chart colours that stand out', async () => {
+    await wb.openSpillway();
+    await wb.setSideBarWidth(300);
+    // Sessions: the two pi sessions (one folder, one agent) read differently without hovering, and hovering keeps that.
+    for (const s of [piA, piB]) {
+      const row = wb.rowByAria(`session ${s.id}`);
+      await row.scrollIntoViewIfNeeded();
+      const shown = await wb.visibleLabel(row);
+      expect(shown, `the row of "${s.prompt}"`).toMatch(new RegExp(`^(just now|\\d+ (min|h) ago) · ${s.prompt.slice(0, 12)}`));
+      await row.hover();
+      await row.locator('.action-label[aria-label="Show Context Chart"]').waitFor({ state: 'visible' });
+      expect(await wb.visibleLabel(row), 'its buttons cover none of what tells it apart').toMatch(new RegExp(`^(just now|\\d+ (min|h) ago) · ${s.prompt.slice(0, 12)}`));
+    }
+    // The real Claude Code sessions (both "run the build", the same minute: told apart by their short ids) and a pi
+    // session expanded: every blob named by what it is, never a bare number (a counter's first line).
+    for (const id of [...fixture.claude.realSessionIds, piA.id]) {
+      const row = wb.rowByAria(`session ${id}`);
+      await row.scrollIntoViewIfNeeded();
+      if (fixture.claude.realSessionIds.includes(id)) expect(await wb.visibleLabel(row)).toContain(shortId(id));
+      if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+      const session = catalog.sessions().find((s) => s.id === id)!;
+      for (const b of session.blobs) {
+        await catalog.preview(b.key);
+        expect(blobLabel(b)).not.toMatch(/^[\d\s.,-]*$/);
+        await waitFor(async () => (await wb.treeRows()).some((r) => r.level === 3 && r.aria.endsWith(`file ${b.name}`) && r.description === blobLabel(b)), `${b.name} named ${blobLabel(b)}`);
+      }
+    }
+    await page.mouse.move(900, 700);
+    await wb.screenshotThemes('300px-tree-real-sessions');
+    for (const id of [...fixture.claude.realSessionIds, piA.id]) {
+      const row = wb.rowByAria(`session ${id}`);
+      if ((await row.getAttribute('aria-expanded')) === 'true') await row.click();
+    }
+
+    // Search: each match readable in its row, the timestamp in front of it left out. The Spills view folded: the
+    // Search view gets the side bar's height.
+    await wb.pane('Spills').locator('.pane-header').click();
+    await wb.runCommand('Spillway: Search Spills...');
+    await wb.answerInput('timeout after');
+    const search = wb.pane('Search');
+    for (const s of [piA, piB]) {
+      const hit = search.locator('.monaco-list-row', { hasText: `${s.line}  ` }).first();
+      await hit.waitFor({ state: 'visible', timeout: 30_000 });
+      const shown = await wb.visibleLabel(hit);
+      expect(shown, `the row of line ${s.line}`).toContain('timeout after');
+      expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    }
+    await page.mouse.move(900, 700);
+    await wb.screenshotThemes('300px-search');
+    await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+    await search.locator('.pane-header').click();
+    await wb.pane('Spills').locator('.pane-header').click();
+    await wb.rowByAria(`session ${piA.id}`).waitFor({ state: 'visible' });
+
+    // The chart of a pi session: its colours stand out from the page in both themes (3:1 for marks, 4.5:1 for text).
+    const row = wb.rowByAria(`session ${piA.id}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Show Context Chart"]').click();
+    const frame = wb.chartFrame();
+    const chart = frame.locator('#chart[data-bars]');
+    await chart.waitFor({ state: 'attached', timeout: 30_000 });
+    const rgb = (c: string): Rgb => parseColour(c)!.slice(0, 3) as Rgb;
+    for (const scheme of ['light', 'dark'] as const) {
+      await wb.setColorScheme(scheme);
+      const palette = await waitFor(async () => {
+        const p = JSON.parse((await chart.getAttribute('data-palette')) ?? '{}') as Record<string, string>;
+        const isDark = (c: string) => contrastRatio(rgb(c), [0, 0, 0]) < contrastRatio(rgb(c), [255, 255, 255]);
+        return p.bg && isDark(p.bg) === (scheme === 'dark') ? p : undefined;
+      }, `the chart redrawn in ${scheme}`);
+      for (const name of ['spill', 'inline', 'line', 'drop', 'other']) expect(contrastRatio(rgb(palette[name]!), rgb(palette.bg!)), `${name} on ${scheme}`).toBeGreaterThanOrEqual(3);
+      for (const name of ['fg', 'over']) expect(contrastRatio(rgb(palette[name]!), rgb(palette.bg!)), `${name} on ${scheme}`).toBeGreaterThanOrEqual(4.5);
+      // A turn's details are on screen, not under the window's bottom edge.
+      const over = frame.locator('.u-over');
+      const box = (await over.boundingBox())!;
+      await over.hover({ position: { x: box.width / 2, y: box.height / 2 } });
+      const details = frame.locator('#details');
+      await expect.poll(async () => (await details.textContent()) ?? '').toMatch(/Turn \d+/);
+      const d = (await details.boundingBox())!;
+      expect(d.y + Math.min(d.height, 40)).toBeLessThanOrEqual(page.viewportSize()!.height);
+      await wb.screenshot(`300px-chart-${scheme}`);
+    }
+    await wb.setColorScheme('light');
+  });
+
+  it('changed no blob by one byte over the whole run', () => {
+    const left = [...hashes].filter(([file]) => fs.existsSync(file));
+    expect(left.length).toBeGreaterThan(10);
+    for (const [file, hash] of left) expect(sha(file), file).toBe(hash);
   });
 });

@@ -63,4 +63,10 @@ it('`npm start` prints a local address that opens VS Code on the Spills view, fo
   const auxiliaryVisible = await page.locator('.part.auxiliarybar').isVisible();
   expect(auxiliaryVisible).toBe(false);
   await page.screenshot({ path: path.join(shots, '01-npm-start.png') });
+  // Only what a user needs was printed (progress, the address): code-server's own lines (timestamped, its missing
+  // vsda.js, an unreachable extension gallery) went to the log, which has them.
+  expect(out).not.toMatch(/vsda|File not found|gallery|^\[\d{4}-\d\d-\d\dT/im);
+  const log = fs.readFileSync(path.join(repo, '.cache', 'logs', 'start.log'), 'utf8');
+  expect(log).toContain(`code-server on 127.0.0.1:${port}`);
+  expect(log.slice(log.lastIndexOf(`code-server on 127.0.0.1:${port}`))).toMatch(/HTTP server listening/);
 }, 600_000);

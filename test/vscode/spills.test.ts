@@ -77,8 +77,8 @@ describe('Spillway in the VS Code extension host', function () {
       assert.ok(session, `session ${s.key}`);
       const item = api.container.tree.getTreeItem(session);
       // Facts first (age, count, size), the title after.
-      assert.equal(item.description, sessionLabel(s));
-      assert.ok(String(item.label).includes(`${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(s.bytes)}`));
+      assert.ok(String(item.label).endsWith(` · ${sessionLabel(s)}`));
+      assert.equal(item.description, `${s.blobs.length} blob${s.blobs.length === 1 ? '' : 's'} · ${formatBytes(s.bytes)}`);
       for (const b of s.blobs) {
         const node = nodes.find((n) => n.kind === 'blob' && n.blob.key === b.key);
         assert.ok(node, b.path);

@@ -23,8 +23,12 @@ describe('parseLineRange', () => {
     expect(!reversed.ok && reversed.message).toContain('before it starts');
   });
 
-  it('clamps the end to the file and refuses a start past it', () => {
-    expect(parseLineRange('90-500', 100)).toEqual({ ok: true, range: { start: 90, end: 100 } });
+  it('refuses a range reaching past the file, saying how far it goes, and a start past it', () => {
+    const over = parseLineRange('90-500', 100);
+    expect(over.ok).toBe(false);
+    expect(!over.ok && over.message).toContain('100 lines');
+    expect(!over.ok && over.message).toContain('Try 90-100');
+    expect(parseLineRange('90-100', 100)).toEqual({ ok: true, range: { start: 90, end: 100 } });
     const past = parseLineRange('101-120', 100);
     expect(past.ok).toBe(false);
     expect(!past.ok && past.message).toContain('100 lines');

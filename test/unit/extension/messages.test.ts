@@ -46,6 +46,8 @@ describe('confirmations', () => {
     expect(ask('20d')).toBe('Move 2 blobs (1.5 MB) older than 20 days to the trash?');
     expect(ask('1d')).toBe('Move 2 blobs (1.5 MB) older than 1 day to the trash?');
     expect(ask('12h')).toBe('Move 2 blobs (1.5 MB) older than 12 hours to the trash?');
+    expect(ask('30m')).toBe('Move 2 blobs (1.5 MB) older than 30 minutes to the trash?');
+    expect(ask('90 min')).toBe('Move 2 blobs (1.5 MB) older than 90 minutes to the trash?');
     expect(ask('1GB')).toBe('Move 2 blobs (1.5 MB) older than the newest 1.0 GB to the trash?');
   });
 
@@ -65,6 +67,8 @@ describe('retention input', () => {
     expect(parseRetention('7d')).toEqual({ olderThanMs: 7 * 86_400_000 });
     expect(parseRetention('12 hours')).toEqual({ olderThanMs: 12 * 3_600_000 });
     expect(parseRetention('2GB')).toEqual({ maxTotalBytes: 2 * 1024 ** 3 });
+    expect(parseRetention('30m')).toEqual({ olderThanMs: 30 * 60_000 });
+    expect(parseRetention('2 MB')).toEqual({ maxTotalBytes: 2 * 1024 ** 2 });
     expect(parseRetention('soon')).toHaveProperty('error');
     expect(parseRetention('0d')).toHaveProperty('error');
   });

@@ -32,6 +32,15 @@ describe('search model', () => {
     expect(matchRanges('a.b axb', matcherFor({ pattern: 'a.b', regex: false, matchCase: false }))).toEqual([[0, 3]]);
     expect(matchRanges('abc', matcherFor({ pattern: 'x*', regex: true, matchCase: false }))).toEqual([]);
     expect(() => matcherFor({ pattern: 'a(', regex: true, matchCase: false })).toThrow(/invalid regular expression/);
+    // Said once, not "invalid regular expression: Invalid regular expression: ...".
+    let message = '';
+    try {
+      matcherFor({ pattern: 'a(', regex: true, matchCase: false });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.match(/invalid regular expression/gi)).toHaveLength(1);
+    expect(message).toContain('a(');
   });
 
   it('shows the line number first and the match close to the start, highlighted', () => {
@@ -46,6 +55,23 @@ describe('search model', () => {
     expect(long.label.startsWith('1234  …')).toBe(true);
     expect(long.highlights.map(([s, e]) => long.label.slice(s, e))).toEqual(['NEEDLE', 'needle']);
     expect(long.label.indexOf('NEEDLE')).toBeLessThan(40);
+  });
+
+  it('keeps a little context before the match, from a word, so a 300 px row shows it (a log line’s timestamp left out)', () => {
+    const re = matcherFor({ pattern: 'timeout', regex: false, matchCase: false });
+    const text = '2026-11-29T02:06:00.670Z [pi] bash: npm test failed: timeout after 30000ms';
+    const row = lineRow({ line: 2892, text }, re);
+    expect(row.label).toBe('2892  …failed: timeout after 30000ms');
+    expect(row.label.slice(...row.highlights[0]!)).toBe('timeout');
+    // Without a word boundary near it, at most 12 chars before the match.
+    const packed = lineRow({ line: 3, text: `${'y'.repeat(80)}timeout` }, re);
+    expect(packed.label).toBe(`3  …${'y'.repeat(12)}timeout`);
+    // Whatever the line, the match begins within the first 30 chars of the row.
+    for (const lead of ['', 'a ', 'x'.repeat(11), `${'word '.repeat(40)}`, `${'2026-11-29T02:06:00.670Z '.repeat(3)}`]) {
+      const r = lineRow({ line: 123456, text: `${lead}timeout` }, re);
+      expect(r.highlights[0]![0]).toBeLessThanOrEqual(8 + 1 + 12);
+      expect(r.label.slice(...r.highlights[0]!)).toBe('timeout');
+    }
   });
 
   it('caps each blob and the total, and says what it left out', () => {

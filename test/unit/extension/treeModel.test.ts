@@ -25,6 +25,7 @@ import {
   sessionLabel,
   sessionNode,
   sessionRow,
+  twinSessions,
   sessionTooltipParagraphs,
   shownOf,
 } from '../../../src/extension/treeModel';
@@ -85,7 +86,10 @@ describe('tree model', () => {
     });
     const agents = buildTree([unlisted(older), unlisted(newer)], {}, 'size');
     const rows = agents[0]!.sessions;
-    expect(rows.map((s) => sessionRow(s, Date.parse('2026-01-03T00:00:00Z')).label)).toEqual(['just now · 1 blob · 50 MB', '1 d ago · 2 blobs · 127 KB']);
+    expect(rows.map((s) => sessionRow(s, Date.parse('2026-01-03T00:00:00Z')))).toEqual([
+      { label: 'just now · web', description: '1 blob · 50 MB' },
+      { label: '1 d ago · fix the build', description: '2 blobs · 127 KB' },
+    ]);
     expect(agentDescription(rows)).toBe('3 blobs · 50 MB');
     expect(agentDescription([{ ...rows[1]!, shown: { count: 2_500, bytes: 195 << 20 } }])).toBe('2,500 blobs · 195 MB');
     expect(agentDescription([{ ...rows[1]!, shown: { count: 100_000, bytes: 195 << 20 } }])).toBe('100k blobs · 195 MB');
@@ -135,12 +139,21 @@ describe('tree model', () => {
     expect(blobIcon(grep)).toBe('search');
   });
 
-  it('puts the facts first in rows, so a 300 px side bar cuts the title, not the size', () => {
+  it('puts what tells rows apart first: a blob’s size and lines, a session’s age and title', () => {
     const now = Date.parse('2026-01-02T03:00:00Z');
     expect(blobRow(bash)).toEqual({ label: '39 KB · 812 lines', description: 'Bash npm test' });
-    expect(sessionRow(sessionNode(older, {}), now)).toEqual({ label: '3 h ago · 2 blobs · 127 KB', description: 'fix the build' });
+    // Two sessions of one agent read differently without hovering: the title is in the label, after the age.
+    expect(sessionRow(sessionNode(older, {}), now)).toEqual({ label: '3 h ago · fix the build', description: '2 blobs · 127 KB' });
+    expect(sessionRow(sessionNode({ ...older, updatedAt: 'not a date' }, {}), now).label).toBe('fix the build');
+    // Two of one agent's sessions that read the same (a prompt repeated, the same minute): the short id tells them apart.
+    const twinA = { ...older, key: 'claude-code:/d/t1', id: '178b4d38-13b0-42e7-9299-816fbc78abe5', title: 'run the build' };
+    const twinB = { ...older, key: 'claude-code:/d/t2', id: 'a8596db4-f8da-40c2-9db5-c17f7cb847a8', title: 'run the build' };
+    const twins = twinSessions([twinA, twinB, older, { ...twinA, key: 'pi:/p/t', source: 'pi' as const }], now);
+    expect([...twins].sort()).toEqual(['claude-code:/d/t1', 'claude-code:/d/t2']);
+    expect(sessionRow(sessionNode(twinA, {}), now, true).label).toBe('3 h ago · 178b4d38 · run the build');
+    expect(sessionRow(sessionNode(twinB, {}), now, true).label).toBe('3 h ago · a8596db4 · run the build');
     // The row counts the blobs it shows (a filter may hide some).
-    expect(sessionRow(sessionNode(older, { tool: 'bash' }), now).label).toBe('3 h ago · 1 blob · 39 KB');
+    expect(sessionRow(sessionNode(older, { tool: 'bash' }), now).description).toBe('1 blob · 39 KB');
   });
 
   it('names an unattributed output by its command, else its first line, not "shell"', () => {
@@ -150,6 +163,10 @@ describe('tree model', () => {
     expect(blobLabel({ ...shell, args: 'make -j8' })).toBe('make -j8');
     expect(blobLabel({ ...shell, preview: '\u0000\u0001', binary: true })).toBe('shell output');
     expect(blobLabel({ ...shell, preview: 'x'.repeat(200) })).toHaveLength(60);
+    // A first line that says nothing (a counter, a rule): what the output is and its file's name.
+    expect(blobLabel({ ...shell, name: 'b9wyd9vmp.txt', preview: '1\n2\n3\n' })).toBe('Bash output b9wyd9vmp');
+    expect(blobLabel({ ...shell, name: 'pi-bash-0123456789abcdef.log', preview: '----\n0.00\n' })).toBe('Bash output pi-bash-0123456789abcdef');
+    expect(blobLabel({ ...shell, preview: 'ERROR: build failed\n' })).toBe('ERROR: build failed');
   });
 
   it('gives stable ids and a contextValue grammar', () => {
