@@ -3,7 +3,7 @@
 // agent would have shown without Spillway.
 import * as path from 'node:path';
 import type { ApiCall } from './calls';
-import type { BlobInfo, BlobUse, SourceName, TokensSaved, TurnDrop, TurnPart, TurnPoint, TurnSeries } from './types';
+import type { BlobInfo, BlobRead, BlobUse, SourceName, TokensSaved, TurnDrop, TurnPart, TurnPoint, TurnSeries } from './types';
 import { isTurn } from '../spill/manifest';
 
 /** Assumption for turning chars into tokens (English text and code average ~4). */
@@ -19,7 +19,13 @@ const tokensOf = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
 export function buildTurnSeries(sessionKey: string, calls: readonly ApiCall[], blobs: readonly BlobInfo[], skipped = 0, source?: SourceName): TurnSeries {
   const toolNames = new Map<string, string>();
-  for (const call of calls) for (const t of call.toolCalls ?? []) toolNames.set(t.id, t.name);
+  const issuedAt = new Map<string, number>();
+  for (const [i, call] of calls.entries()) {
+    for (const t of call.toolCalls ?? []) {
+      toolNames.set(t.id, t.name);
+      if (!issuedAt.has(t.id)) issuedAt.set(t.id, i + 1);
+    }
+  }
   const blobByCall = new Map<string, BlobInfo>();
   for (const b of blobs) if (b.toolCallId) blobByCall.set(b.toolCallId, b);
   const points: TurnPoint[] = calls.map((call, i) => {
@@ -30,14 +36,15 @@ export function buildTurnSeries(sessionKey: string, calls: readonly ApiCall[], b
       timestamp: call.timestamp,
       promptTokens: call.promptTokens,
       delta,
-      parts: partsOf(call, previous, delta, toolNames, blobByCall),
-      drop: dropOf(call, delta),
+      parts: partsOf(call, previous, delta, toolNames, blobByCall, issuedAt),
+      drop: dropOf(call, delta, previous, i > 1 && previous!.promptTokens < calls[i - 2]!.promptTokens),
       outputTokens: call.outputTokens,
       compaction: call.compactionBefore,
       blobs: [],
       ...(call.messageId !== undefined ? { messageId: call.messageId } : {}),
     };
   });
+  const tokensOfResult = resultTokens(calls);
   for (const blob of blobs) {
     const point = blob.turn !== undefined ? points[blob.turn - 1] : undefined;
     point?.blobs.push(blob.key);
@@ -45,7 +52,7 @@ export function buildTurnSeries(sessionKey: string, calls: readonly ApiCall[], b
   return {
     sessionKey,
     points,
-    blobs: blobs.map((b) => blobUse(b, calls)),
+    blobs: blobs.map((b) => blobUse(b, calls, tokensOfResult)),
     compactions: points.filter((p) => p.compaction).length,
     tokensSaved: estimateTokensSaved(points, blobs, source),
     skipped,
@@ -58,7 +65,14 @@ export function buildTurnSeries(sessionKey: string, calls: readonly ApiCall[], b
  * the estimate exceeds the growth, "other" for what is left (system prompt,
  * tool definitions, reminders, attachments).
  */
-function partsOf(call: ApiCall, previous: ApiCall | undefined, delta: number, toolNames: Map<string, string>, blobByCall: Map<string, BlobInfo>): TurnPart[] {
+function partsOf(
+  call: ApiCall,
+  previous: ApiCall | undefined,
+  delta: number,
+  toolNames: Map<string, string>,
+  blobByCall: Map<string, BlobInfo>,
+  issuedAt: Map<string, number>,
+): TurnPart[] {
   const parts: TurnPart[] = [];
   if (previous && call.dropBefore !== 'compaction') parts.push({ kind: 'assistant', tokens: previous.outputTokens });
   for (const added of call.added ?? []) {
@@ -69,6 +83,8 @@ function partsOf(call: ApiCall, previous: ApiCall | undefined, delta: number, to
     const id = added.toolCallId;
     const blob = id ? blobByCall.get(id) : undefined;
     const tool = (id && toolNames.get(id)) ?? blob?.tool;
+    // A spill's own turn, the one every view shows; else the turn of the call that asked for the output.
+    const turn = blob?.turn ?? (id ? issuedAt.get(id) : undefined);
     parts.push({
       kind: 'tool-result',
       ...(tool ? { tool } : {}),
@@ -76,6 +92,7 @@ function partsOf(call: ApiCall, previous: ApiCall | undefined, delta: number, to
       tokens: tokensOf(added.chars),
       spilled: blob !== undefined,
       ...(blob ? { path: blob.path } : {}),
+      ...(turn !== undefined ? { turn } : {}),
     });
   }
   if (delta > 0) {
@@ -90,20 +107,44 @@ function partsOf(call: ApiCall, previous: ApiCall | undefined, delta: number, to
   return parts.filter((p) => p.tokens > 0);
 }
 
-function dropOf(call: ApiCall, delta: number): TurnDrop | null {
-  const kind = call.dropBefore ?? (call.compactionBefore ? 'compaction' : delta < 0 ? 'unexplained' : undefined);
-  return kind ? { kind, tokens: Math.max(0, -delta) } : null;
+/**
+ * What shrank the prompt before `call`: what the transcript recorded right before it (in this turn, or in the
+ * previous one when that one did not shrink: an extension's record may come a call before the request it
+ * prunes); "unexplained" only when nothing did.
+ */
+function dropOf(call: ApiCall, delta: number, previous: ApiCall | undefined, previousShrank: boolean): TurnDrop | null {
+  const recorded = call.dropBefore ?? (call.compactionBefore ? 'compaction' : undefined);
+  if (recorded) return { kind: recorded, tokens: Math.max(0, -delta) };
+  if (delta >= 0) return null;
+  const announced = call.explains ?? (previousShrank ? undefined : (previous?.explains ?? previous?.dropBefore));
+  return { kind: announced ?? 'unexplained', tokens: -delta };
 }
 
-/** Tool calls after the one that made the blob whose input names the blob's path (or, relative, its file name). */
-function blobUse(blob: BlobInfo, calls: readonly ApiCall[]): BlobUse {
-  let readBack = 0;
+/** Tokens each tool result added to the prompt that carried it, by tool call id. */
+function resultTokens(calls: readonly ApiCall[]): Map<string, number> {
+  const tokens = new Map<string, number>();
+  for (const call of calls) for (const added of call.added ?? []) if (added.toolCallId) tokens.set(added.toolCallId, tokensOf(added.chars));
+  return tokens;
+}
+
+/**
+ * Tool calls after the one that made the blob that fetched it back: their input names the blob's path (or,
+ * relative, its file name), or its tool call's id (a query of the extension that stored it).
+ */
+function blobUse(blob: BlobInfo, calls: readonly ApiCall[], tokensOfResult: Map<string, number>): BlobUse {
+  const reads: BlobRead[] = [];
   const tail = `${path.sep}${blob.name}`;
   for (let i = isTurn(blob.turn) ? blob.turn : calls.length; i < calls.length; i++) {
     for (const t of calls[i]!.toolCalls ?? []) {
-      if (t.id !== blob.toolCallId && t.mentions.some((m) => m === blob.path || m.endsWith(tail))) readBack++;
+      if (t.id === blob.toolCallId) continue;
+      const byPath = t.mentions.some((m) => m === blob.path || m.endsWith(tail));
+      const byId = blob.toolCallId !== undefined && t.fetches?.includes(blob.toolCallId) === true;
+      if (!byPath && !byId) continue;
+      const tokens = tokensOfResult.get(t.id);
+      reads.push({ turn: i + 1, toolCallId: t.id, ...(tokens !== undefined ? { tokens } : {}) });
     }
   }
+  const readBack = reads.length;
   return {
     key: blob.key,
     path: blob.path,
@@ -112,6 +153,7 @@ function blobUse(blob: BlobInfo, calls: readonly ApiCall[]): BlobUse {
     ...(blob.turn !== undefined ? { turn: blob.turn } : {}),
     bytes: blob.bytes,
     readBack,
+    reads,
     madeBy: madeBySpillway(blob) ? 'spillway' : 'agent',
   };
 }

@@ -115,6 +115,11 @@ export interface TurnPart {
   spilled?: boolean;
   /** The blob, when spilled. */
   path?: string;
+  /**
+   * The turn whose call issued the tool call (a spill's turn, BlobInfo.turn): its output grows the prompt of a
+   * later call, the point this part belongs to.
+   */
+  turn?: number;
 }
 
 /** What shrank the context before a call. */
@@ -192,10 +197,21 @@ export interface BlobUse {
   toolCallId?: string;
   turn?: number;
   bytes: number;
-  /** Later tool calls whose input names the blob's path (a Read, a `sed -n` in a Bash command). */
+  /**
+   * Later tool calls that fetched the blob back: their input names its path (a Read, a `sed -n` or grep in a
+   * Bash command) or its id (pi-condense's context_tree_query).
+   */
   readBack: number;
+  /** Each of those: the turn of the call that issued it, and the tokens its result added (when known). */
+  reads?: BlobRead[];
   /** Who spilled it: Spillway (a manifest names it) or the agent itself. */
   madeBy: 'spillway' | 'agent';
+}
+
+export interface BlobRead {
+  turn: number;
+  toolCallId: string;
+  tokens?: number;
 }
 
 export interface TurnSeries {
