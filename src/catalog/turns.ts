@@ -12,8 +12,11 @@ export const CHARS_PER_TOKEN = 4;
 export const DEFAULT_DIGEST_CHARS = 2_300;
 /** Claude Code persists a tool result over this many chars itself and shows its 2 KB preview. */
 const CLAUDE_CODE_PERSIST_CHARS = 30_000;
-/** pi's built-in read and bash keep at most 50 KB. */
+/** Claude Code cuts a failed command's text to this many chars (its head and tail around a notice), persisting nothing. */
+const CLAUDE_CODE_FAILURE_CHARS = 10_040;
+/** pi's built-in read and bash keep at most 50 KB and 2,000 lines (bash: the tail). */
 const PI_OUTPUT_CAP = 50 * 1024;
+const PI_OUTPUT_LINES = 2_000;
 
 const tokensOf = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
@@ -162,10 +165,22 @@ function madeBySpillway(blob: BlobInfo): boolean {
   return blob.madeBy === 'spillway' || blob.attribution === 'manifest';
 }
 
-/** What the agent would have put in the context for an output of `chars` without Spillway. */
-export function baselineChars(source: SourceName | undefined, chars: number): number {
-  if (source === 'claude-code') return chars > CLAUDE_CODE_PERSIST_CHARS ? DEFAULT_DIGEST_CHARS : chars;
-  if (source === 'pi') return Math.min(chars, PI_OUTPUT_CAP);
+/**
+ * What the agent would have put in the context for an output of `chars` (`lines` lines, when known) without
+ * Spillway: Claude Code's 2 KB preview of an output it persists, its cut of a failure, else the whole; pi's
+ * 2,000 lines / 50 KB (lines of the output's average length; its notice of some 90 chars left out); other
+ * agents the whole.
+ */
+export function baselineChars(source: SourceName | undefined, chars: number, facts: { lines?: number; failed?: boolean } = {}): number {
+  if (source === 'claude-code') {
+    if (facts.failed) return Math.min(chars, CLAUDE_CODE_FAILURE_CHARS);
+    return chars > CLAUDE_CODE_PERSIST_CHARS ? DEFAULT_DIGEST_CHARS : chars;
+  }
+  if (source === 'pi') {
+    const lines = facts.lines;
+    const kept = lines !== undefined && lines > PI_OUTPUT_LINES ? Math.ceil((chars * PI_OUTPUT_LINES) / lines) : chars;
+    return Math.min(kept, PI_OUTPUT_CAP);
+  }
   return chars;
 }
 
@@ -192,7 +207,7 @@ export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonl
     const bodyTokens = tokensOf(blob.bytes);
     const digestKnown = blob.digestChars !== undefined;
     const digestTokens = tokensOf(blob.digestChars ?? DEFAULT_DIGEST_CHARS);
-    const baselineTokens = counted ? tokensOf(baselineChars(source, blob.bytes)) : digestTokens;
+    const baselineTokens = counted ? tokensOf(baselineChars(source, blob.bytes, { ...(blob.lines !== undefined ? { lines: blob.lines } : {}), ...(blob.failed ? { failed: true } : {}) })) : digestTokens;
     const perCall = Math.max(0, baselineTokens - digestTokens);
     const saved = perCall * resentTurns;
     estimate.blobs.push({ key: blob.key, bodyTokens, baselineTokens, counted, digestTokens, resentTurns, saved, digestKnown });

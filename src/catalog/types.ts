@@ -62,8 +62,13 @@ export interface BlobInfo {
   lines?: number;
   /** Characters the model saw instead of the body (the digest / persisted-output notice), when the transcript says. */
   digestChars?: number;
-  /** 'spillway' when a Spillway manifest names the file (Spillway spilled it, not the agent). */
+  /**
+   * 'spillway' when a Spillway manifest names the file (Spillway spilled it, not the agent), or when Spillway
+   * replaced what the agent showed of a file the agent wrote (pi's bash log, by Spillway's `spillway-spill` entry).
+   */
   madeBy?: 'spillway';
+  /** The tool call failed (an error result): Claude Code cuts a failure's text its own way. */
+  failed?: boolean;
 }
 
 /** What a clean plan needs of a blob. */

@@ -67,6 +67,8 @@ export interface PiState extends MentionsState {
   pendingExplains?: DropKind;
   /** pi-condense's short refs (`t3`) -> tool call id: what context_tree_query is given. */
   shortRefs: Map<string, string>;
+  /** Tool call id -> lines of the output whose result Spillway replaced (its `spillway-spill` entry). */
+  spillwayReplaced: Map<string, number | undefined>;
 }
 
 /** pi-condense names blobs after the call id with [^A-Za-z0-9_-] -> '_', maybe with '@<timestamp>'. */
@@ -90,6 +92,7 @@ export const piReducer: LineReducer<PiState> = {
     pendingCompaction: false,
     pendingAdded: [],
     shortRefs: new Map(),
+    spillwayReplaced: new Map(),
     mentions: true,
   }),
   line(state, value) {
@@ -114,7 +117,10 @@ export const piReducer: LineReducer<PiState> = {
         if (entry.customType === 'context-prune-index') {
           readIndex(state, entry.data);
           state.lastIndex = 'pi-condense';
-        } else if (entry.customType === SPILLWAY_INDEX) state.lastIndex = 'spillway';
+        } else if (entry.customType === SPILLWAY_INDEX) {
+          state.lastIndex = 'spillway';
+          readSpillwayRecord(state, entry.data);
+        }
         readRecord(state, str(entry.customType), entry.data);
         return true;
       case 'custom_message':
@@ -213,6 +219,15 @@ function readIndex(state: PiState, data: unknown): void {
     if (!r || !spillPath || !toolCallId) continue;
     state.index.set(own(path.basename(spillPath)), { toolCallId, toolName: str(r.toolName), args: r.args });
   }
+}
+
+/** Spillway's record of a result it replaced: whose, and how many lines the whole output had. */
+function readSpillwayRecord(state: PiState, data: unknown): void {
+  const record = obj(data);
+  const toolCallId = str(record?.toolCallId);
+  if (!toolCallId) return;
+  const lines = record?.spillLines;
+  state.spillwayReplaced.set(own(toolCallId), typeof lines === 'number' && Number.isInteger(lines) && lines >= 0 ? lines : undefined);
 }
 
 /** pi-condense's records that announce a pruned context (its summary message, a flush that summarized) and Spillway's spill entry. */
@@ -355,6 +370,8 @@ export const pi: Source = {
       if (blob.toolCallId) {
         blob.turn ??= turnOf(blob.toolCallId);
         blob.digestChars = state.digestChars.get(blob.toolCallId);
+        const lines = state.spillwayReplaced.get(blob.toolCallId);
+        if (lines !== undefined && blob.madeBy === 'spillway') blob.lines ??= lines;
       }
       blobs.push(blob);
     }
@@ -368,6 +385,9 @@ export const pi: Source = {
         continue;
       }
       const call = state.toolCalls.get(callId);
+      // pi wrote the log; when Spillway replaced the tail pi showed with its digest, what the model was sent is Spillway's doing.
+      const replaced = state.spillwayReplaced.has(callId);
+      const lines = state.spillwayReplaced.get(callId);
       blobs.push({
         path: fullPath,
         name: path.basename(fullPath),
@@ -381,6 +401,8 @@ export const pi: Source = {
         turn: turnOf(callId),
         attribution: 'transcript',
         digestChars: state.digestChars.get(callId),
+        ...(replaced ? { madeBy: 'spillway' as const } : {}),
+        ...(lines !== undefined ? { lines } : {}),
       });
     }
     if (blobs.length === 0) {
