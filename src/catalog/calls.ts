@@ -29,6 +29,10 @@ export interface AddedContent {
   toolCallId?: string;
   /** Characters the model was sent. */
   chars: number;
+  /** A tool result that is an error (agents cut a failure's text their own way). */
+  failed?: boolean;
+  /** Lines of the whole output, when a record says (Spillway's pi entry): what the agent alone would have cut by. */
+  lines?: number;
 }
 
 export interface IssuedToolCall {

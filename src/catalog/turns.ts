@@ -57,7 +57,7 @@ export function buildTurnSeries(sessionKey: string, calls: readonly ApiCall[], b
     points,
     blobs: blobs.map((b) => blobUse(b, calls, tokensOfResult)),
     compactions: points.filter((p) => p.compaction).length,
-    tokensSaved: estimateTokensSaved(points, blobs, source),
+    tokensSaved: estimateTokensSaved(points, blobs, source, outputFacts(calls)),
     skipped,
   };
 }
@@ -123,6 +123,24 @@ function dropOf(call: ApiCall, delta: number, previous: ApiCall | undefined, pre
   return { kind: announced ?? 'unexplained', tokens: -delta };
 }
 
+/** What the transcript says of each tool result beyond its size (failed, its whole output's lines), by tool call id. */
+function outputFacts(calls: readonly ApiCall[]): Map<string, OutputFacts> {
+  const facts = new Map<string, OutputFacts>();
+  for (const call of calls) {
+    for (const added of call.added ?? []) {
+      if (added.toolCallId && (added.failed || added.lines !== undefined)) {
+        facts.set(added.toolCallId, { ...(added.lines !== undefined ? { lines: added.lines } : {}), ...(added.failed ? { failed: true } : {}) });
+      }
+    }
+  }
+  return facts;
+}
+
+export interface OutputFacts {
+  lines?: number;
+  failed?: boolean;
+}
+
 /** Tokens each tool result added to the prompt that carried it, by tool call id. */
 function resultTokens(calls: readonly ApiCall[]): Map<string, number> {
   const tokens = new Map<string, number>();
@@ -171,7 +189,7 @@ function madeBySpillway(blob: BlobInfo): boolean {
  * 2,000 lines / 50 KB (lines of the output's average length; its notice of some 90 chars left out); other
  * agents the whole.
  */
-export function baselineChars(source: SourceName | undefined, chars: number, facts: { lines?: number; failed?: boolean } = {}): number {
+export function baselineChars(source: SourceName | undefined, chars: number, facts: OutputFacts = {}): number {
   if (source === 'claude-code') {
     if (facts.failed) return Math.min(chars, CLAUDE_CODE_FAILURE_CHARS);
     return chars > CLAUDE_CODE_PERSIST_CHARS ? DEFAULT_DIGEST_CHARS : chars;
@@ -189,7 +207,7 @@ export function baselineChars(source: SourceName | undefined, chars: number, fac
  * baseline: every call after the one that issued the tool call, up to the next
  * compaction (exclusive) or the session's end. Only Spillway's blobs count.
  */
-export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonly BlobInfo[], source?: SourceName): TokensSaved {
+export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonly BlobInfo[], source?: SourceName, facts: ReadonlyMap<string, OutputFacts> = new Map()): TokensSaved {
   const estimate: TokensSaved = { charsPerToken: CHARS_PER_TOKEN, tokens: 0, contextTokens: 0, calls: 0, agentSpills: 0, blobs: [], blobsWithoutTurn: 0 };
   const carried = new Set<number>();
   for (const blob of blobs) {
@@ -207,7 +225,8 @@ export function estimateTokensSaved(points: readonly TurnPoint[], blobs: readonl
     const bodyTokens = tokensOf(blob.bytes);
     const digestKnown = blob.digestChars !== undefined;
     const digestTokens = tokensOf(blob.digestChars ?? DEFAULT_DIGEST_CHARS);
-    const baselineTokens = counted ? tokensOf(baselineChars(source, blob.bytes, { ...(blob.lines !== undefined ? { lines: blob.lines } : {}), ...(blob.failed ? { failed: true } : {}) })) : digestTokens;
+    const known = blob.toolCallId !== undefined ? facts.get(blob.toolCallId) : undefined;
+    const baselineTokens = counted ? tokensOf(baselineChars(source, blob.bytes, known)) : digestTokens;
     const perCall = Math.max(0, baselineTokens - digestTokens);
     const saved = perCall * resentTurns;
     estimate.blobs.push({ key: blob.key, bodyTokens, baselineTokens, counted, digestTokens, resentTurns, saved, digestKnown });

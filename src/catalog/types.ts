@@ -67,8 +67,6 @@ export interface BlobInfo {
    * replaced what the agent showed of a file the agent wrote (pi's bash log, by Spillway's `spillway-spill` entry).
    */
   madeBy?: 'spillway';
-  /** The tool call failed (an error result): Claude Code cuts a failure's text its own way. */
-  failed?: boolean;
 }
 
 /** What a clean plan needs of a blob. */

@@ -42,8 +42,6 @@ export interface ClaudeState extends MentionsState {
   digestChars: Map<string, number>;
   /** Spill file name -> tool_use_id (persistedOutputPath, "Full output saved to:"). */
   fileToToolUse: Map<string, string>;
-  /** tool_use_ids whose result was an error. */
-  failed: Set<string>;
   calls: ApiCall[];
   callById: Map<string, number>;
   pendingCompaction: boolean;
@@ -76,7 +74,6 @@ export const claudeReducer: LineReducer<ClaudeState> = {
     toolUses: new Map(),
     digestChars: new Map(),
     fileToToolUse: new Map(),
-    failed: new Set(),
     calls: [],
     callById: new Map(),
     pendingCompaction: false,
@@ -189,8 +186,7 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
     if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
     firstToolUseId ??= b.tool_use_id;
     state.digestChars.set(b.tool_use_id, contentChars(b.content));
-    if (b.is_error === true) state.failed.add(own(b.tool_use_id));
-    if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content) });
+    if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content), ...(b.is_error === true ? { failed: true } : {}) });
     for (const match of contentText(b.content).matchAll(SAVED_TO)) {
       state.fileToToolUse.set(own(path.basename(match[1]!)), b.tool_use_id);
     }
@@ -239,7 +235,6 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
   let createdAt: string | undefined;
   let turn: number | undefined;
   let digestChars: number | undefined;
-  let failed = false;
   if (use) {
     attribution = 'transcript';
     tool = use.name;
@@ -251,7 +246,6 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
       if (index !== undefined) turn = index + 1;
     }
     digestChars = owner.digestChars.get(toolUseId!);
-    failed = owner.failed.has(toolUseId!);
   } else if (record) {
     attribution = 'manifest';
     tool = record.tool;
@@ -265,7 +259,6 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
       const index = owner.callById.get(recordUse.messageId);
       if (index !== undefined) turn = index + 1;
       digestChars = owner.digestChars.get(record.toolCallId);
-      failed = owner.failed.has(record.toolCallId);
     }
   } else if (kind === 'hook') {
     attribution = 'name';
@@ -288,7 +281,6 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
     attribution,
     digestChars,
     ...(record ? { madeBy: 'spillway' as const } : {}),
-    ...(failed ? { failed } : {}),
   };
 }
 

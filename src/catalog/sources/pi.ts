@@ -186,7 +186,14 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       const callId = str(message.toolCallId);
       if (!callId) return true;
       state.digestChars.set(callId, contentChars(message.content));
-      state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(callId), chars: contentChars(message.content) });
+      const lines = state.spillwayReplaced.get(callId);
+      state.pendingAdded.push({
+        kind: 'tool-result',
+        toolCallId: own(callId),
+        chars: contentChars(message.content),
+        ...(message.isError === true ? { failed: true } : {}),
+        ...(lines !== undefined ? { lines } : {}),
+      });
       if (entryId) state.resultEntries.set(entryId, callId);
       const full = str(obj(message.details)?.fullOutputPath);
       if (full) state.fullOutputs.set(full, callId);
@@ -227,7 +234,11 @@ function readSpillwayRecord(state: PiState, data: unknown): void {
   const toolCallId = str(record?.toolCallId);
   if (!toolCallId) return;
   const lines = record?.spillLines;
-  state.spillwayReplaced.set(own(toolCallId), typeof lines === 'number' && Number.isInteger(lines) && lines >= 0 ? lines : undefined);
+  const known = typeof lines === 'number' && Number.isInteger(lines) && lines >= 0 ? lines : undefined;
+  state.spillwayReplaced.set(own(toolCallId), known);
+  // The entry may come after the result it replaced (an edit at the turn's end): the result learns its lines.
+  const added = state.pendingAdded.find((a) => a.toolCallId === toolCallId);
+  if (added && known !== undefined) added.lines = known;
 }
 
 /** pi-condense's records that announce a pruned context (its summary message, a flush that summarized) and Spillway's spill entry. */
@@ -370,8 +381,6 @@ export const pi: Source = {
       if (blob.toolCallId) {
         blob.turn ??= turnOf(blob.toolCallId);
         blob.digestChars = state.digestChars.get(blob.toolCallId);
-        const lines = state.spillwayReplaced.get(blob.toolCallId);
-        if (lines !== undefined && blob.madeBy === 'spillway') blob.lines ??= lines;
       }
       blobs.push(blob);
     }
@@ -387,7 +396,6 @@ export const pi: Source = {
       const call = state.toolCalls.get(callId);
       // pi wrote the log; when Spillway replaced the tail pi showed with its digest, what the model was sent is Spillway's doing.
       const replaced = state.spillwayReplaced.has(callId);
-      const lines = state.spillwayReplaced.get(callId);
       blobs.push({
         path: fullPath,
         name: path.basename(fullPath),
@@ -402,7 +410,6 @@ export const pi: Source = {
         attribution: 'transcript',
         digestChars: state.digestChars.get(callId),
         ...(replaced ? { madeBy: 'spillway' as const } : {}),
-        ...(lines !== undefined ? { lines } : {}),
       });
     }
     if (blobs.length === 0) {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 const [scenario, tmp, repoRoot] = process.argv.slice(2);
 if (!scenario || !tmp || !repoRoot) {
-  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands> <tmpDir> <repoRoot>');
+  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands|tokens> <tmpDir> <repoRoot>');
   process.exit(2);
 }
 // pi is installed apart from the repo's dependencies (scripts/ensure-pi.mjs): resolve it there.
@@ -205,6 +205,13 @@ try {
     const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
     const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
     await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, sessionDir), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
+  } else if (scenario === 'tokens') {
+    // As `commands`, in a session folder named as pi names them (`--<cwd>--`), where the catalog finds a session
+    // that has no blobs folder of its own (its outputs are pi's logs).
+    const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
+    const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
+    const folder = path.join(sessionDir, '--work--');
+    await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, folder), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }
