@@ -27,6 +27,7 @@ export type BlobKind =
   | 'shell-output' // Claude Code `b<id>.txt`, pi `pi-bash-*.log`
   | 'mcp' // Claude Code `mcp-<server>-<tool>-...`
   | 'hook' // Claude Code `hook-<id>-<hash>-<kind>.txt`
+  | 'partial' // `.spillway-tmp-*`: a spill never completed (its writer killed mid-write, or still writing)
   | 'other';
 
 export interface BlobInfo {
