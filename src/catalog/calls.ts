@@ -13,6 +13,11 @@ export interface ApiCall {
   added?: AddedContent[];
   /** What shrank the context before this call, when the transcript says (a compaction, a prune, a flush). */
   dropBefore?: DropKind;
+  /**
+   * A record since the previous call that says the context is about to shrink (a pi-condense summary or flush,
+   * Spillway's spill entry, a compaction boundary): it names a drop of this call or of the next one.
+   */
+  explains?: DropKind;
   /** Tool calls this call issued, with the absolute paths their input names (to tell when a blob is read back). */
   toolCalls?: IssuedToolCall[];
 }
@@ -24,12 +29,18 @@ export interface AddedContent {
   toolCallId?: string;
   /** Characters the model was sent. */
   chars: number;
+  /** A tool result that is an error (agents cut a failure's text their own way). */
+  failed?: boolean;
+  /** Lines of the whole output, when a record says (Spillway's pi entry): what the agent alone would have cut by. */
+  lines?: number;
 }
 
 export interface IssuedToolCall {
   id: string;
   name: string;
   mentions: string[];
+  /** Tool call ids whose stored output this call fetched back by id (pi-condense's context_tree_query). */
+  fetches?: string[];
 }
 
 /** A transcript's state that gathers, or not, the paths each tool call names (IssuedToolCall.mentions). */

@@ -48,6 +48,7 @@ import { CatalogWatcher } from './watcher';
 import { claimFolders, describeClaim, rootOf } from './describe';
 import { isInside } from '../spill/inside';
 import { isInternalName } from '../spill/internal-names';
+import { isTempName } from '../spill/internal-files';
 import { childPath } from './child-path';
 import { pauser } from './pause';
 import { isoTime } from '../spill/iso-time';
@@ -910,7 +911,7 @@ export class Catalog {
       const folder = stored ?? path.dirname(blob.path);
       const name = stored !== undefined ? blob.name : path.basename(blob.path);
       // Never the session's own transcript, nor Spillway's own files (a manifest), nor a name that leaves its folder.
-      if (blob.path === transcript || isInternalName(name) || name.includes(path.sep) || name === '..' || name === '.') return false;
+      if (blob.path === transcript || (isInternalName(name) && !isTempName(name)) || name.includes(path.sep) || name === '..' || name === '.') return false;
       if (folder === checked) continue; // a session's blobs come folder by folder
       if (!path.isAbsolute(blob.path) || !this.rootOf(folder)) return false;
       if (stamped.has(folder)) checked = folder;

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
+import { isStaleTemp, isTempName } from '../spill/internal-files';
 import { deepestRoot } from '../spill/inside';
 import { pauser } from './pause';
 import { RootedReads } from './rooted-read';
@@ -96,7 +97,17 @@ async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => s
         } catch {
           stat = undefined;
         }
-        const reason = !stat ? 'no such file' : stat.isSymbolicLink() ? 'is a symlink' : !stat.isFile() ? 'not a regular file' : stat.nlink > 1 ? `has ${stat.nlink} hard links` : undefined;
+        const reason = !stat
+          ? 'no such file'
+          : stat.isSymbolicLink()
+            ? 'is a symlink'
+            : !stat.isFile()
+              ? 'not a regular file'
+              : stat.nlink > 1
+                ? `has ${stat.nlink} hard links`
+                : isTempName(name) && !isStaleTemp(name, stat.mtimeMs)
+                  ? 'a spill still being written (its writer runs)'
+                  : undefined;
         await visit(target, reason ? { reason } : { at });
       }
     } finally {

@@ -9,6 +9,7 @@ import type { Described, SessionClaim, Source } from './source';
 import type { TranscriptCache } from './transcripts';
 import { deepestRoot, resolved } from '../spill/inside';
 import type { CatalogLogger, KnownRoot } from './types';
+import { describeLeftovers, isLeftoverClaim } from './sources/leftovers';
 
 export interface DescribeEnv {
   sources: readonly Source[];
@@ -36,7 +37,8 @@ export async function describeClaim(claim: SessionClaim, env: DescribeEnv): Prom
   for (const folder of claimFolders(claim)) stamps.set(folder, env.stamped?.(folder) ?? stampOf(folder));
   let described: Described | undefined;
   try {
-    described = await source.describe(claim, { transcripts: env.transcripts, logger: env.logger, root, refusal: (file) => refusal(file, env.roots), listing: env.listing });
+    const ctx = { transcripts: env.transcripts, logger: env.logger, root, refusal: (file: string) => refusal(file, env.roots), listing: env.listing };
+    described = isLeftoverClaim(claim) ? await describeLeftovers(claim, ctx) : await source.describe(claim, ctx);
   } catch (err) {
     const problem = `cannot describe ${claim.dir}: ${(err as Error).message}`;
     return { indexed: { claim, described: null, stamps: [...stamps.keys()].map((folder) => [folder, UNSETTLED]), describedAt }, problem };

@@ -207,7 +207,7 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
     } else args.push(target.path);
   }
   const named = (printed: string): string => {
-    const m = /^(\/proc\/self\/fd\/\d+)(\/.*)?$/.exec(printed);
+    const m = /^(\/proc\/self\/fd\/\d+)(\/.*)?$/s.exec(printed); // s: a name may hold '\n'
     const target = m ? byFd.get(m[1]!) : undefined;
     return target === undefined ? printed : target + (m![2] ?? '');
   };
@@ -233,6 +233,45 @@ function batches(targets: readonly Target[]): Target[][] {
   if (batch.length > 0) out.push(batch);
   return out;
 }
+
+/**
+ * rg's notes on a binary file ("binary file matches (found ...)", "WARNING: stopped searching binary file after
+ * match (found ...)"), printed without the NUL after the path that a match line has.
+ */
+const BINARY_NOTE = /: .*binary file.* \(found .* byte around offset \d+\)$/;
+
+/**
+ * rg's records from its '\n'-split lines: a match is `path\0number:text`, and a file name may hold '\n', so a
+ * line without a NUL that is not one of rg's notes is the start of a path, joined with what follows.
+ */
+function wholeRecords(onRecord: (record: Buffer) => void): (line: Buffer) => void {
+  let start: Buffer[] = [];
+  let startBytes = 0;
+  return (line) => {
+    if (line.includes(0)) {
+      if (start.length === 0) return onRecord(line);
+      const record = Buffer.concat([...start, line]);
+      start = [];
+      startBytes = 0;
+      return onRecord(record);
+    }
+    if (BINARY_NOTE.test(line.toString('latin1'))) {
+      // A note ends a path begun on an earlier line too (it is never a match: passed on whole).
+      const note = start.length === 0 ? line : Buffer.concat([...start, line]);
+      start = [];
+      startBytes = 0;
+      return onRecord(note);
+    }
+    if (startBytes + line.length + 1 > MAX_OUTPUT_LINE) {
+      start = []; // no path is this long: not a record
+      startBytes = 0;
+      return;
+    }
+    start.push(line, NEWLINE);
+    startBytes += line.length + 1;
+  };
+}
+const NEWLINE = Buffer.from('\n');
 
 function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepTargets, opened: OpenedBatch): Promise<void> {
   const { options, summary, signal } = run;
@@ -342,13 +381,16 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       },
       () => stop(),
     );
-    const lines = new LineReader(MAX_OUTPUT_LINE, (line) => {
-      if (!held) return send(line);
-      if (holdOrSend(line)) return;
-      held.push(line);
-      heldBytes += line.length;
-      if (heldBytes >= HELD_BYTES) child.stdout.pause();
-    });
+    const lines = new LineReader(
+      MAX_OUTPUT_LINE,
+      wholeRecords((line) => {
+        if (!held) return send(line);
+        if (holdOrSend(line)) return;
+        held.push(line);
+        heldBytes += line.length;
+        if (heldBytes >= HELD_BYTES) child.stdout.pause();
+      }),
+    );
     child.stdout.on('data', (chunk: Buffer) => lines.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {

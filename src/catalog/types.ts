@@ -27,6 +27,7 @@ export type BlobKind =
   | 'shell-output' // Claude Code `b<id>.txt`, pi `pi-bash-*.log`
   | 'mcp' // Claude Code `mcp-<server>-<tool>-...`
   | 'hook' // Claude Code `hook-<id>-<hash>-<kind>.txt`
+  | 'partial' // `.spillway-tmp-*`: a spill never completed (its writer killed mid-write, or still writing)
   | 'other';
 
 export interface BlobInfo {
@@ -62,7 +63,10 @@ export interface BlobInfo {
   lines?: number;
   /** Characters the model saw instead of the body (the digest / persisted-output notice), when the transcript says. */
   digestChars?: number;
-  /** 'spillway' when a Spillway manifest names the file (Spillway spilled it, not the agent). */
+  /**
+   * 'spillway' when a Spillway manifest names the file (Spillway spilled it, not the agent), or when Spillway
+   * replaced what the agent showed of a file the agent wrote (pi's bash log, by Spillway's `spillway-spill` entry).
+   */
   madeBy?: 'spillway';
 }
 
@@ -115,6 +119,11 @@ export interface TurnPart {
   spilled?: boolean;
   /** The blob, when spilled. */
   path?: string;
+  /**
+   * The turn whose call issued the tool call (a spill's turn, BlobInfo.turn): its output grows the prompt of a
+   * later call, the point this part belongs to.
+   */
+  turn?: number;
 }
 
 /** What shrank the context before a call. */
@@ -192,10 +201,21 @@ export interface BlobUse {
   toolCallId?: string;
   turn?: number;
   bytes: number;
-  /** Later tool calls whose input names the blob's path (a Read, a `sed -n` in a Bash command). */
+  /**
+   * Later tool calls that fetched the blob back: their input names its path (a Read, a `sed -n` or grep in a
+   * Bash command) or its id (pi-condense's context_tree_query).
+   */
   readBack: number;
+  /** Each of those: the turn of the call that issued it, and the tokens its result added (when known). */
+  reads?: BlobRead[];
   /** Who spilled it: Spillway (a manifest names it) or the agent itself. */
   madeBy: 'spillway' | 'agent';
+}
+
+export interface BlobRead {
+  turn: number;
+  toolCallId: string;
+  tokens?: number;
 }
 
 export interface TurnSeries {

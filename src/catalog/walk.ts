@@ -7,6 +7,7 @@ import { stampOf } from './index-file';
 import { childPath } from './child-path';
 import { pauser } from './pause';
 import { isInside } from '../spill/inside';
+import { leftoverClaims } from './sources/leftovers';
 
 /** Folders that never hold spills and can be huge. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.cache']);
@@ -19,13 +20,16 @@ export interface WalkResult {
   unreadable: Array<{ path: string; code: string }>;
 }
 
-/** Offer one listing to the sources in order; the first that claims anything wins. */
+/**
+ * Offer one listing to the sources in order; the first that claims anything wins. Temps a killed spill left in
+ * it are claimed too, for that source (or, in a folder no source claims, Spillway's when it is offered).
+ */
 export function offer(listing: DirListing, sources: readonly Source[]): SessionClaim[] {
   for (const source of sources) {
     const claims = source.claim(listing);
-    if (claims.length > 0) return claims;
+    if (claims.length > 0) return [...claims, ...leftoverClaims(listing, source.name)];
   }
-  return [];
+  return sources.some((s) => s.name === 'spillway') ? leftoverClaims(listing, 'spillway') : [];
 }
 
 /** What one folder's listing gave the walk: its stamp before it was listed, its claims, the folders walked below it. */

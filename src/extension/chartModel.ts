@@ -17,11 +17,13 @@ const DROP_LABELS: Record<TurnDrop['kind'], string> = {
 /** Rows of the "what ate the context" table. */
 const CONTRIBUTORS = 10;
 
-function partLabel(p: TurnPart): string {
+/** A tool result's label says which turn's call asked for it when that is not the turn it grew (the spill's turn). */
+function partLabel(p: TurnPart, turn: number): string {
   if (p.kind === 'assistant') return 'assistant output';
   if (p.kind === 'user') return 'user prompt';
   if (p.kind === 'other') return 'other (system prompt, tools, reminders)';
-  return p.tool ?? 'tool result';
+  const tool = p.tool ?? 'tool result';
+  return p.turn !== undefined && p.turn !== turn ? `${tool} (turn ${p.turn})` : tool;
 }
 
 export function toChartData(
@@ -46,7 +48,7 @@ export function toChartData(
       parts: p.parts.map(
         (part): ChartPart => ({
           kind: part.kind,
-          label: partLabel(part),
+          label: partLabel(part, p.index),
           tokens: part.tokens,
           spilled: part.spilled === true,
           ...(part.path && blobs.has(part.path) ? { blobId: part.path } : {}),
@@ -63,7 +65,8 @@ export function toChartData(
       const blob = part.path ? blobs.get(part.path) : undefined;
       const use = part.path ? uses.get(part.path) : undefined;
       return {
-        turn,
+        // The turn of the call that produced it (a spill's turn, as the tree and the CLI show it).
+        turn: part.turn ?? turn,
         tool: part.tool ?? 'tool result',
         tokens: part.tokens,
         spilled: part.spilled === true,

@@ -253,9 +253,12 @@ function drawOverlay(u: uPlot): void {
         ctx.globalAlpha = 1;
         ctx.fillStyle = t.fg;
         ctx.font = `${Math.round(11 * devicePixelRatio)}px ${cssVar('--vscode-font-family', 'sans-serif')}`;
-        ctx.textAlign = x > left + width - 120 * devicePixelRatio ? 'right' : 'left';
+        // Centred over the drop's own bar, moved inward only as far as the plot's edges need.
+        const text = `${turn.drop.label} −${fmtTokens(turn.drop.tokens)}`;
+        const w = ctx.measureText(text).width;
+        ctx.textAlign = 'left';
         ctx.textBaseline = 'top';
-        ctx.fillText(`${turn.drop.label} −${fmtTokens(turn.drop.tokens)}`, x + (ctx.textAlign === 'left' ? barW / 2 + 3 : -barW / 2 - 3) * 1, Math.min(y, top + height) - 14 * devicePixelRatio);
+        ctx.fillText(text, Math.max(left, Math.min(x - w / 2, left + width - w)), Math.min(y, top + height) - 14 * devicePixelRatio);
       }
       drops++;
     } else {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-names';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../args';
-import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';
+import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type IssuedToolCall, type MentionsState } from '../calls';
 import { SlimReader, typeFromEnd } from '../slim-line';
 import type { LineReducer } from '../transcripts';
 import type { Attribution, BlobKind } from '../types';
@@ -48,6 +48,8 @@ export interface ClaudeState extends MentionsState {
   compactions: number;
   /** Tool results and prompts since the last call (the next call's growth). */
   pendingAdded: AddedContent[];
+  /** A boundary since the last call that clears part of the context without a compaction (a micro-compaction). */
+  pendingExplains?: DropKind;
 }
 
 /**
@@ -105,7 +107,7 @@ export const claudeReducer: LineReducer<ClaudeState> = {
         if (line.subtype === 'compact_boundary' && !sidechain) {
           state.pendingCompaction = true;
           state.compactions++;
-        }
+        } else if (typeof line.subtype === 'string' && line.subtype.endsWith('compact_boundary') && !sidechain) state.pendingExplains = 'compaction';
         return true;
       case 'summary':
       case 'custom-title':
@@ -154,10 +156,12 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
       outputTokens: num(usage.output_tokens),
       compactionBefore: fresh && state.pendingCompaction,
       ...(fresh ? { added: state.pendingAdded, ...(state.pendingCompaction ? { dropBefore: 'compaction' as const } : {}) } : {}),
+      ...(fresh && state.pendingExplains ? { explains: state.pendingExplains } : {}),
     });
     if (fresh) {
       state.pendingCompaction = false;
       state.pendingAdded = [];
+      state.pendingExplains = undefined;
     }
     // One API call's content blocks come as several lines with the same message id.
     if (issued.length) (state.calls[index]!.toolCalls ??= []).push(...issued);
@@ -182,7 +186,7 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
     if (b?.type !== 'tool_result' || typeof b.tool_use_id !== 'string') continue;
     firstToolUseId ??= b.tool_use_id;
     state.digestChars.set(b.tool_use_id, contentChars(b.content));
-    if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content) });
+    if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content), ...(b.is_error === true ? { failed: true } : {}) });
     for (const match of contentText(b.content).matchAll(SAVED_TO)) {
       state.fileToToolUse.set(own(path.basename(match[1]!)), b.tool_use_id);
     }

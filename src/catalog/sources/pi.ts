@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../args';
-import { contentChars, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../calls';
+import { contentChars, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type IssuedToolCall, type MentionsState } from '../calls';
 import type { LineReducer } from '../transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from '../source';
 import { describeManifestFolder, notOurs, plainBlob, symlinkedFolder, wholeFolder } from './common';
@@ -63,6 +63,12 @@ export interface PiState extends MentionsState {
   pendingDrop?: DropKind;
   /** Whose index entry came last: a context_edit right after it is that extension's. */
   lastIndex?: 'spillway' | 'pi-condense';
+  /** A record since the last call that announces a smaller context (ApiCall.explains). */
+  pendingExplains?: DropKind;
+  /** pi-condense's short refs (`t3`) -> tool call id: what context_tree_query is given. */
+  shortRefs: Map<string, string>;
+  /** Tool call id -> lines of the output whose result Spillway replaced (its `spillway-spill` entry). */
+  spillwayReplaced: Map<string, number | undefined>;
 }
 
 /** pi-condense names blobs after the call id with [^A-Za-z0-9_-] -> '_', maybe with '@<timestamp>'. */
@@ -85,6 +91,8 @@ export const piReducer: LineReducer<PiState> = {
     callById: new Map(),
     pendingCompaction: false,
     pendingAdded: [],
+    shortRefs: new Map(),
+    spillwayReplaced: new Map(),
     mentions: true,
   }),
   line(state, value) {
@@ -109,7 +117,14 @@ export const piReducer: LineReducer<PiState> = {
         if (entry.customType === 'context-prune-index') {
           readIndex(state, entry.data);
           state.lastIndex = 'pi-condense';
-        } else if (entry.customType === SPILLWAY_INDEX) state.lastIndex = 'spillway';
+        } else if (entry.customType === SPILLWAY_INDEX) {
+          state.lastIndex = 'spillway';
+          readSpillwayRecord(state, entry.data);
+        }
+        readRecord(state, str(entry.customType), entry.data);
+        return true;
+      case 'custom_message':
+        readRecord(state, str(entry.customType), entry.details);
         return true;
       case 'context_edit': {
         if (state.pendingDrop !== 'compaction') state.pendingDrop = state.lastIndex === 'spillway' ? 'spillway-flush' : 'pi-condense-prune';
@@ -148,7 +163,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         const issued = (Array.isArray(message.content) ? message.content : [])
           .map((block) => obj(block))
           .filter((b): b is Record<string, unknown> => b?.type === 'toolCall' && typeof b.id === 'string')
-          .map((b) => ({ id: own(b.id as string), name: own(str(b.name) ?? 'unknown'), mentions: mentionsIn(state, b.arguments) }));
+          .map((b) => issuedCall(state, b));
         recordCall(state.calls, state.callById, {
           messageId: entryId,
           timestamp,
@@ -157,11 +172,13 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
           compactionBefore: state.pendingCompaction,
           added: state.pendingAdded,
           ...(state.pendingDrop ? { dropBefore: state.pendingDrop } : {}),
+          ...(state.pendingExplains ? { explains: state.pendingExplains } : {}),
           ...(issued.length ? { toolCalls: issued } : {}),
         });
         state.pendingCompaction = false;
         state.pendingAdded = [];
         state.pendingDrop = undefined;
+        state.pendingExplains = undefined;
       }
       return true;
     }
@@ -169,7 +186,14 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       const callId = str(message.toolCallId);
       if (!callId) return true;
       state.digestChars.set(callId, contentChars(message.content));
-      state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(callId), chars: contentChars(message.content) });
+      const lines = state.spillwayReplaced.get(callId);
+      state.pendingAdded.push({
+        kind: 'tool-result',
+        toolCallId: own(callId),
+        chars: contentChars(message.content),
+        ...(message.isError === true ? { failed: true } : {}),
+        ...(lines !== undefined ? { lines } : {}),
+      });
       if (entryId) state.resultEntries.set(entryId, callId);
       const full = str(obj(message.details)?.fullOutputPath);
       if (full) state.fullOutputs.set(full, callId);
@@ -178,6 +202,9 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
       }
       return true;
     }
+    case 'custom':
+      readRecord(state, str(message.customType), message.details);
+      return true;
     case 'user': {
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? str(obj(message.content[0])?.text) : undefined;
       if (!state.firstPrompt && text) state.firstPrompt = own(text.trim().slice(0, 120));
@@ -199,6 +226,68 @@ function readIndex(state: PiState, data: unknown): void {
     if (!r || !spillPath || !toolCallId) continue;
     state.index.set(own(path.basename(spillPath)), { toolCallId, toolName: str(r.toolName), args: r.args });
   }
+}
+
+/** Spillway's record of a result it replaced: whose, and how many lines the whole output had. */
+function readSpillwayRecord(state: PiState, data: unknown): void {
+  const record = obj(data);
+  const toolCallId = str(record?.toolCallId);
+  if (!toolCallId) return;
+  const lines = record?.spillLines;
+  const known = typeof lines === 'number' && Number.isInteger(lines) && lines >= 0 ? lines : undefined;
+  state.spillwayReplaced.set(own(toolCallId), known);
+  // The entry may come after the result it replaced (an edit at the turn's end): the result learns its lines.
+  const added = state.pendingAdded.find((a) => a.toolCallId === toolCallId);
+  if (added && known !== undefined) added.lines = known;
+}
+
+/** pi-condense's records that announce a pruned context (its summary message, a flush that summarized) and Spillway's spill entry. */
+const ANNOUNCES_DROP: Record<string, (data: Record<string, unknown> | undefined) => DropKind | undefined> = {
+  'context-prune-summary': () => 'pi-condense-prune',
+  'context-prune-index': () => 'pi-condense-prune',
+  'flush-metrics': (data) => (data?.outcome === 'summarized' ? 'pi-condense-prune' : undefined),
+  [SPILLWAY_INDEX]: () => 'spillway-flush',
+};
+
+/** An extension's record (a `custom` entry's data, a custom message's details): the drop it announces, the short refs it issues. */
+function readRecord(state: PiState, customType: string | undefined, data: unknown): void {
+  const fields = obj(data);
+  const announced = customType !== undefined && Object.hasOwn(ANNOUNCES_DROP, customType) ? ANNOUNCES_DROP[customType]!(fields) : undefined;
+  if (announced) state.pendingExplains = announced;
+  if (!state.mentions || !fields) return;
+  const refs = [...(Array.isArray(fields.toolCallRefs) ? fields.toolCallRefs : []), ...(Array.isArray(fields.toolCalls) ? fields.toolCalls : [])];
+  for (const ref of refs) {
+    const r = obj(ref);
+    const shortId = str(r?.shortId);
+    const toolCallId = str(r?.toolCallId);
+    if (shortId && toolCallId) state.shortRefs.set(own(shortId), own(toolCallId));
+  }
+}
+
+/** Tools that fetch a stored output back by its id rather than its path. */
+const FETCH_BY_ID = /context_tree_query/;
+
+function issuedCall(state: PiState, block: Record<string, unknown>): IssuedToolCall {
+  const name = own(str(block.name) ?? 'unknown');
+  const fetches = state.mentions && FETCH_BY_ID.test(name) ? idsIn(state, block.arguments) : [];
+  return { id: own(block.id as string), name, mentions: mentionsIn(state, block.arguments), ...(fetches.length ? { fetches } : {}) };
+}
+
+/** The tool call ids a query's input names: by pi-condense's short ref (`t3`) or whole. */
+function idsIn(state: PiState, input: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (v: unknown, depth: number): void => {
+    if (depth > 3 || found.size >= 64) return;
+    if (typeof v === 'string') {
+      for (const word of v.split(/[\s,;]+/)) {
+        const id = state.shortRefs.get(word) ?? (state.toolCalls.has(word) ? word : undefined);
+        if (id) found.add(own(id));
+      }
+    } else if (Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
+    else if (v && typeof v === 'object') Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(input, 0);
+  return [...found];
 }
 
 export const pi: Source = {
@@ -305,6 +394,8 @@ export const pi: Source = {
         continue;
       }
       const call = state.toolCalls.get(callId);
+      // pi wrote the log; when Spillway replaced the tail pi showed with its digest, what the model was sent is Spillway's doing.
+      const replaced = state.spillwayReplaced.has(callId);
       blobs.push({
         path: fullPath,
         name: path.basename(fullPath),
@@ -318,6 +409,7 @@ export const pi: Source = {
         turn: turnOf(callId),
         attribution: 'transcript',
         digestChars: state.digestChars.get(callId),
+        ...(replaced ? { madeBy: 'spillway' as const } : {}),
       });
     }
     if (blobs.length === 0) {

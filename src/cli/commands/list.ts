@@ -2,6 +2,7 @@
 import type { SessionJson } from '../../catalog/session-json';
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, newCatalog, parseFlags, Pieces, reportProblems, ROOT_FLAGS, tableLines } from '../format';
+import { isLeftoversKey } from '../../catalog/sources/leftovers';
 
 export const LIST_USAGE = 'usage: spillway list [--json] [--root DIR]... [--no-default-roots] [--source NAME]...';
 
@@ -23,17 +24,22 @@ export const listCommand: CliCommand = async (argv, io) => {
       // Each blob on one line: a third less output to write and to read than indenting every field.
       pieces.add('{\n  "sessions": [');
       let first = true;
+      // Temps of spills killed mid-write are no blobs: listed apart, each folder's as a session of its own.
+      const partial: SessionJson[] = [];
       await listing.forEachJson(async (s) => {
+        if (isLeftoversKey(s.fields.key)) return void partial.push(s);
         await pieces.addAll(sessionLines(s, first ? '' : ','));
         first = false;
       });
-      pieces.add(`${listing.sessions > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
+      pieces.add(`${first ? '' : '\n  '}],\n  "partial": [`);
+      for (const [i, s] of partial.entries()) await pieces.addAll(sessionLines(s, i > 0 ? ',' : ''));
+      pieces.add(`${partial.length > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
       return 0;
     }
     if (listing.sessions === 0) pieces.add('No spill sessions found.\n');
     await listing.forEach(async (s) => {
       const head = human`${s.source}  ${s.id}${s.title ? `  ${s.title}` : ''}\n  ${s.blobs.length} blob(s), ${formatBytes(s.bytes)}${s.cwd ? `, cwd ${s.cwd}` : ''}\n`;
-      const rows = s.blobs.map((b) => ['   ', formatBytes(b.bytes), b.tool ?? (b.kind === 'shell-output' ? '(shell output)' : '?'), b.turn !== undefined ? `turn ${b.turn}` : '', b.args ?? '', b.path]);
+      const rows = s.blobs.map((b) => ['   ', formatBytes(b.bytes), b.tool ?? (b.kind === 'shell-output' ? '(shell output)' : b.kind === 'partial' ? '(partial: killed mid-write)' : '?'), b.turn !== undefined ? `turn ${b.turn}` : '', b.args ?? '', b.path]);
       await pieces.addAll([head, ...tableLines(rows)]);
     });
     pieces.add(`\n${listing.sessions} session(s), ${listing.blobs} blob(s), ${formatBytes(listing.bytes)}; skipped ${listing.skipped}\n`);

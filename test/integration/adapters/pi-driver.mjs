@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 const [scenario, tmp, repoRoot] = process.argv.slice(2);
 if (!scenario || !tmp || !repoRoot) {
-  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands> <tmpDir> <repoRoot>');
+  console.error('usage: pi-driver.mjs <eager|delta|null-token|parallel|commands|tokens> <tmpDir> <repoRoot>');
   process.exit(2);
 }
 // pi is installed apart from the repo's dependencies (scripts/ensure-pi.mjs): resolve it there.
@@ -57,7 +57,65 @@ const seeing = (answer) => (context) => {
   return answer;
 };
 
-async function runSession({ settings, sessionManager, steps, contextWindow = 50_000, zeroUsageTurns = new Set(), compactBefore = -1 }) {
+/**
+ * A pi-condense-style extension, as the seed describes it: a turn's big results are written to
+ * `<sessionId>-blobs/` and, at the end of the next turn, indexed (`context-prune-index`, with short refs),
+ * summarized (`context-prune-summary` message) and counted (`flush-metrics`, outcome "summarized"), every
+ * other flush with its summary message left out; from then on each request carries a stub in their place
+ * (pruned in `context`, one request at a time: the session keeps the results). `context_tree_query` gives a
+ * result back by its short ref.
+ */
+function condenseExtension(api) {
+  const pending = [];
+  const pruned = new Map(); // toolCallId -> short ref
+  let flushes = 0;
+  let dir = '';
+  api.registerTool({
+    name: 'context_tree_query',
+    label: 'context_tree_query',
+    description: 'fetch a pruned tool result back by its short ref',
+    parameters: Type.Object({ ids: Type.Array(Type.String()) }),
+    async execute(_id, p) {
+      const ids = [...pruned].filter(([, ref]) => p.ids.includes(ref)).map(([id]) => id);
+      return { content: [{ type: 'text', text: ids.map((id) => fs.readFileSync(path.join(dir, `${id.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`), 'utf8').slice(0, 40_000)).join('\n') }], details: {} };
+    },
+  });
+  api.on('turn_end', (event, ctx) => {
+    const ready = pending.splice(0);
+    for (const r of event.toolResults) {
+      const text = r.content.map((c) => c.text ?? '').join('');
+      if (r.toolName === 'big' && text.length > 20_000) pending.push({ toolCallId: r.toolCallId, toolName: r.toolName, text });
+    }
+    if (ready.length === 0) return undefined;
+    dir = path.join(ctx.sessionManager.getSessionDir(), `${ctx.sessionManager.getSessionId()}-blobs`);
+    fs.mkdirSync(dir, { recursive: true });
+    const records = ready.map((r) => {
+      const shortId = `t${pruned.size + 1}`;
+      pruned.set(r.toolCallId, shortId);
+      const spillPath = path.join(dir, `${r.toolCallId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+      fs.writeFileSync(spillPath, r.text);
+      return { toolCallId: r.toolCallId, toolName: r.toolName, args: {}, spillPath, spillBytes: r.text.length, resultPreview: r.text.slice(0, 200), shortId };
+    });
+    const refs = records.map((r) => ({ shortId: r.shortId, toolCallId: r.toolCallId }));
+    const summary = { type: 'custom_message', customType: 'context-prune-summary', content: `<context-prune-summary>${records.map((r) => `- ${r.toolName}: big output [${r.shortId}]`).join('\n')}</context-prune-summary>`, display: false, details: { toolCallRefs: refs } };
+    const withSummary = flushes++ % 2 === 0;
+    report.condense = report.condense ?? [];
+    report.condense.push({ ids: records.map((r) => r.toolCallId), withSummary });
+    return {
+      entries: [
+        ...event.entries,
+        { type: 'custom', customType: 'context-prune-index', data: { toolCalls: records } },
+        ...(withSummary ? [summary] : []),
+        { type: 'custom', customType: 'flush-metrics', data: { outcome: 'summarized', calls: records.length } },
+      ],
+    };
+  });
+  api.on('context', (event) => ({
+    messages: event.messages.map((m) => (m.role === 'toolResult' && pruned.has(m.toolCallId) ? { ...m, content: [{ type: 'text', text: `[Summarized ${m.toolName} ref ${pruned.get(m.toolCallId)}]` }] } : m)),
+  }));
+}
+
+async function runSession({ settings, sessionManager, steps, contextWindow = 50_000, zeroUsageTurns = new Set(), compactBefore = -1, extraExtensions = [], extraTools = [], compactSummaries = 1 }) {
   const faux = fauxProvider({ models: [{ id: 'faux-1', contextWindow }] });
   const modelRuntime = await ModelRuntime.create({ authPath: path.join(agentDir, 'auth.json'), modelsPath: null, refreshOnCreate: false });
   modelRuntime.registerNativeProvider(faux.provider);
@@ -101,7 +159,7 @@ async function runSession({ settings, sessionManager, steps, contextWindow = 50_
     // The package itself, as pi finds it after `pi install`: package.json "pi.extensions"
     // (left out to measure pi alone).
     additionalExtensionPaths: process.env.PI_DRIVER_WITHOUT_SPILLWAY === '1' ? [] : [repoRoot],
-    extensionFactories: [testExtension],
+    extensionFactories: [testExtension, ...extraExtensions],
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
@@ -112,13 +170,14 @@ async function runSession({ settings, sessionManager, steps, contextWindow = 50_
   report.extensionErrors = loaded.errors.map((e) => String(e.error ?? e.message ?? e));
   report.extensionPaths = loaded.extensions.map((e) => e.path ?? e.resolvedPath ?? '?');
   const { session } = await createAgentSession({
-    cwd, agentDir, model: faux.getModel(), modelRuntime, resourceLoader, sessionManager, settingsManager, tools: ['read', 'bash', 'big'],
+    cwd, agentDir, model: faux.getModel(), modelRuntime, resourceLoader, sessionManager, settingsManager, tools: ['read', 'bash', 'big', ...extraTools],
   });
   await session.bindExtensions({});
   try {
     for (let i = 0; i < steps.length; i++) {
       if (i === compactBefore) {
-        faux.setResponses([fauxAssistantMessage('summary of the earlier work')]);
+        // One summary, and one more for the split turn's prefix when the cut falls inside a turn.
+        faux.setResponses(Array.from({ length: compactSummaries }, () => fauxAssistantMessage('summary of the earlier work')));
         await session.compact();
       }
       faux.setResponses(steps[i]);
@@ -205,6 +264,37 @@ try {
     const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
     const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
     await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, sessionDir), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
+  } else if (scenario === 'condense') {
+    // Without Spillway (PI_DRIVER_WITHOUT_SPILLWAY=1): pi-condense's prunes, then a compaction, then a prune and a query.
+    await runSession({
+      settings: {},
+      sessionManager: SessionManager.create(cwd, path.join(sessionDir, '--work--')),
+      extraExtensions: [condenseExtension],
+      extraTools: ['context_tree_query'],
+      compactBefore: 1,
+      compactSummaries: 2,
+      steps: [
+        [
+          call('big', { n: 80_000, tag: 'alpha' }, 'call_big_a'),
+          seeing(call('big', { n: 2_000, tag: 'small-1' }, 'call_small_1')),
+          seeing(call('big', { n: 2_000, tag: 'small-2' }, 'call_small_2')),
+          seeing(fauxAssistantMessage('done 0')),
+        ],
+        [
+          seeing(call('big', { n: 60_000, tag: 'beta' }, 'call_big_b')),
+          seeing(call('big', { n: 2_000, tag: 'small-3' }, 'call_small_3')),
+          seeing(call('context_tree_query', { ids: ['t1'] }, 'call_query')),
+          seeing(fauxAssistantMessage('done 1')),
+        ],
+      ],
+    });
+  } else if (scenario === 'tokens') {
+    // As `commands`, in a session folder named as pi names them (`--<cwd>--`), where the catalog finds a session
+    // that has no blobs folder of its own (its outputs are pi's logs).
+    const commands = JSON.parse(process.env.PI_DRIVER_COMMANDS ?? '[]');
+    const steps = commands.map((command, i) => seeing(call('bash', { command }, `call_cmd_${i}`)));
+    const folder = path.join(sessionDir, '--work--');
+    await runSession({ settings: {}, sessionManager: SessionManager.create(cwd, folder), steps: [[...steps, seeing(fauxAssistantMessage('done'))]] });
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }
