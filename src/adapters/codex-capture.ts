@@ -17,7 +17,8 @@ import { digestFile } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore, sanitizeSegment } from '../spill/local-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
-import { ansiCQuote, shellQuote, whyShellRejects, wrapperTool } from './bash-capture';
+import { ansiCQuote, shellQuote } from './shell-quote';
+import { whyShellRejects, wrapperTool } from './shell-tools';
 import { codexRuleFolders, looksLikeForcedRm, readCodexRules, restrictiveRuleMatch } from './codex-rules';
 
 /** The folder under `$CODEX_HOME` that holds one folder per Codex session (its manifest and captures). */

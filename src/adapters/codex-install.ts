@@ -10,7 +10,7 @@ import { promises as fsp } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { shellQuote } from './bash-capture';
+import { shellQuote } from './shell-quote';
 
 export type CodexScope = { kind: 'user' } | { kind: 'project'; dir: string };
 

@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { shellQuote } from './bash-capture';
+import { shellQuote } from './shell-quote';
 import { JsoncError, memberOf, parseJsoncSpans, type JsoncNode } from './jsonc-spans';
 import { readSettingsText } from '../spill/regular-file';
 
