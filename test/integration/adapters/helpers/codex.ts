@@ -42,12 +42,12 @@ export function runCodex(opts: { codexHome: string; cwd: string; baseUrl: string
 
 /**
  * The model's side: run these commands one after the other (`exec_command`,
- * returning after `yieldMs`), polling a command still running with
+ * returning after `yieldMs`: long, so that a loaded machine rarely splits an output), polling a command still running with
  * `write_stdin` until it ends, then answer "done".
  */
 export type ScriptedCommand = string | { cmd: string; yieldMs: number };
 
-export function execScript(commands: ScriptedCommand[], yieldMs = 10_000): (req: ResponsesRequest) => ResponsesReply {
+export function execScript(commands: ScriptedCommand[], yieldMs = 30_000): (req: ResponsesRequest) => ResponsesReply {
   return (req) => {
     const outputs = callOutputs(req);
     const last = outputs[outputs.length - 1]?.text ?? '';
@@ -85,8 +85,16 @@ export function outputFor(req: ResponsesRequest, command: string): string {
   return text;
 }
 
-/** The part of Codex's tool output after its header (`Chunk ID`, `Wall time`, ... `Output:`). */
+/**
+ * The command's output without Codex's headers (`Chunk ID`, `Wall time`, ... `Output:`): the body of each piece
+ * (one, or one per write_stdin poll), joined.
+ */
 export function bodyOf(output: string): string {
-  const at = output.indexOf('\nOutput:\n');
-  return at === -1 ? output : output.slice(at + '\nOutput:\n'.length);
+  return output
+    .split(/(?=^Chunk ID: )/m)
+    .map((piece) => {
+      const at = piece.indexOf('\nOutput:\n');
+      return at === -1 ? piece : piece.slice(at + '\nOutput:\n'.length);
+    })
+    .join('');
 }
