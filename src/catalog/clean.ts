@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
 import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
 import { openRegularFile } from '../spill/regular-file';
-import { isStaleTemp, isTempName } from '../spill/internal-files';
+import { isTempName } from '../spill/internal-names';
 import { deepestRoot } from '../spill/inside';
 import { pauser } from './pause';
 import { RootedReads } from './rooted-read';
@@ -74,6 +74,8 @@ async function throughFolders<T>(targets: readonly T[], pathOf: (target: T) => s
   }
   const reads = new RootedReads(roots.map((r) => r.path));
   const pause = pauser();
+  // Loaded only when a temp is named: it hashes its host at load (node:crypto, a few ms of every command's start).
+  const { isStaleTemp } = [...folders.values()].some((files) => files.some(([, name]) => isTempName(name))) ? await import('../spill/internal-files.js') : { isStaleTemp: () => true };
   for (const [folder, files] of folders) {
     await pause();
     let held: HeldFolder;

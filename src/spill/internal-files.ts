@@ -61,11 +61,6 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Whether `name` is a blob temp (a spill being written, or one a killed spill left). */
-export function isTempName(name: string): boolean {
-  return name.startsWith(TEMP_PREFIX);
-}
-
 /** A blob temp whose writer is gone (or that is older than a day): left by a killed spill. */
 export function isStaleTemp(name: string, mtimeMs: number, now = Date.now()): boolean {
   if (!name.startsWith(TEMP_PREFIX)) return false;

@@ -6,3 +6,8 @@ import { MANIFEST_NAME } from './manifest';
 export function isInternalName(name: string): boolean {
   return name === MANIFEST_NAME || name.startsWith('.spillway');
 }
+
+/** Whether `name` is a blob temp (`.spillway-tmp-*`: a spill being written, or one a killed spill left). */
+export function isTempName(name: string): boolean {
+  return name.startsWith('.spillway-tmp-');
+}

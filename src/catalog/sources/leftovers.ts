@@ -6,7 +6,7 @@
 // listed, and never deleted (clean checks the writer when it deletes).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { isStaleTemp, isTempName } from '../../spill/internal-files';
+import { isTempName } from '../../spill/internal-names';
 import { refusedKind } from '../../spill/regular-file';
 import type { DescribeContext, Described, DirListing, SessionClaim } from '../source';
 import type { SourceName } from '../types';
@@ -36,6 +36,8 @@ export async function describeLeftovers(claim: SessionClaim, ctx: Pick<DescribeC
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
   const blobs: Described['blobs'] = [];
   let skipped = 0;
+  // Loaded here only: it hashes its host at load (node:crypto, a few ms of every command's start).
+  const { isStaleTemp } = await import('../../spill/internal-files.js');
   for (const name of names) {
     if (!isTempName(name)) continue;
     const file = path.join(dir, name);
