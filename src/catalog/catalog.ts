@@ -26,30 +26,30 @@ import type {
   SourceName,
   TurnSeries,
 } from './types';
-import type { ApiCall } from './calls';
-import { readHead } from './head';
-import { RootedReads } from './rooted-read';
-import { removeEmptiedBlobFolders } from './emptyFolders';
-import { envDirs } from './roots';
-import { claimKey, type Described, type SessionClaim, type Source } from './source';
-import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './blob-check';
-import { DEFAULT_DESCRIBE_WORKER, DESCRIBE_AHEAD_WALK_MS, DescribeAhead, startWaiting, worthAWorker, type KeepLine, type WaitingWorker } from './describe-ahead';
-import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing, type WalkListing } from './index-file';
-import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './settled';
-import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './session-json';
+import type { ApiCall } from './transcripts/calls';
+import { readHead } from './read/head';
+import { RootedReads } from './read/rooted-read';
+import { removeEmptiedBlobFolders } from './clean/emptyFolders';
+import { envDirs } from './sources/roots';
+import { claimKey, type Described, type SessionClaim, type Source } from './sources/source';
+import { BlobCheck, DEFAULT_BLOB_CHECK_WORKER } from './scan/blob-check';
+import { DEFAULT_DESCRIBE_WORKER, DESCRIBE_AHEAD_WALK_MS, DescribeAhead, startWaiting, worthAWorker, type KeepLine, type WaitingWorker } from './scan/describe-ahead';
+import { blobsUnchanged, stampsHold, indexFileFor, IndexReader, IndexWriteError, IndexWriter, loadIndex, saveIndex, stampHolds, type CheckedClaim, type IndexedClaim, type LineSpans, type LoadedIndex, type StoredListing, type WalkListing } from './index/index-file';
+import { BlobSizes, newestFirst, SettledSessions, type Settled, type SessionListing } from './scan/settled';
+import { blobOrder, listedAsChecked, sessionJson, type SessionJson } from './index/session-json';
 import { sourcesNamed } from './sources/index';
-import { TranscriptCache } from './transcripts';
-import { offer, walk, type Listed, type WalkMemo } from './walk';
-import { countLines, readSlice, type SliceOptions } from './slice';
-import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type GrepTargets } from './grep';
-import { buildTurnSeries } from './turns';
-import { executeClean, planClean } from './clean';
-import { CatalogWatcher } from './watcher';
-import { claimFolders, describeClaim, rootOf } from './describe';
+import { TranscriptCache } from './transcripts/transcripts';
+import { offer, walk, type Listed, type WalkMemo } from './scan/walk';
+import { countLines, readSlice, type SliceOptions } from './read/slice';
+import { grep, grepWhileLoading, type BlobFolder, type BlobFolderNames, type GrepTargets } from './grep/grep';
+import { buildTurnSeries } from './turns/turns';
+import { executeClean, planClean } from './clean/clean';
+import { CatalogWatcher } from './live/watcher';
+import { claimFolders, describeClaim, rootOf } from './scan/describe';
 import { isInside } from '../spill/inside';
 import { isInternalName } from '../spill/internal-names';
-import { childPath } from './child-path';
-import { pauser } from './pause';
+import { childPath } from './shared/child-path';
+import { pauser } from './shared/pause';
 import { isoTime } from '../spill/iso-time';
 
 /** Depth walked below a user-given root (any layout may sit a few levels down). */

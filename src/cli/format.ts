@@ -2,7 +2,7 @@
 // errors, human sizes and durations, and the catalog a command reads.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Catalog, sessionsNamed } from '../catalog/catalog';
-import { defaultCacheDir } from '../catalog/index-file';
+import { defaultCacheDir } from '../catalog/index/index-file';
 import { SOURCE_NAMES, type SessionInfo, type SourceName } from '../catalog/types';
 import { UsageError, type CliIO } from './io';
 import { escapeControls, human } from './escape';

@@ -1,7 +1,7 @@
 // Gemini CLI: `~/.gemini/tmp/<project>/tool-outputs/session-<id>/<tool>_<callId>.txt`,
 // or `<callId>.txt` when the call id starts with the tool's name (both lowercased).
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 
 /** A call id Gemini CLI generated: `<tool>-<ms since epoch>-<random hex>`. */

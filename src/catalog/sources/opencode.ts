@@ -1,7 +1,7 @@
 // opencode: every oversized tool output in one folder,
 // `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk).
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 
 export const opencode: Source = {

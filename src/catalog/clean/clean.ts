@@ -6,14 +6,14 @@
 // between the check and the deletion cannot redirect it.
 import { constants as C, lstatSync, promises as fsp, unlinkSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../spill/anchored-dir';
-import { MANIFEST_NAME, parseManifest } from '../spill/manifest';
-import { openRegularFile } from '../spill/regular-file';
-import { deepestRoot } from '../spill/inside';
-import { pauser } from './pause';
-import { RootedReads } from './rooted-read';
-import { cmp } from './settled';
-import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from './types';
+import { openBelow, withDir, type AnchoredDir, type HeldFolder } from '../../spill/anchored-dir';
+import { MANIFEST_NAME, parseManifest } from '../../spill/manifest';
+import { openRegularFile } from '../../spill/regular-file';
+import { deepestRoot } from '../../spill/inside';
+import { pauser } from '../shared/pause';
+import { RootedReads } from '../read/rooted-read';
+import { cmp } from '../scan/settled';
+import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from '../types';
 
 // Loaded when a manifest is rewritten: `node:crypto` is some 6 ms of every command's start otherwise (the catalog,
 // and so `list`, carries this module).

@@ -5,11 +5,11 @@ import * as path from 'node:path';
 import { SearchAhead, type SearchAheadJob } from './grep-ahead';
 import { CHUNK, searchFile, type FileSearchRun, type Lane, type Matcher } from './grep-file';
 import { Literal } from './literal';
-import { pauser } from './pause';
-import { AS_NAMED, RootedReads, type ReadAnchor } from './rooted-read';
+import { pauser } from '../shared/pause';
+import { AS_NAMED, RootedReads, type ReadAnchor } from '../read/rooted-read';
 import { RegexRunner } from './regex-worker';
 import { checkRipgrepSyntax, runRipgrep } from './grep-rg';
-import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from './types';
+import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from '../types';
 
 export { clipLine } from './grep-file';
 

@@ -22,4 +22,4 @@ export function envDirs(env: NodeJS.ProcessEnv = process.env): EnvDirs {
 }
 
 /** The spill engine's default root (one definition, in the engine). */
-export { defaultSpillRoot as spillwayDefaultRoot } from '../spill/default-root';
+export { defaultSpillRoot as spillwayDefaultRoot } from '../../spill/default-root';

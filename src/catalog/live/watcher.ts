@@ -7,8 +7,8 @@
 // being written keeps firing), and settled paths are coalesced into batches.
 import { promises as fsp, readdirSync, watch, type FSWatcher } from 'node:fs';
 import * as path from 'node:path';
-import { pauser } from './pause';
-import type { KnownRoot } from './types';
+import { pauser } from '../shared/pause';
+import type { KnownRoot } from '../types';
 
 export interface WatcherOptions {
   /** A path must see no event for this long before it is delivered. */

@@ -11,13 +11,13 @@
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { describeClaim, type DescribeEnv } from './describe';
-import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
-import { workerThreads } from './workers';
-import { encodeEntry, lastUpdate } from './index-file';
-import type { SessionClaim } from './source';
-import { sourcesNamed } from './sources';
-import { TranscriptCache } from './transcripts';
-import type { KnownRoot, SourceName } from './types';
+import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from '../shared/from-both-ends';
+import { workerThreads } from '../shared/workers';
+import { encodeEntry, lastUpdate } from '../index/index-file';
+import type { SessionClaim } from '../sources/source';
+import { sourcesNamed } from '../sources';
+import { TranscriptCache } from '../transcripts/transcripts';
+import type { KnownRoot, SourceName } from '../types';
 
 /** What the worker is handed: the sessions in the scan's order, and what describing needs. */
 export interface DescribeAheadJob {

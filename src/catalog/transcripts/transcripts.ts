@@ -1,9 +1,9 @@
 // JSONL transcripts parsed streaming, cached by (size, mtime); a file that
 // only grew is read from where the last read stopped, not from the start.
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
-import { openRegularFileSync, refusedKind } from '../spill/regular-file';
-import { stampFrom } from './index-file';
-import { pauser } from './pause';
+import { openRegularFileSync, refusedKind } from '../../spill/regular-file';
+import { stampFrom } from '../index/index-file';
+import { pauser } from '../shared/pause';
 import type { SlimReader } from './slim-line';
 
 /** Folds the JSON values of a transcript's lines into a state. */

@@ -5,10 +5,10 @@
 // filled up meanwhile.
 import { closeSync, lstatSync, readdirSync, readSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { isBelow } from '../spill/inside';
-import { MANIFEST_NAME } from '../spill/manifest';
-import { openRegularFileSync } from '../spill/regular-file';
-import { pauser } from './pause';
+import { isBelow } from '../../spill/inside';
+import { MANIFEST_NAME } from '../../spill/manifest';
+import { openRegularFileSync } from '../../spill/regular-file';
+import { pauser } from '../shared/pause';
 
 const BLOB_ONLY_FOLDER = /^(tool-results|.+-blobs)$/;
 

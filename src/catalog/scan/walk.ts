@@ -2,11 +2,11 @@
 // never follow a symlink, never descend into a folder a claim owns.
 import { readdirSync, type Dirent } from 'node:fs';
 import * as path from 'node:path';
-import type { DirListing, SessionClaim, Source } from './source';
-import { stampOf } from './index-file';
-import { childPath } from './child-path';
-import { pauser } from './pause';
-import { isInside } from '../spill/inside';
+import type { DirListing, SessionClaim, Source } from '../sources/source';
+import { stampOf } from '../index/index-file';
+import { childPath } from '../shared/child-path';
+import { pauser } from '../shared/pause';
+import { isInside } from '../../spill/inside';
 
 /** Folders that never hold spills and can be huge. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.cache']);

@@ -1,10 +1,10 @@
 // The seam every agent layout implements: default roots, shape recognition
 // (claim a folder), and description (blobs + session facts).
 import type { Dirent } from 'node:fs';
-import type { BlobInfo, CatalogLogger, SessionInfo, SourceName } from './types';
+import type { BlobInfo, CatalogLogger, SessionInfo, SourceName } from '../types';
 import type { EnvDirs } from './roots';
-import type { TranscriptCache } from './transcripts';
-import type { ApiCall } from './calls';
+import type { TranscriptCache } from '../transcripts/transcripts';
+import type { ApiCall } from '../transcripts/calls';
 
 export interface DirListing {
   path: string;

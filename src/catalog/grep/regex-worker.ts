@@ -5,7 +5,7 @@
 // come here: they cannot backtrack.
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import { newWorker } from './workers';
+import { newWorker } from '../shared/workers';
 
 /** Default budget for one chunk (a few MB of lines); normal regexes take milliseconds. */
 export const DEFAULT_REGEX_TIMEOUT_MS = 5000;

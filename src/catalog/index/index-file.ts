@@ -8,13 +8,13 @@
 import { closeSync, constants as fsConstants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { claimKey, type Described, type SessionClaim } from './source';
+import { claimKey, type Described, type SessionClaim } from '../sources/source';
 import { blobOrder, sessionJson, type SessionJson } from './session-json';
-import type { BlobInfo, KnownRoot } from './types';
-import { childPath, folderHolding } from './child-path';
-import { pauser } from './pause';
+import type { BlobInfo, KnownRoot } from '../types';
+import { childPath, folderHolding } from '../shared/child-path';
+import { pauser } from '../shared/pause';
 import { isNumberIn, PathTable, storedPaths, type StoredPath } from './path-table';
-import { notPrivate, ownedByAnother } from '../spill/private-folder';
+import { notPrivate, ownedByAnother } from '../../spill/private-folder';
 
 /** Bump when the meaning or layout of a stored description changes: older files are then ignored. */
 export const INDEX_VERSION = 13;

@@ -1,6 +1,6 @@
 // Bounded head reads: a preview cut at a line boundary and a binary check,
 // never reading more than a few KB of a blob.
-import { openRegularFile } from '../spill/regular-file';
+import { openRegularFile } from '../../spill/regular-file';
 import type { OpenForRead } from './rooted-read';
 
 export const PREVIEW_BYTES = 2048;

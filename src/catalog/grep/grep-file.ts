@@ -7,9 +7,9 @@ import { isAscii } from 'node:buffer';
 import { closeSync, readSync } from 'node:fs';
 import type { Literal } from './literal';
 import { countNewlines } from './newlines';
-import type { ReadAnchor } from './rooted-read';
+import type { ReadAnchor } from '../read/rooted-read';
 import type { RegexRunner } from './regex-worker';
-import type { GrepMatch } from './types';
+import type { GrepMatch } from '../types';
 
 export const CHUNK = 2 << 20;
 /** A "line" longer than this is cut (only binary-like files have them). */

@@ -2,9 +2,9 @@
 // gets a sparse line index (the byte offset of every 1024th line), filled as
 // slices and counts read forward and reused by later slices of the same file.
 import { promises as fsp } from 'node:fs';
-import { openRegularFile } from '../spill/regular-file';
+import { openRegularFile } from '../../spill/regular-file';
 import type { OpenForRead } from './rooted-read';
-import type { SliceResult } from './types';
+import type { SliceResult } from '../types';
 
 export interface SliceOptions {
   /** Cut the returned text after this many bytes (default 16 MiB). */

@@ -4,7 +4,7 @@
 // up to three times: 35 MB for 50,000 sessions, where this takes 11 MB (read
 // back in 506 ms instead of 619).
 import * as path from 'node:path';
-import { childPath } from './child-path';
+import { childPath } from '../shared/child-path';
 
 /** A stored path: whole, or [the number of the folder it lies in, its name there]. */
 export type StoredPath = string | [number, string];

@@ -12,9 +12,9 @@
 // model").
 import { closeSync, type promises as fsp, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../spill/anchored-dir';
-import { openRegularFile, openRegularFileSync, type OpenedFile } from '../spill/regular-file';
-import { holds } from '../spill/inside';
+import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../../spill/anchored-dir';
+import { openRegularFile, openRegularFileSync, type OpenedFile } from '../../spill/regular-file';
+import { holds } from '../../spill/inside';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
 export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;

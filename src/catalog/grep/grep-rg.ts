@@ -9,13 +9,13 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import { closeSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { FOLDERS_HELD_OPEN } from '../spill/anchored-dir';
-import { MANIFEST_NAME } from '../spill/manifest';
+import { FOLDERS_HELD_OPEN } from '../../spill/anchored-dir';
+import { MANIFEST_NAME } from '../../spill/manifest';
 import type { BlobFolder, GrepRun } from './grep';
 import { clipLine } from './grep-file';
 import { LineReader } from './line-reader';
-import { pauser } from './pause';
-import { cmp } from './settled';
+import { pauser } from '../shared/pause';
+import { cmp } from '../scan/settled';
 
 // Loaded when ripgrep runs: child_process brings net and dgram, a few ms of every command's start otherwise
 // (the catalog, and so `list`, carries this module).

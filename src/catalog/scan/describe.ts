@@ -2,13 +2,13 @@
 // that tell a later scan whether that still holds (scan(), scanSessions()
 // and live updates all describe through this one function).
 import * as path from 'node:path';
-import type { ApiCall } from './calls';
-import { refusal } from './clean';
-import { stampOf, UNSETTLED, type IndexedClaim } from './index-file';
-import type { Described, SessionClaim, Source } from './source';
-import type { TranscriptCache } from './transcripts';
-import { deepestRoot, resolved } from '../spill/inside';
-import type { CatalogLogger, KnownRoot } from './types';
+import type { ApiCall } from '../transcripts/calls';
+import { refusal } from '../clean/clean';
+import { stampOf, UNSETTLED, type IndexedClaim } from '../index/index-file';
+import type { Described, SessionClaim, Source } from '../sources/source';
+import type { TranscriptCache } from '../transcripts/transcripts';
+import { deepestRoot, resolved } from '../../spill/inside';
+import type { CatalogLogger, KnownRoot } from '../types';
 
 export interface DescribeEnv {
   sources: readonly Source[];

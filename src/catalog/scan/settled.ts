@@ -2,13 +2,13 @@
 // only what sorts, counts and deduplicates them stays in memory; each
 // session's description stays in the index, read back when it is listed.
 import * as path from 'node:path';
-import type { BlobFolderNames, GrepTargets } from './grep';
-import type { CheckedClaim } from './index-file';
-import type { SessionClaim } from './source';
-import type { SessionJson } from './session-json';
-import type { SessionInfo, TurnSeries } from './types';
-import { isoTime } from '../spill/iso-time';
-import { folderHolding } from './child-path';
+import type { BlobFolderNames, GrepTargets } from '../grep/grep';
+import type { CheckedClaim } from '../index/index-file';
+import type { SessionClaim } from '../sources/source';
+import type { SessionJson } from '../index/session-json';
+import type { SessionInfo, TurnSeries } from '../types';
+import { isoTime } from '../../spill/iso-time';
+import { folderHolding } from '../shared/child-path';
 
 /** Sessions as a one-off command goes through them (see Catalog.scanSessions). */
 export interface SessionListing {

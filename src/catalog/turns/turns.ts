@@ -2,9 +2,9 @@
 // drops named, blobs read back, and the tokens-saved estimate against what the
 // agent would have shown without Spillway.
 import * as path from 'node:path';
-import type { ApiCall } from './calls';
-import type { BlobInfo, BlobUse, SourceName, TokensSaved, TurnDrop, TurnPart, TurnPoint, TurnSeries } from './types';
-import { isTurn } from '../spill/manifest';
+import type { ApiCall } from '../transcripts/calls';
+import type { BlobInfo, BlobUse, SourceName, TokensSaved, TurnDrop, TurnPart, TurnPoint, TurnSeries } from '../types';
+import { isTurn } from '../../spill/manifest';
 
 /** Assumption for turning chars into tokens (English text and code average ~4). */
 export const CHARS_PER_TOKEN = 4;

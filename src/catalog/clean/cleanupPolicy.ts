@@ -11,10 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Catalog } from './catalog';
-import type { CleanableSession, CleanPlan } from './types';
-import { MANIFEST_NAME } from '../spill/manifest';
-import { readSettingsText } from '../spill/regular-file';
+import type { Catalog } from '../catalog';
+import type { CleanableSession, CleanPlan } from '../types';
+import { MANIFEST_NAME } from '../../spill/manifest';
+import { readSettingsText } from '../../spill/regular-file';
 
 export interface CleanupPolicy {
   maxAgeDays?: number;

@@ -7,11 +7,11 @@
 // the worker took but never reported (it stopped) is searched again there.
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
+import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from '../shared/from-both-ends';
 import { CHUNK, searchFile, type FileSearchRun, type Lane } from './grep-file';
 import { Literal } from './literal';
-import { AS_NAMED, RootedReads } from './rooted-read';
-import { workerThreads } from './workers';
+import { AS_NAMED, RootedReads } from '../read/rooted-read';
+import { workerThreads } from '../shared/workers';
 
 export const DEFAULT_GREP_WORKER = path.join(__dirname, 'grep-ahead-worker.js');
 

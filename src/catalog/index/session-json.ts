@@ -5,8 +5,8 @@
 // 100,000 blobs, re-reading and rendering every description was a fifth of a
 // warm `list --json`).
 import * as path from 'node:path';
-import { cmp } from './settled';
-import type { BlobInfo, SessionInfo } from './types';
+import { cmp } from '../scan/settled';
+import type { BlobInfo, SessionInfo } from '../types';
 
 /** A session's own fields as listed. */
 export interface ListedFields {

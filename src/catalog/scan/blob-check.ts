@@ -8,9 +8,9 @@
 import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from './from-both-ends';
-import { workerThreads } from './workers';
-import { lineStillHolds } from './index-file';
+import { FREE, startWorker, TAKEN_HERE, TAKEN_THERE } from '../shared/from-both-ends';
+import { workerThreads } from '../shared/workers';
+import { lineStillHolds } from '../index/index-file';
 
 /** What the worker is handed: the index file, which file it must be, and where its lines lie. */
 export interface BlobCheckJob {
