@@ -5,7 +5,7 @@
 // The Bash capture's finish step: node dist/hook.js claude-code bash-finish DIGEST_BYTES FILE STATUS COMMAND
 import { runBashFinish } from './claude-code-bash-finish';
 import { runClaudeCodeHook } from './claude-code-hook';
-import { failIfUnfinished } from '../cli/unfinished';
+import { failIfUnfinished } from '../common/unfinished';
 
 async function main(): Promise<void> {
   const [agent, sub, ...rest] = process.argv.slice(2);
