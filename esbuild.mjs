@@ -37,12 +37,12 @@ const builds = [
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' }, plugins: [commandsApart] },
   ...commands.map((name) => ({ ...node, entryPoints: [`src/cli/commands/${name}.ts`], outfile: `${out}/cli-${name}.js` })),
   { ...node, entryPoints: ['src/index.ts'], outfile: `${out}/index.js` },
-  // The worker thread a large warm scan checks sessions in (see src/catalog/blob-check.ts), beside the bundles that scan.
-  { ...node, entryPoints: ['src/catalog/blob-check-worker.ts'], outfile: `${out}/blob-check-worker.js` },
-  // The worker thread a large scan without an index describes sessions in (see src/catalog/describe-ahead.ts).
-  { ...node, entryPoints: ['src/catalog/describe-ahead-worker.ts'], outfile: `${out}/describe-ahead-worker.js` },
-  // The worker thread the Node engine searches a large literal grep beside (see src/catalog/grep-ahead.ts).
-  { ...node, entryPoints: ['src/catalog/grep-ahead-worker.ts'], outfile: `${out}/grep-ahead-worker.js` },
+  // The worker thread a large warm scan checks sessions in (see src/catalog/scan/blob-check.ts), beside the bundles that scan.
+  { ...node, entryPoints: ['src/catalog/scan/blob-check-worker.ts'], outfile: `${out}/blob-check-worker.js` },
+  // The worker thread a large scan without an index describes sessions in (see src/catalog/scan/describe-ahead.ts).
+  { ...node, entryPoints: ['src/catalog/scan/describe-ahead-worker.ts'], outfile: `${out}/describe-ahead-worker.js` },
+  // The worker thread the Node engine searches a large literal grep beside (see src/catalog/grep/grep-ahead.ts).
+  { ...node, entryPoints: ['src/catalog/grep/grep-ahead-worker.ts'], outfile: `${out}/grep-ahead-worker.js` },
   // The Claude Code hook alone (what `spillway hook install claude-code` wires in): no catalog, fast start.
   { ...node, entryPoints: ['src/adapters/claude-code-hook-main.ts'], outfile: `${out}/hook.js` },
   // The Codex CLI hook alone (what `spillway hook install codex` wires in).

@@ -10,11 +10,11 @@ export { countLines, utf8Bytes } from './spill/text';
 // The catalog (reader side): sessions -> blobs, slice, grep, clean, turns.
 export * from './catalog/types';
 export { Catalog, type ScanOptions, type ScanStats } from './catalog/catalog';
-export type { SessionListing } from './catalog/settled';
-export { defaultCacheDir } from './catalog/index-file';
-export { readSlice, countLines as countFileLines } from './catalog/slice';
-export { findRipgrep } from './catalog/grep';
-export { CHARS_PER_TOKEN } from './catalog/turns';
+export type { SessionListing } from './catalog/scan/settled';
+export { defaultCacheDir } from './catalog/index/index-file';
+export { readSlice, countLines as countFileLines } from './catalog/read/slice';
+export { findRipgrep } from './catalog/grep/grep';
+export { CHARS_PER_TOKEN } from './catalog/turns/turns';
 // Agent adapters: Claude Code command hook + settings installer, Agent SDK hook, pi extension.
 export { spillHook, spillwayHooks, spillwayEnv, type SpillHookOptions, type SpillwayEnvOptions } from './adapters/agent-sdk';
 export { handleClaudeCodeHookInput, hookOutputFor, replacementFor, type ClaudeCodeSpillOptions, type PostToolUseReplacement } from './adapters/claude-code-hook';

@@ -4,8 +4,8 @@
 // Usage (what `spillway hook install claude-code` writes): node dist/hook.js claude-code
 // The shell prefix's large-output step: node dist/hook.js claude-code prefix-finish STATUS COMMAND_STRING
 import { runClaudeCodeHook } from './claude-code-hook';
+import { failIfUnfinished } from '../common/unfinished';
 import { finishLargeOutput } from './claude-code-prefix-finish';
-import { failIfUnfinished } from '../cli/unfinished';
 
 async function main(): Promise<void> {
   const [agent, sub, ...rest] = process.argv.slice(2);

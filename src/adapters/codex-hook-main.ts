@@ -3,7 +3,7 @@
 // Usage (what `spillway hook install codex` writes): node dist/codex-hook.js codex
 // The capture's finish step: node dist/codex-hook.js codex finish DIGEST_BYTES FILE STATUS COMMAND
 import { runCodexFinish, runCodexHook } from './codex-capture';
-import { failIfUnfinished } from '../cli/unfinished';
+import { failIfUnfinished } from '../common/unfinished';
 
 async function main(): Promise<void> {
   const [agent, sub, ...rest] = process.argv.slice(2);

@@ -2,7 +2,7 @@
 import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
 import { escapeControls, human } from './escape';
 import { tuneV8ForCommands } from './v8-defaults';
-import { failIfUnfinished } from './unfinished';
+import { failIfUnfinished } from '../common/unfinished';
 
 // Exported for the tests, which run it in a process of their own (dist/cli.js).
 export { failIfUnfinished };

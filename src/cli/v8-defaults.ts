@@ -18,7 +18,7 @@
 // 679 -> 629 ms, 100k and warm runs the same or a little faster
 // (docs/catalog.md, "Where a cold listing's time goes").
 import { setFlagsFromString } from 'node:v8';
-import { onWorkerOnline } from '../catalog/workers';
+import { onWorkerOnline } from '../catalog/shared/workers';
 
 /** V8 11 to 13 (Node 20 to 24) have these flags, measured; another V8 could print an error for a flag it lacks. */
 const MEASURED_ON = /^1[1-3]\./;

@@ -1,12 +1,12 @@
 // Cleanup that runs itself (opt-in, `spillway.cleanup.auto`): at start and
-// daily it applies the policy file (src/catalog/cleanupPolicy.ts) that the
+// daily it applies the policy file (src/catalog/clean/cleanupPolicy.ts) that the
 // settings write and `spillway clean --policy` reads. The first run shows what
 // it would delete and waits for a yes; later runs delete and log. Pins live in
 // the same file, so a cron job respects them too.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { planPolicyClean, readCleanupPolicy, writeCleanupPolicy, type CleanupPolicy } from '../catalog/cleanupPolicy';
+import { planPolicyClean, readCleanupPolicy, writeCleanupPolicy, type CleanupPolicy } from '../catalog/clean/cleanupPolicy';
 import type { CatalogService } from './catalogService';
 import { formatBytes } from './format';
 import { Disposable } from './lifecycle';

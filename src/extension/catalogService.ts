@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import { Catalog } from '../catalog/catalog';
-import { defaultCacheDir } from '../catalog/index-file';
+import { defaultCacheDir } from '../catalog/index/index-file';
 import { SOURCE_NAMES, type CatalogEvent, type SourceName } from '../catalog/types';
 import { Disposable } from './lifecycle';
 import { sourceEnabled, type SpillwaySettings } from './settings';

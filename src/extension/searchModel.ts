@@ -4,7 +4,7 @@
 // blob's 5,000 identical lines from crowding out every other blob, counted so
 // the view can say what it left out.
 
-import { compilePattern, effectiveIgnoreCase } from '../catalog/grep';
+import { compilePattern, effectiveIgnoreCase } from '../catalog/grep/grep';
 import type { BlobInfo, GrepMatch, GrepSummary, SessionInfo } from '../catalog/types';
 import { formatCount } from './format';
 

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { refusal } from '../../src/catalog/clean';
+import { refusal } from '../../src/catalog/clean/clean';
 import { PID_PLACE } from '../../src/spill/internal-files';
 import { caseDirs, collect, hostileFile, run, spawnCli, write, type CaseDirs } from './helpers';
 

@@ -5,7 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { storedPaths } from '../../src/catalog/path-table';
+import { storedPaths } from '../../src/catalog/index/path-table';
 import { backdate } from '../integration/catalog/helpers';
 import { caseDirs, hostileFile, run, SECRET, write, type CaseDirs } from './helpers';
 

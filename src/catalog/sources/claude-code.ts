@@ -5,12 +5,12 @@
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-names';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
-import { compactArgs } from '../args';
-import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type IssuedToolCall, type MentionsState } from '../calls';
-import { SlimReader, typeFromEnd } from '../slim-line';
-import type { LineReducer } from '../transcripts';
+import { compactArgs } from './args';
+import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type IssuedToolCall, type MentionsState } from '../transcripts/calls';
+import { SlimReader, typeFromEnd } from '../transcripts/slim-line';
+import type { LineReducer } from '../transcripts/transcripts';
 import type { Attribution, BlobKind } from '../types';
-import type { Described, DescribeContext, DirListing, SessionClaim, Source } from '../source';
+import type { Described, DescribeContext, DirListing, SessionClaim, Source } from './source';
 import { folderManifest, listFiles, manifestIndex, symlinkedFolder, wholeFolder, type FileFacts, type FileStat } from './common';
 import { isoTime } from '../../spill/iso-time';
 

@@ -6,9 +6,9 @@
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { forListing, mentionsIn, num, obj, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../calls';
-import type { Described, Source } from '../source';
-import type { LineReducer } from '../transcripts';
+import { forListing, mentionsIn, num, obj, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../transcripts/calls';
+import type { Described, Source } from './source';
+import type { LineReducer } from '../transcripts/transcripts';
 import { describeManifestFolder, wholeFolder } from './common';
 
 /** The folder under `$CODEX_HOME` the Codex hook writes to (src/adapters/codex-capture.ts). */

@@ -1,6 +1,6 @@
 // dsh (seed 001): `<root>/session-<first 12 hex of sha256(sessionId)>/<random hex>-<safeName>`.
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 
 const SESSION_DIR = /^session-[0-9a-f]{12}$/;

@@ -6,8 +6,8 @@
 // record carries the prompt or the `functionResponse` parts sent back.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type MentionsState } from '../calls';
-import type { LineReducer } from '../transcripts';
+import { forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type MentionsState } from '../transcripts/calls';
+import type { LineReducer } from '../transcripts/transcripts';
 
 export interface GeminiState extends MentionsState {
   sessionId?: string;

@@ -4,8 +4,8 @@
 // session file in `<project>/chats/` gives the calls (turns) and ties each of
 // Spillway's blobs to the shell call whose result named it.
 import * as path from 'node:path';
+import type { Source } from './source';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import type { Source } from '../source';
 import { describeManifestFolder, wholeFolder } from './common';
 import { findGeminiTranscript, geminiListingReducer, geminiReducer, type GeminiState } from './gemini-cli-transcript';
 

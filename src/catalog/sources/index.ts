@@ -2,7 +2,7 @@
 // claims a folder owns it (Spillway's manifest before dsh's bare shape; a Roo
 // Code task folder before Claude Code's uuid-named session folder).
 import type { SourceName } from '../types';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { claudeCode } from './claude-code';
 import { cline } from './cline';
 import { codex } from './codex';

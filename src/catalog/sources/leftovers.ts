@@ -8,7 +8,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { isTempName } from '../../spill/internal-names';
 import { refusedKind } from '../../spill/regular-file';
-import type { DescribeContext, Described, DirListing, SessionClaim } from '../source';
+import type { DescribeContext, Described, DirListing, SessionClaim } from './source';
 import type { SourceName } from '../types';
 import { notOurs, plainBlob } from './common';
 

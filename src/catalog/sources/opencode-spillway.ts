@@ -3,8 +3,8 @@
 // to opencode, its session and the tool call. Part of the opencode source (opencode.ts).
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import type { Described, DirListing, RootSpec, SessionClaim } from '../source';
-import type { EnvDirs } from '../roots';
+import type { Described, DirListing, RootSpec, SessionClaim } from './source';
+import type { EnvDirs } from './roots';
 import { describeManifestFolder, wholeFolder } from './common';
 
 /** The claim's hint that marks one of these folders. */

@@ -2,7 +2,7 @@
 // `~/.local/share/opencode/tool-output/tool_<id>` (no session attribution on disk);
 // and what Spillway's opencode plugin wrote (opencode-spillway.ts).
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 import { claimSpillwayCaptures, describeSpillwayCaptures, SPILLWAY_LAYOUT, spillwayCaptureRoot } from './opencode-spillway';
 

@@ -3,7 +3,7 @@
 // persistence_dir is whatever the caller passes; the CLI documents
 // `~/.openhands/conversations` (one folder per conversation) as its store.
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeNamedFiles, holdsNamed, wholeFolder } from './common';
 
 const OBSERVATION_FILE = /^(.+)_output_([0-9a-f]{8})\.txt$/;

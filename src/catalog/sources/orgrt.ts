@@ -1,6 +1,6 @@
 // orgrt tool-spill (seed 003): `<base>/tool-results/<roleId>/<file>`, one session per role.
 import * as path from 'node:path';
-import type { Source } from '../source';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 
 export const orgrt: Source = {

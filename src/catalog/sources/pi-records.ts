@@ -3,7 +3,7 @@
 // summary message, a flush that summarized, its index) and the short refs it
 // issues, Spillway's record of a result it replaced, and the outputs a
 // query fetches back by id.
-import { mentionsIn, obj, own, str, type DropKind, type IssuedToolCall } from '../calls';
+import { mentionsIn, obj, own, str, type DropKind, type IssuedToolCall } from '../transcripts/calls';
 import type { PiState } from './pi';
 
 /** customType of Spillway's own pi index entries (src/adapters/pi-extension.ts). */

@@ -1,8 +1,8 @@
 // Roo Code (VS Code extension `rooveterinaryinc.roo-cline`): a command's full
 // output goes to `<globalStorage>/tasks/<taskId>/command-output/cmd-<id>.txt`.
 import * as path from 'node:path';
-import type { EnvDirs } from '../roots';
-import type { Source } from '../source';
+import type { EnvDirs } from './roots';
+import type { Source } from './source';
 import { describeNamedFiles, wholeFolder } from './common';
 
 const EXTENSION_ID = 'rooveterinaryinc.roo-cline';

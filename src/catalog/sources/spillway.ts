@@ -2,8 +2,8 @@
 // (the engine's default root uses `session-<12 hex>` folders).
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import { spillwayDefaultRoot } from '../roots';
-import type { Source } from '../source';
+import { spillwayDefaultRoot } from './roots';
+import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
 
 export const spillway: Source = {

@@ -1,7 +1,7 @@
 // `spillway clean`: delete a session's blobs or by retention; lists only unless --yes.
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, json, newCatalog, parseDuration, parseFlags, parseSize, reportProblems, ROOT_FLAGS, sessionNamed, tableLines, writeInPieces } from '../format';
-import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/cleanupPolicy';
+import { cleanupPolicyPath, planPolicyClean, readCleanupPolicy } from '../../catalog/clean/cleanupPolicy';
 import { mayName } from '../../catalog/catalog';
 import type { CleanableSession, CleanPlan, SessionInfo } from '../../catalog/types';
 import { isoTime } from '../../spill/iso-time';

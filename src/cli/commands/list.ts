@@ -1,5 +1,5 @@
 // `spillway list`: every session and its blobs, as a table or JSON.
-import type { SessionJson } from '../../catalog/session-json';
+import type { SessionJson } from '../../catalog/index/session-json';
 import { UsageError, type CliCommand } from '../io';
 import { formatBytes, human, newCatalog, parseFlags, Pieces, reportProblems, ROOT_FLAGS, tableLines } from '../format';
 import { isLeftoversKey } from '../../catalog/sources/leftovers';

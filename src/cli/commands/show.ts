@@ -1,7 +1,7 @@
 // `spillway show PATH [--lines A:B]`: print a blob, or a line range of it, without loading it whole.
 import { UsageError, type CliCommand, type CliIO } from '../io';
 import { human, newCatalog, parseFlags, ROOT_FLAGS } from '../format';
-import { readSliceBytes } from '../../catalog/slice';
+import { readSliceBytes } from '../../catalog/read/slice';
 
 export const SHOW_USAGE = 'usage: spillway show PATH [--lines A:B] [--root DIR]... [--no-default-roots]   (1-based, inclusive)';
 

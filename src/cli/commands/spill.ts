@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createReadStream, rmSync } from 'node:fs';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
+import { openSpillStore } from '../../spill/open-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
 import { looksLikeText } from '../../spill/text';
 import type { SpillRef } from '../../spill/types';
@@ -75,7 +76,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
 
   const warnings: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m) };
-  const store = new LocalSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
+  const store = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
   const policy = createSpillPolicy({
     store,
     logger,

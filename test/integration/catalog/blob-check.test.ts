@@ -9,9 +9,9 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlobCheck, checkLinesFromTheEnd } from '../../../src/catalog/blob-check';
+import { BlobCheck, checkLinesFromTheEnd } from '../../../src/catalog/scan/blob-check';
 import { Catalog } from '../../../src/catalog/catalog';
-import { IndexReader } from '../../../src/catalog/index-file';
+import { IndexReader } from '../../../src/catalog/index/index-file';
 import type { SessionInfo } from '../../../src/catalog/types';
 import { backdate, REPO, shown } from './helpers';
 
@@ -53,7 +53,7 @@ beforeAll(async () => {
   cacheDir = path.join(dir, 'cache');
   // The worker as the build makes it, from these sources.
   workerFile = path.join(dir, 'blob-check-worker.js');
-  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/blob-check-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
+  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/scan/blob-check-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
   for (let i = 0; i < SESSIONS; i++) {
     const folder = path.join(root, 'projects', '-p', `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, 'tool-results');
     await fsp.mkdir(folder, { recursive: true });

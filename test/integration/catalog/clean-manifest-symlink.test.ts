@@ -5,7 +5,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeClean } from '../../../src/catalog/clean';
+import { executeClean } from '../../../src/catalog/clean/clean';
 import type { CleanPlan } from '../../../src/catalog/types';
 
 let dir: string;

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { refusal } from '../../../src/catalog/clean';
+import { refusal } from '../../../src/catalog/clean/clean';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
 
 let dir: string;

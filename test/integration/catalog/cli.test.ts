@@ -4,7 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
+import { writeCleanupPolicy } from '../../../src/catalog/clean/cleanupPolicy';
 import { LocalSpillStore } from '../../../src/spill/local-store';
 import { buildFixtureHome, REAL_CLAUDE_FIXTURES, type FixtureHome } from '../../fixtures/build-home';
 import { CLI, ensureBuilt, runCli } from './helpers';

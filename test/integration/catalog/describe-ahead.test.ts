@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { worthAWorker } from '../../../src/catalog/describe-ahead';
+import { worthAWorker } from '../../../src/catalog/scan/describe-ahead';
 import type { SessionInfo } from '../../../src/catalog/types';
 import { backdate, REPO, shown } from './helpers';
 
@@ -71,7 +71,7 @@ beforeAll(async () => {
   dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-describe-ahead-'));
   root = path.join(dir, 'claude');
   workerFile = path.join(dir, 'describe-ahead-worker.js');
-  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/describe-ahead-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
+  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/scan/describe-ahead-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
   for (let i = 0; i < SESSIONS; i++) await writeSession(i);
   await backdate(root);
 }, 60_000);

@@ -1,4 +1,4 @@
-// The Node engine's second thread (src/catalog/grep-ahead.ts): a worker that
+// The Node engine's second thread (src/catalog/grep/grep-ahead.ts): a worker that
 // searches the files from the last one back finds what one thread finds,
 // keeps the caps, reads below the roots as the main thread does, and a worker
 // that stops leaves its files to the main thread.
@@ -7,8 +7,8 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grep } from '../../../src/catalog/grep';
-import { RootedReads } from '../../../src/catalog/rooted-read';
+import { grep } from '../../../src/catalog/grep/grep';
+import { RootedReads } from '../../../src/catalog/read/rooted-read';
 import type { GrepMatch, GrepOptions, GrepSummary } from '../../../src/catalog/types';
 import { REPO } from './helpers';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'catalog-grep-ahead-'));
   root = path.join(dir, 'root');
   workerFile = path.join(dir, 'grep-ahead-worker.js');
-  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/grep-ahead-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
+  await esbuild.build({ entryPoints: [path.join(REPO, 'src/catalog/grep/grep-ahead-worker.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: workerFile, logLevel: 'silent' });
   paths = [];
   for (let i = 0; i < FILES; i++) {
     const folder = path.join(root, `session-${i}`, 'tool-results');

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { findRipgrep, type GrepTargets } from '../../../src/catalog/grep';
+import { findRipgrep, type GrepTargets } from '../../../src/catalog/grep/grep';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
 
 let dir: string;

@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { effectiveIgnoreCase, grep } from '../../../src/catalog/grep';
-import { LineReader } from '../../../src/catalog/line-reader';
+import { effectiveIgnoreCase, grep } from '../../../src/catalog/grep/grep';
+import { LineReader } from '../../../src/catalog/grep/line-reader';
 import type { GrepMatch, GrepOptions } from '../../../src/catalog/types';
 
 let dir: string;

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { IndexReader } from '../../../src/catalog/index-file';
+import { IndexReader } from '../../../src/catalog/index/index-file';
 import type { GrepMatch } from '../../../src/catalog/types';
 
 let dir: string;

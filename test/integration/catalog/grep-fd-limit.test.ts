@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRipgrep } from '../../../src/catalog/grep';
+import { findRipgrep } from '../../../src/catalog/grep/grep';
 import { CLI, ensureBuilt, REPO } from './helpers';
 
 const SESSIONS = 600;

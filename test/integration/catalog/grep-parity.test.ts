@@ -6,8 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { findRipgrep, grep } from '../../../src/catalog/grep';
-import { countLines, indexedCheckpoints, readSlice } from '../../../src/catalog/slice';
+import { findRipgrep, grep } from '../../../src/catalog/grep/grep';
+import { countLines, indexedCheckpoints, readSlice } from '../../../src/catalog/read/slice';
 import type { GrepMatch, GrepOptions, GrepProgress } from '../../../src/catalog/types';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
 

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { planPolicyClean } from '../../../src/catalog/cleanupPolicy';
+import { planPolicyClean } from '../../../src/catalog/clean/cleanupPolicy';
 
 const BLOBS = 140_000;
 let dir: string;

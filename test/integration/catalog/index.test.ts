@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { INDEX_VERSION } from '../../../src/catalog/index-file';
+import { INDEX_VERSION } from '../../../src/catalog/index/index-file';
 import { buildFixtureHome, type FixtureHome } from '../../fixtures/build-home';
 import { backdate, ensureBuilt, runCli, shown } from './helpers';
 

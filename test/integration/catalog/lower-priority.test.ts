@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { refusal } from '../../../src/catalog/clean';
+import { refusal } from '../../../src/catalog/clean/clean';
 import { CLINE_SESSION_ID } from '../../../src/catalog/sources/cline';
 import { GOOSE_SESSION_ID } from '../../../src/catalog/sources/goose';
 import type { SessionInfo } from '../../../src/catalog/types';

@@ -8,10 +8,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { findRipgrep, grep } from '../../../src/catalog/grep';
-import { readHead } from '../../../src/catalog/head';
+import { findRipgrep, grep } from '../../../src/catalog/grep/grep';
+import { readHead } from '../../../src/catalog/read/head';
 import { NotRegularFileError, openRegularFile } from '../../../src/spill/regular-file';
-import { countLines, readSlice } from '../../../src/catalog/slice';
+import { countLines, readSlice } from '../../../src/catalog/read/slice';
 import { ensureBuilt, runCli } from './helpers';
 
 let dir: string;

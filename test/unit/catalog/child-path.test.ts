@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { childPath, folderHolding } from '../../../src/catalog/child-path';
+import { childPath, folderHolding } from '../../../src/catalog/shared/child-path';
 
 describe('folderHolding', () => {
   it('gives the folder a blob is the entry of, as path.dirname does', () => {

@@ -5,7 +5,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { planClean } from '../../../src/catalog/clean';
+import { planClean } from '../../../src/catalog/clean/clean';
 
 let root: string;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupPolicyPath, parseCleanupPolicy, planPolicyClean, readCleanupPolicy, RECENT_SESSION_MS, writeCleanupPolicy } from '../../../src/catalog/cleanupPolicy';
+import { cleanupPolicyPath, parseCleanupPolicy, planPolicyClean, readCleanupPolicy, RECENT_SESSION_MS, writeCleanupPolicy } from '../../../src/catalog/clean/cleanupPolicy';
 import { policyLimits } from '../../../src/extension/messages';
 import { useFixtureCatalog } from './fixture-catalog';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isBlobOnlyFolder, removeEmptiedBlobFolders } from '../../../src/catalog/emptyFolders';
+import { isBlobOnlyFolder, removeEmptiedBlobFolders } from '../../../src/catalog/clean/emptyFolders';
 import { MANIFEST_NAME } from '../../../src/spill/manifest';
 
 let root: string;

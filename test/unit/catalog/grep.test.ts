@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipLine, compilePattern, requiredLiteral } from '../../../src/catalog/grep';
-import { countNewlines, countNewlinesSwar, simdKernel } from '../../../src/catalog/newlines';
+import { clipLine, compilePattern, requiredLiteral } from '../../../src/catalog/grep/grep';
+import { countNewlines, countNewlinesSwar, simdKernel } from '../../../src/catalog/grep/newlines';
 
 describe('countNewlines', () => {
   it('agrees with a byte-by-byte count at every alignment and length', () => {

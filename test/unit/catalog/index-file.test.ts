@@ -6,8 +6,8 @@ import { existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim, type IndexHeader } from '../../../src/catalog/index-file';
-import { claimKey } from '../../../src/catalog/source';
+import { IndexReader, IndexWriter, loadIndex, saveIndex, type IndexedClaim, type IndexHeader } from '../../../src/catalog/index/index-file';
+import { claimKey } from '../../../src/catalog/sources/source';
 
 let dir: string;
 let file: string;

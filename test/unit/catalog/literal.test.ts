@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Literal } from '../../../src/catalog/literal';
+import { Literal } from '../../../src/catalog/grep/literal';
 
 /** Every position of `needle` in `text` from `from`, as Buffer.indexOf finds them. */
 function positions(text: Buffer, needle: Buffer, from: number): number[] {

@@ -1,7 +1,7 @@
 // The trailer's path table: every path given comes back exactly as it was, each folder stored once,
 // and a table edited to name what it should not is refused whole.
 import { describe, expect, it } from 'vitest';
-import { PathTable, storedPaths } from '../../../src/catalog/path-table';
+import { PathTable, storedPaths } from '../../../src/catalog/index/path-table';
 
 describe('PathTable', () => {
   it('gives back every path exactly, whatever its shape', () => {

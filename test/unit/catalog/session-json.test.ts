@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listedAsChecked, sessionJson } from '../../../src/catalog/session-json';
+import { listedAsChecked, sessionJson } from '../../../src/catalog/index/session-json';
 
 const folder = path.join('/home/u/.claude/projects/-work', 'session "one"', 'tool-results');
 const blob = (name: string) => ({ path: path.join(folder, name), name, tool: 'Bash', toolCallId: 'toolu_1', args: 'make', bytes: 10, createdAt: '2026-01-01T00:00:00.000Z', turn: 1, kind: 'tool-result' as const });

@@ -2,8 +2,8 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countLines, indexedCheckpoints, readSlice, CHECKPOINT_LINES } from '../../../src/catalog/slice';
-import { describeHead, utf8Boundary } from '../../../src/catalog/head';
+import { countLines, indexedCheckpoints, readSlice, CHECKPOINT_LINES } from '../../../src/catalog/read/slice';
+import { describeHead, utf8Boundary } from '../../../src/catalog/read/head';
 
 let dir: string;
 beforeAll(async () => (dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'slice-'))));

@@ -1,9 +1,9 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SlimReader, typeFromEnd } from '../../../src/catalog/slim-line';
+import { SlimReader, typeFromEnd } from '../../../src/catalog/transcripts/slim-line';
 import { claudeReducer } from '../../../src/catalog/sources/claude-code';
-import { TranscriptCache } from '../../../src/catalog/transcripts';
+import { TranscriptCache } from '../../../src/catalog/transcripts/transcripts';
 import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
 
 const KEEP = ['persistedOutputPath'];

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { baselineChars } from '../../../src/catalog/turns';
+import { baselineChars } from '../../../src/catalog/turns/turns';
 
 let dir: string;
 let catalog: Catalog | undefined;

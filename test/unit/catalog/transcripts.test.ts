@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeReducer } from '../../../src/catalog/sources/claude-code';
-import { stampOf } from '../../../src/catalog/index-file';
-import { TranscriptCache, type LineReducer } from '../../../src/catalog/transcripts';
+import { stampOf } from '../../../src/catalog/index/index-file';
+import { TranscriptCache, type LineReducer } from '../../../src/catalog/transcripts/transcripts';
 import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
 
 const counter: LineReducer<{ ids: number[] }> = {

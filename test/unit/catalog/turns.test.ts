@@ -4,7 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog';
-import { baselineChars, estimateTokensSaved } from '../../../src/catalog/turns';
+import { baselineChars, estimateTokensSaved } from '../../../src/catalog/turns/turns';
 import type { BlobInfo, SessionInfo, TurnPoint, TurnSeries } from '../../../src/catalog/types';
 import { useFixtureCatalog } from './fixture-catalog';
 
