@@ -377,7 +377,8 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.click();
     await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
     await tabOf(plantedPath).waitFor({ state: 'visible' });
-    await page.locator('.editor-instance .view-line', { hasText: 'line 3:' }).first().click();
+    // Into its text (VS Code shows it where it was last scrolled to: line 120 onwards, from an earlier step).
+    await page.locator('.editor-instance .view-line', { hasText: /^line \d+:/ }).first().click();
     await page.keyboard.type('typed into a blob');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+S');
