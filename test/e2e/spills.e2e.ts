@@ -378,7 +378,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
     await tabOf(plantedPath).waitFor({ state: 'visible' });
     // Into its text (VS Code shows it where it was last scrolled to: line 120 onwards, from an earlier step).
-    await page.locator('.editor-instance .view-line', { hasText: /^line\s\d+:/ }).first().click();
+    await page.locator('.editor-instance .view-line', { hasText: /^line\s\d+:/ }).nth(8).click(); // clear of the breadcrumbs over the top line
     await page.keyboard.type('typed into a blob');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+S');
