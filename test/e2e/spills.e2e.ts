@@ -384,6 +384,7 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     await page.keyboard.press('Control+S');
     expect(await tabOf(plantedPath).getAttribute('class')).not.toContain('dirty');
     expect(sha(plantedPath)).toBe(hashes.get(plantedPath));
+    await search.hover(); // the view's title buttons show while the pointer is over it
     await search.locator('.action-label[aria-label="Clear Search Results"]').click();
     await search.locator('.pane-header').click();
     await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');
