@@ -377,12 +377,14 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.click();
     await wb.rowByAria(`file ${path.basename(plantedPath)}`).click();
     await tabOf(plantedPath).waitFor({ state: 'visible' });
-    await page.locator('.editor-instance .view-line', { hasText: 'line 3:' }).first().click();
+    // Into its text (VS Code shows it where it was last scrolled to: line 120 onwards, from an earlier step).
+    await page.locator('.editor-instance .view-line', { hasText: /^line\s\d+:/ }).nth(8).click(); // clear of the breadcrumbs over the top line
     await page.keyboard.type('typed into a blob');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Control+S');
     expect(await tabOf(plantedPath).getAttribute('class')).not.toContain('dirty');
     expect(sha(plantedPath)).toBe(hashes.get(plantedPath));
+    await search.hover(); // the view's title buttons show while the pointer is over it
     await search.locator('.action-label[aria-label="Clear Search Results"]').click();
     await search.locator('.pane-header').click();
     await waitFor(async () => (await search.locator('.pane-header').getAttribute('aria-expanded')) === 'false', 'the Search view folded');

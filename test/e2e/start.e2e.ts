@@ -46,7 +46,7 @@ it('`npm start` prints a local address that opens VS Code on the Spills view, fo
 
   browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(url);
+  await page.goto(url, { timeout: 120_000 }); // a loaded machine took over 30 s to serve the first page
   await page.bringToFront();
   const spills = page.locator('[id="workbench.view.extension.spillway"]');
   await spills.waitFor({ state: 'visible', timeout: 120_000 });
