@@ -4,13 +4,14 @@
 //   ripgrep  Debian's ripgrep (grep parity tests)
 //   sandbox  Debian's bubblewrap and socat: Claude Code's own sandbox, which the Bash capture's tests turn on
 //   pi       real pi on Node 22 in .cache/pi (pi's typings for the type-check, its runtime for the tests)
+//   s3       Debian's ceph-mon, ceph-osd and radosgw: a throwaway Ceph RGW, the real S3 server the object-store tests run against
 //   e2e      Chromium, Node 24 and code-server in .cache/ (end to end, npm start)
 // Progress goes to stderr; nothing to stdout. Usage: node scripts/setup.mjs pi ripgrep
 import { ensureDebianPackages } from './debian-packages.mjs';
 import { ensureE2eEnvironment } from './e2e-setup.mjs';
 import { ensurePi } from './ensure-pi.mjs';
 
-const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), sandbox: () => ensureDebianPackages(['bubblewrap', 'socat']), pi: ensurePi, e2e: ensureE2eEnvironment };
+const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), sandbox: () => ensureDebianPackages(['bubblewrap', 'socat']), pi: ensurePi, s3: () => ensureDebianPackages(['ceph-mon', 'ceph-osd', 'radosgw']), e2e: ensureE2eEnvironment };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(name in steps));
 if (asked.length === 0 || unknown.length > 0) {
