@@ -12,7 +12,7 @@ import { openRegularFile } from '../../spill/regular-file';
 import { deepestRoot } from '../../spill/inside';
 import { pauser } from '../shared/pause';
 import { RootedReads } from '../read/rooted-read';
-import { cmp } from '../scan/settled';
+import { cmp } from '../shared/cmp';
 import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from '../types';
 
 // Loaded when a manifest is rewritten: `node:crypto` is some 6 ms of every command's start otherwise (the catalog,

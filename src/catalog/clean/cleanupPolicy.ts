@@ -11,8 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Catalog } from '../catalog';
-import type { CleanableSession, CleanPlan } from '../types';
+import type { CleanableSession, CleanPlan, CleanRequest } from '../types';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { readSettingsText } from '../../spill/regular-file';
 
@@ -87,8 +86,14 @@ export interface PolicyPlan extends CleanPlan {
   kept: { recent: number; pinned: number };
 }
 
+/** What the policy needs of a catalog: its sessions and its plans (the Catalog class has both). */
+export interface CleanPlanner {
+  sessions(): readonly CleanableSession[];
+  planClean(request: CleanRequest, sessions?: readonly CleanableSession[]): Promise<CleanPlan>;
+}
+
 /** What the policy would delete now among `sessions` (by default the ones the catalog holds; nothing is touched). */
-export async function planPolicyClean(catalog: Catalog, policy: CleanupPolicy, now = Date.now(), sessions: readonly CleanableSession[] = catalog.sessions()): Promise<PolicyPlan> {
+export async function planPolicyClean(catalog: CleanPlanner, policy: CleanupPolicy, now = Date.now(), sessions: readonly CleanableSession[] = catalog.sessions()): Promise<PolicyPlan> {
   const empty = { request: { kind: 'retention' as const }, items: [], bytes: 0, refused: [], kept: { recent: 0, pinned: 0 } };
   if (policy.maxAgeDays === undefined && policy.maxTotalBytes === undefined) return empty;
   const plan = await catalog.planClean(

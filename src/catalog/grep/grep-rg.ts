@@ -11,11 +11,11 @@ import { closeSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { FOLDERS_HELD_OPEN } from '../../spill/anchored-dir';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import type { BlobFolder, GrepRun } from './grep';
+import type { BlobFolder, GrepRun } from './targets';
 import { clipLine } from './grep-file';
 import { LineReader } from './line-reader';
 import { pauser } from '../shared/pause';
-import { cmp } from '../scan/settled';
+import { cmp } from '../shared/cmp';
 
 // Loaded when ripgrep runs: child_process brings net and dgram, a few ms of every command's start otherwise
 // (the catalog, and so `list`, carries this module).

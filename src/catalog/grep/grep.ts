@@ -10,45 +10,10 @@ import { AS_NAMED, RootedReads, type ReadAnchor } from '../read/rooted-read';
 import { RegexRunner } from './regex-worker';
 import { checkRipgrepSyntax, runRipgrep } from './grep-rg';
 import type { GrepMatch, GrepOptions, GrepProgress, GrepSummary } from '../types';
+import type { BlobFolder, GrepRun, GrepTargets, Resolved } from './targets';
 
 export { clipLine } from './grep-file';
-
-export type Resolved = Required<Pick<GrepOptions, 'pattern' | 'regex' | 'ignoreCase' | 'maxResults' | 'maxLineChars'>> & {
-  paths: string[];
-  /** 0: no per-blob cap. */
-  maxPerBlob: number;
-  regexTimeoutMs: number | undefined;
-  searchAhead: GrepOptions['searchAhead'];
-};
-
-/**
- * What to search: files by name and, for ripgrep, whole folders whose every
- * regular file (but Spillway's manifests) is a blob. `accept` keeps a match
- * only when its file is one the caller knows (folders may gain other files).
- */
-export interface GrepTargets {
-  paths: string[];
-  folders?: BlobFolder[];
-  /** The blobs in those folders, searched by name by the Node engine (made only for it). */
-  folderFiles?: () => string[];
-  accept?: (file: string) => boolean;
-  /** The size the caller knows for a file, for progress (else each file is stat'ed). */
-  sizeOf?: (file: string) => number | undefined;
-  /** How files and folders are reached (default: as named). */
-  reads?: ReadAnchor;
-}
-
-/** A folder of blobs, with what it holds as far as the caller knows (for progress). */
-export interface BlobFolder {
-  path: string;
-  /** A glob the blobs' names match: only files so named are read (a folder shared with other programs). */
-  names?: string;
-  files: number;
-  bytes: number;
-}
-
-/** Blob folders, each with the glob its blobs' names match (undefined: every file but the manifests). */
-export type BlobFolderNames = Map<string, string | undefined>;
+export type { BlobFolder, BlobFolderNames, GrepTargets } from './targets';
 
 /** The ripgrep binary to use: `explicit` when it is executable, else `rg` on PATH. */
 export function findRipgrep(explicit?: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -313,16 +278,6 @@ function sum<T>(items: readonly T[], of: (item: T) => number): number {
 }
 
 // ---- Node engine ------------------------------------------------------
-
-/** One search in progress, shared by both engines. */
-export interface GrepRun extends FileSearchRun {
-  options: Resolved;
-  sizes: number[];
-  summary: GrepSummary;
-  progress: GrepProgress;
-  signal: AbortSignal | undefined;
-  onProgress: ((p: GrepProgress) => void) | undefined;
-}
 
 async function runNode(run: GrepRun, lineRegex: RegExp): Promise<void> {
   const { options, sizes, summary, progress, signal, onProgress } = run;

@@ -3,6 +3,7 @@
 // folder, its blob folders and the folders walked above them, each path whole
 // up to three times: 35 MB for 50,000 sessions, where this takes 11 MB (read
 // back in 506 ms instead of 619).
+
 import * as path from 'node:path';
 import { childPath } from '../shared/child-path';
 

@@ -4,8 +4,9 @@
 // a session that has not changed without parsing its description again (at
 // 100,000 blobs, re-reading and rendering every description was a fifth of a
 // warm `list --json`).
+
 import * as path from 'node:path';
-import { cmp } from '../scan/settled';
+import { cmp } from '../shared/cmp';
 import type { BlobInfo, SessionInfo } from '../types';
 
 /** A session's own fields as listed. */

@@ -2,7 +2,8 @@
 // only what sorts, counts and deduplicates them stays in memory; each
 // session's description stays in the index, read back when it is listed.
 import * as path from 'node:path';
-import type { BlobFolderNames, GrepTargets } from '../grep/grep';
+import { cmp } from '../shared/cmp';
+import type { BlobFolderNames, GrepTargets } from '../grep/targets';
 import type { CheckedClaim } from '../index/index-file';
 import type { SessionClaim } from '../sources/source';
 import type { SessionJson } from '../index/session-json';
@@ -137,9 +138,4 @@ export class SettledSessions {
 /** The order sessions are listed in: most recently updated first, then by key. */
 export function newestFirst(a: { updatedAt: string; key: string }, b: { updatedAt: string; key: string }): number {
   return cmp(b.updatedAt, a.updatedAt) || cmp(a.key, b.key);
-}
-
-/** Code-unit order (ISO timestamps and keys need no locale rules). */
-export function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

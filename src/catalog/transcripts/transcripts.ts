@@ -2,7 +2,7 @@
 // only grew is read from where the last read stopped, not from the start.
 import { closeSync, lstatSync, readSync, type Stats } from 'node:fs';
 import { openRegularFileSync, refusedKind } from '../../spill/regular-file';
-import { stampFrom } from '../index/index-file';
+import { stampFrom } from '../shared/stamp';
 import { pauser } from '../shared/pause';
 import type { SlimReader } from './slim-line';
 
