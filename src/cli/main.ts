@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: strin
   clean: { load: () => import('./commands/clean.js').then((m) => m.cleanCommand), summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
   hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code hooks (Pre/PostToolUse, PostToolUseFailure); `hook install|uninstall claude-code` wires them into settings.json' },
   spill: { load: () => import('./commands/spill.js').then((m) => m.spillCommand), summary: 'Spill a tool output read on stdin; print what the model should see' },
+  upload: { load: () => import('./commands/upload.js').then((m) => m.uploadCommand), summary: 'Copy the blobs queued for the object store (SPILLWAY_STORE=s3://...) to it' },
 };
 
 /** The command so named; none for the names every object answers to (`constructor`, `__proto__`). */

@@ -1,0 +1,35 @@
+// `SPILLWAY_STORE=s3://BUCKET/PREFIX` (or `--store`): the one place that turns
+// the configuration into a store. Unset: the local store alone.
+import { spawn } from 'node:child_process';
+import type { LocalSpillStore } from '../local-store';
+import { MirroredSpillStore } from './mirrored-store';
+import { isS3Url, parseS3Url } from './s3-location';
+import { uploadQueueDir } from './upload-queue';
+
+export interface StoreChoice {
+  store: LocalSpillStore | MirroredSpillStore;
+  mirror?: MirroredSpillStore;
+}
+
+/** The local store, mirrored to the object store `setting` names (else `SPILLWAY_STORE`); an invalid setting throws. */
+export function chooseStore(local: LocalSpillStore, agent: string, setting: string | undefined, env: NodeJS.ProcessEnv = process.env, warn?: (m: string) => void): StoreChoice {
+  const where = setting ?? env.SPILLWAY_STORE;
+  if (!where) return { store: local };
+  if (!isS3Url(where)) throw new Error(`the store must be an s3://BUCKET/PREFIX location, got '${where}'`);
+  const mirror = new MirroredSpillStore({ local, location: parseS3Url(where), agent, queueDir: uploadQueueDir(env), ...(warn ? { warn } : {}) });
+  return { store: mirror, mirror };
+}
+
+/**
+ * Starts `node CLI upload` detached from this process (its own session, no stdio): it outlives a hook or
+ * command that returns at once, and drains everything queued, this run's copies and any an earlier run left.
+ */
+export function startUploader(cliPath: string, env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    const child = spawn(process.execPath, [cliPath, 'upload', '--quiet'], { detached: true, stdio: 'ignore', env });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // The queue keeps the copies for the next run.
+  }
+}
