@@ -3,6 +3,7 @@ import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
 import { escapeControls, human } from './escape';
 import { tuneV8ForCommands } from './v8-defaults';
 import { failIfUnfinished } from '../common/unfinished';
+import { remoteRootIn } from './remote-root';
 
 // Exported for the tests, which run it in a process of their own (dist/cli.js).
 export { failIfUnfinished };
@@ -42,6 +43,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const command = commandNamed(name);
+  if (command && remoteRootIn(name, rest)) return runRemote(name, rest, io, command.failure);
   if (!command) {
     io.stderr(human`spillway: unknown command '${name}'` + `\n\n${usage()}`);
     return 2;
@@ -53,6 +55,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const message = errorMessage(err).split('\n').map(escapeControls).join('\n');
     io.stderr(`spillway ${name}: ${message}\n`);
     return isUsageError(err) ? 2 : command.failure ?? 1;
+  }
+}
+
+/** A catalog command on an s3:// root: the bucket's own reader (commands/remote.ts), errors said as for any command. */
+async function runRemote(name: string, rest: string[], io: CliIO, failure = 1): Promise<number> {
+  try {
+    return await (await import('./commands/remote.js')).remoteCommand(name, rest, io);
+  } catch (err) {
+    io.stderr(`spillway ${name}: ${errorMessage(err).split('\n').map(escapeControls).join('\n')}\n`);
+    return isUsageError(err) ? 2 : failure;
   }
 }
 

@@ -7,6 +7,7 @@ import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/cli
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
+import { LineIndexer } from './line-index';
 import { blobKeys, parseS3Url } from './s3-location';
 import { describeS3Error } from './s3-client';
 import { ensureQueueDir, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
@@ -63,27 +64,35 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded
   const keys = blobKeys(loc, item.agent, item.sessionId, item.sha256);
   const st = await fsp.stat(item.file).catch(() => undefined);
   const there = await sizeAt(client, loc.bucket, keys.blob);
-  let outcome: 'uploaded' | 'present' | 'dropped' = 'present';
-  if (there !== item.bytes) {
-    if (!st || st.size !== item.bytes) return 'dropped';
-    // Streamed from the file: lib-storage holds at most PARTS_IN_FLIGHT parts, never the whole blob.
+  const present = there === item.bytes;
+  if (!present && (!st || st.size !== item.bytes)) return 'dropped';
+  // The line index is built as the blob streams up (lib-storage holds at most PARTS_IN_FLIGHT parts, never the whole
+  // blob); a copy already there only needs the index, read from the local file when it is still there.
+  const indexer = new LineIndexer();
+  if (st && st.size === item.bytes && item.bytes > 0) {
     const handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
     try {
-      const body = createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: Math.max(0, item.bytes - 1) });
-      await new Upload({
-        client,
-        params: { Bucket: loc.bucket, Key: keys.blob, Body: item.bytes === 0 ? '' : body, ContentLength: item.bytes, ContentType: 'text/plain; charset=utf-8' },
-        partSize: PART_BYTES,
-        queueSize: PARTS_IN_FLIGHT,
-        leavePartsOnError: false,
-      }).done();
+      const indexed = createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: item.bytes - 1 }).pipe(indexer);
+      if (present) {
+        for await (const _ of indexed);
+      } else {
+        await new Upload({
+          client,
+          params: { Bucket: loc.bucket, Key: keys.blob, Body: indexed, ContentLength: item.bytes, ContentType: 'text/plain; charset=utf-8' },
+          partSize: PART_BYTES,
+          queueSize: PARTS_IN_FLIGHT,
+          leavePartsOnError: false,
+        }).done();
+      }
     } finally {
       await handle.close();
     }
-    outcome = 'uploaded';
+  } else if (!present) {
+    await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.blob, Body: '', ContentType: 'text/plain; charset=utf-8' }));
   }
-  await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify({ ...item.record, agent: item.agent }) + '\n', ContentType: 'application/json' }));
-  return outcome;
+  const record = { ...item.record, agent: item.agent, lineIndex: indexer.index };
+  await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify(record) + '\n', ContentType: 'application/json' }));
+  return present ? 'present' : 'uploaded';
 }
 
 /** The object's size, or undefined when there is none. */
