@@ -80,7 +80,9 @@ describe('spill into s3://bucket/prefix (real RGW)', () => {
     const r = cliRun(['spill', '--session', 's3', '--tool', 'Bash'], down, text);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('FAIL three');
-    const failed = cliRun(['upload'], down);
+    // The spill's own uploader (endpoint down as well) may hold the queue a moment: each run here waits its turn.
+    let failed = cliRun(['upload'], down);
+    while (/another upload is running/.test(failed.stdout)) failed = cliRun(['upload'], down);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/nothing answers at the endpoint|ECONNREFUSED/);
     expect(failed.stderr).toContain('1 kept in the queue');
@@ -88,7 +90,8 @@ describe('spill into s3://bucket/prefix (real RGW)', () => {
     expect(statSync(path.join(env.SPILLWAY_UPLOAD_QUEUE, entry!)).mode & 0o777).toBe(0o600);
     expect(statSync(env.SPILLWAY_UPLOAD_QUEUE).mode & 0o777).toBe(0o700);
 
-    const ok = cliRun(['upload'], env);
+    let ok = cliRun(['upload'], env);
+    while (/another upload is running/.test(ok.stdout)) ok = cliRun(['upload'], env);
     expect(ok).toMatchObject({ code: 0, stdout: 'uploaded 1, already there 0, local blob gone 0, still queued 0\n' });
     const key = `outage/spillway/s3/${sha(text)}.txt`;
     expect((await rgw.client().send(new HeadObjectCommand({ Bucket: 'team-spills', Key: key }))).ContentLength).toBe(Buffer.byteLength(text));
