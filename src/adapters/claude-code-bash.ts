@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore, sanitizeSegment } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { readManifest } from '../spill/manifest';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
@@ -209,5 +210,5 @@ function captureLocation(file: string): CaptureLocation | undefined {
 
 function storeFor(sessionDir: string, spillDir: string, logger: SpillLogger | undefined): LocalSpillStore {
   // Root = the session folder, as for every other Claude Code blob.
-  return new LocalSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(logger ? { logger } : {}) });
+  return openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(logger ? { logger } : {}) });
 }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
 import { isBelow } from '../spill/inside';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, type SpillPolicyOptions } from '../spill/policy';
 import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
@@ -149,7 +150,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   const spillDir = claudeSpillDir(event);
   // Root = the session folder, so both our blobs (spillway/) and Claude Code's
   // own files (tool-results/) lie inside it and nothing can escape it.
-  const store = new LocalSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(options.logger ? { logger: options.logger } : {}) });
+  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(options.logger ? { logger: options.logger } : {}) });
   const policyOptions: SpillPolicyOptions = {
     store,
     ...(options.maxInlineBytes !== undefined ? { maxInlineBytes: options.maxInlineBytes } : {}),

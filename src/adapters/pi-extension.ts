@@ -22,7 +22,8 @@ import { isPiOutputPath } from '../catalog/sources/pi-output-files';
 import { BudgetTracker } from '../spill/budget';
 import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
-import { hashAndCount, LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
+import { hashAndCount, LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
 import { refusedKind } from '../spill/regular-file';
 import { countLines, formatCount, sha256Hex, utf8Bytes } from '../spill/text';
@@ -292,7 +293,7 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
 /** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
 function policyFor(sessionDir: string, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {
   const root = path.resolve(sessionDir);
-  const store = new LocalSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, logger });
+  const store = openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, logger });
   return createSpillPolicy({
     store,
     // chars <= UTF-8 bytes, so a body of >= floorChars chars is always over this.

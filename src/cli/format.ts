@@ -6,6 +6,7 @@ import { defaultCacheDir } from '../catalog/index/index-file';
 import { SOURCE_NAMES, type SessionInfo, type SourceName } from '../catalog/types';
 import { UsageError, type CliIO } from './io';
 import { escapeControls, human } from './escape';
+export { formatBytes } from '../common/format-bytes';
 
 export { escapeControls, human };
 
@@ -82,18 +83,6 @@ export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text.trim());
   if (!m) throw new UsageError(`invalid duration '${text}' (e.g. 7d, 12h, 30m)`);
   return Number(m[1]) * DURATIONS[m[2]!.toLowerCase()]!;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let i = 0;
-  while (value >= 1024 && i < units.length - 1) {
-    value /= 1024;
-    i++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[i]}`;
 }
 
 /** Left-aligned columns, cells escaped (escapeControls); the last column is never padded. */

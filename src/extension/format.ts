@@ -2,21 +2,7 @@
 // header. Pure: no vscode import, so unit tests reach them directly.
 import { isoTime } from '../spill/iso-time';
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-/** 1536 -> "1.5 KB"; binary multiples, one decimal below 10 units. */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '?';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  if (unit === 0) return `${bytes} B`;
-  const digits = value < 10 ? 1 : 0;
-  return `${value.toFixed(digits)} ${UNITS[unit]}`;
-}
+export { formatBytes } from '../common/format-bytes';
 
 /** 12345 -> "12,345" (locale-independent so tests and screenshots agree). */
 export function formatCount(n: number): string {

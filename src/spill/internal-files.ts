@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processState } from '../common/process-state';
 
 const TEMP_PREFIX = '.spillway-tmp-';
 export const LOCK_PREFIX = '.spillway-lock-';
@@ -47,18 +48,7 @@ export function tempName(): string {
 export function writerState(owner: string): 'running' | 'gone' | 'unknown' {
   const m = /^(\d+)(?:@([0-9a-f]{8}))?$/.exec(owner);
   if (!m || (m[2] !== undefined && m[2] !== PID_PLACE)) return 'unknown';
-  return processAlive(Number(m[1])) ? 'running' : 'gone';
-}
-
-/** Whether process `pid` (of this user) still runs. */
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processState(Number(m[1])) === 'running' ? 'running' : 'gone';
 }
 
 /** A blob temp whose writer is gone (or that is older than a day): left by a killed spill. */

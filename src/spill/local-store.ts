@@ -9,61 +9,30 @@
 // under a temp name (exclusive, 0600, O_NOFOLLOW), synced and renamed into
 // place, so a killed spill leaves no truncated blob; names are one sanitized
 // path segment.
+
 import { randomBytes } from 'node:crypto';
-import { promises as fsp, constants as C, type Stats } from 'node:fs';
-import * as os from 'node:os';
+import { constants as C, promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { AnchoredDir, openBelow, withDir } from './anchored-dir';
 import { defaultSpillRoot } from './default-root';
 import { isBelow, isInside } from './inside';
-import { isStaleTemp, LOCK_PREFIX, PID_OWNER, STALE_AFTER_MS, tempName, writerState } from './internal-files';
-import { MANIFEST_VERSION, openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
+import { LOCK_PREFIX, tempName } from './internal-files';
+import { openManifestForAppend, readManifestFrom, type ManifestAppender, type ManifestRecord } from './manifest';
 import { notPrivate } from './private-folder';
 import { refusedKind } from './regular-file';
 import { testPause } from './test-pause';
 import { ContentTally, countLines, sha256Hex, TextCheck } from './text';
-import {
-  SpillError,
-  type SaveTextSpill,
-  type SpillLocator,
-  type SpillLogger,
-  type SpillOwner,
-  type SpillRef,
-  type SpillSource,
-  type SpillStore,
-} from './types';
-
-/** Where a session's blobs (and its manifest) live. */
-export interface BlobLayout {
-  /** Absolute folder of a session's blobs; must lie inside the store's root. */
-  dirFor(owner: SpillOwner): string;
-}
+import { SpillError, type AliasSpill, type SaveTextSpill, type StagedSpill, type SpillLocator, type SpillLogger, type SpillOwner, type SpillRef, type SpillSource, type SpillStore } from './types';
+import { BlobLayout, MAX_NAME_BYTES, PREFIX_HEX, sanitizeSegment, sessionHashLayout } from './blob-layout';
+import { acquireLock } from './content-lock';
+import { hashAndCount, manifestRecord } from './save-record';
+import { dropTemp, placeTemp, reclaimStaleTemps, writeChunked, writeTemp } from './temp-files';
+export { MAX_NAME_BYTES, sanitizeSegment, sessionHashLayout } from './blob-layout';
+export type { BlobLayout } from './blob-layout';
+export { boundedArgs, hashAndCount } from './save-record';
 
 export { defaultSpillRoot };
-
-/** dsh's layout: `<root>/session-<first 12 hex of sha256(sessionId)>`. */
-export function sessionHashLayout(root: string): BlobLayout {
-  const abs = path.resolve(root);
-  return { dirFor: (owner) => path.join(abs, `session-${sha256Hex(owner.sessionId).slice(0, 12)}`) };
-}
-
-/** Longest file name most file systems accept, in bytes. */
-export const MAX_NAME_BYTES = 255;
-const PREFIX_HEX = 12;
-
-/**
- * One safe path segment: every character outside `[A-Za-z0-9._-]` (separators,
- * `~`, control and non-ASCII characters) becomes `_`, a leading dot becomes `_`
- * (no hidden files, no `.`/`..`), empty becomes `output`, and the result fits
- * `maxBytes` keeping a short extension.
- */
-export function sanitizeSegment(name: string, maxBytes = MAX_NAME_BYTES): string {
-  let s = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_');
-  if (s === '') s = 'output';
-  if (s.length <= maxBytes) return s;
-  const ext = /\.[A-Za-z0-9]{1,8}$/.exec(s)?.[0] ?? '';
-  return s.slice(0, Math.max(1, maxBytes - ext.length)) + ext;
-}
+export type { AliasSpill } from './types';
 
 export interface LocalSpillStoreOptions {
   /** Store root; default `defaultSpillRoot()`. Every blob lies inside it. */
@@ -73,15 +42,6 @@ export interface LocalSpillStoreOptions {
   logger?: SpillLogger;
   /** Random name prefix (hex); injectable so tests can aim at a name. */
   randomId?: () => string;
-}
-
-/** Alias record input: `original` is the ref an earlier save (or find) returned. */
-export interface AliasSpill {
-  owner: SpillOwner;
-  source: SpillSource;
-  original: SpillRef;
-  args?: unknown;
-  turn?: number;
 }
 
 /**
@@ -107,12 +67,8 @@ interface BlobFacts {
   sha256: string;
 }
 
-/** A text written whole to a temp file in the root as it arrived (`stage`), with its facts. */
-export interface StagedText extends BlobFacts {
-  /** Where its bytes can be read back until it is saved or discarded. */
-  readonly path: string;
-  /** Whether the bytes are text (TextCheck: UTF-8 at the start), a stray invalid byte further on allowed. */
-  readonly text: boolean;
+/** A text written whole to a temp file in the root as it arrived (`stage`): where the local store keeps it. */
+export interface StagedText extends StagedSpill {
   readonly root: AnchoredDir;
   readonly temp: string;
   readonly written: Stats;
@@ -448,173 +404,3 @@ export class LocalSpillStore implements SpillStore {
   }
 }
 
-/** Blobs are written in pieces this size (a test pause can fall between two). */
-const WRITE_CHUNK = 1 << 20;
-
-/**
- * Create the temp `temp` in `tempDir` (exclusive, owner-only, never through a
- * symlink), let `fill` write it, sync it; its stats once closed. A failed
- * write removes the temp (unless `keepOnError`: the caller reads it back first).
- */
-async function writeTemp(tempDir: AnchoredDir, temp: string, fill: (handle: fsp.FileHandle) => Promise<void>, opts: { keepOnError?: boolean } = {}): Promise<Stats> {
-  const handle = await fsp.open(tempDir.at(temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-  try {
-    await fill(handle);
-    await handle.sync();
-    return await handle.stat();
-  } catch (err) {
-    if (!opts.keepOnError) await fsp.unlink(tempDir.at(temp)).catch(() => undefined);
-    throw err;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-async function writeChunked(handle: fsp.FileHandle, data: Buffer): Promise<void> {
-  for (let at = 0; at < data.length || at === 0; at += WRITE_CHUNK) {
-    const end = Math.min(data.length, at + WRITE_CHUNK);
-    let done = at;
-    while (done < end) done += (await handle.write(data, done, end - done)).bytesWritten;
-    if (at === 0) await testPause('blob-write');
-    if (data.length === 0) break;
-  }
-}
-
-/**
- * Rename the written temp to `name` in `dir`, so `name` is complete or absent
- * whatever happens to this process. If this fails the temp is still the
- * temp (moved back when the folder moved meanwhile): the caller decides.
- */
-async function placeTemp(tempDir: AnchoredDir, temp: string, written: Stats, dir: AnchoredDir, name: string): Promise<void> {
-  const final = dir.at(name);
-  if (await fsp.lstat(final).then(() => true, () => false)) throw new SpillError('EEXIST', `blob name taken: ${path.join(dir.path, name)}`);
-  await testPause('before-rename');
-  await fsp.rename(tempDir.at(temp), final);
-  // The digest will name the blob by path: that path must lead to it (the
-  // folder may have been moved away since it was opened).
-  const named = await fsp.lstat(path.join(dir.path, name)).catch(() => undefined);
-  if (named?.ino !== written.ino || named.dev !== written.dev) {
-    await fsp.rename(final, tempDir.at(temp)).catch(() => fsp.unlink(final).catch(() => undefined));
-    throw new SpillError('ELOOP', `spill folder moved during the write: ${dir.path}`);
-  }
-}
-
-/** Remove the temp `temp` if it is still there, and close the root holding it. */
-async function dropTemp(root: AnchoredDir, temp: string): Promise<void> {
-  await fsp.unlink(root.at(temp)).catch(() => undefined);
-  await root.close();
-}
-
-/** Remove blob temps that killed spills left in `dir` (the root). */
-async function reclaimStaleTemps(dir: AnchoredDir): Promise<void> {
-  for (const name of await fsp.readdir(dir.self).catch(() => [] as string[])) {
-    if (!name.startsWith('.spillway-tmp-')) continue;
-    const st = await fsp.lstat(dir.at(name)).catch(() => undefined);
-    if (st?.isFile() && isStaleTemp(name, st.mtimeMs)) await fsp.unlink(dir.at(name)).catch(() => undefined);
-  }
-}
-
-/** How long a spill waits for another process spilling the same body. */
-const LOCK_WAIT_MS = 10_000;
-
-/** Create `lock` exclusively (true), breaking a stale one; false after LOCK_WAIT_MS. */
-async function acquireLock(lock: string): Promise<boolean> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const handle = await fsp.open(lock, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-      await handle.writeFile(PID_OWNER).finally(() => handle.close());
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-    }
-    if (await lockIsStale(lock)) {
-      await fsp.unlink(lock).catch(() => undefined);
-      continue;
-    }
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-  }
-}
-
-/**
- * How old a lock must be to be broken when its holder cannot be asked: one of another host or PID namespace
- * (a container sharing the folder), or not yet written. A lock is held while one blob is written.
- */
-const UNKNOWN_HOLDER_MS = 60_000;
-
-/** A lock whose holder is gone: its pid is dead here, it is older than a day, or its holder cannot be asked and it is older than UNKNOWN_HOLDER_MS. */
-async function lockIsStale(lock: string): Promise<boolean> {
-  const st = await fsp.lstat(lock).catch(() => undefined);
-  if (!st) return false; // released meanwhile: just try again
-  const age = Date.now() - st.mtimeMs;
-  if (!st.isFile() || age > STALE_AFTER_MS) return true;
-  const holder = await fsp.readFile(lock, { encoding: 'utf8', flag: C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK }).catch(() => '');
-  const state = writerState(holder);
-  return state === 'gone' || (state === 'unknown' && age > UNKNOWN_HOLDER_MS);
-}
-
-/** The manifest record of one save: who and what it was for, plus the file's facts. */
-function manifestRecord(
-  input: { owner: SpillOwner; source: SpillSource; args?: unknown; turn?: number },
-  file: string,
-  facts: { bytes: number; lines: number; sha256: string },
-): ManifestRecord {
-  return {
-    v: MANIFEST_VERSION,
-    file,
-    tool: input.source.toolName,
-    toolCallId: input.source.callId,
-    ...(input.args !== undefined ? { args: boundedArgs(input.args) } : {}),
-    bytes: facts.bytes,
-    lines: facts.lines,
-    sha256: facts.sha256,
-    createdAt: new Date().toISOString(),
-    sessionId: input.owner.sessionId,
-    ...(input.turn !== undefined ? { turn: input.turn } : {}),
-  };
-}
-
-/** A record's `args` over this many characters of JSON is cut down (boundedArgs). */
-const MAX_RECORD_ARGS = 16 * 1024;
-
-/**
- * A call's arguments as a manifest record keeps them: whole when small; else each string cut to 1,024
- * characters and each list to 20 items (a Write's file body, an MCP call's payload), and failing that the
- * start of their JSON. Every dedup lookup of a new process reads the manifest whole: 300 KB of arguments per
- * record made each spill of a long session take seconds.
- */
-export function boundedArgs(args: unknown): unknown {
-  const json = safeJson(args);
-  if (json.length <= MAX_RECORD_ARGS) return args;
-  const cut = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return value.length > 1024 ? `${value.slice(0, 1023)}…` : value;
-    if (typeof value !== 'object' || value === null) return value;
-    if (depth >= 8) return '…';
-    if (Array.isArray(value)) return value.slice(0, 20).map((v) => cut(v, depth + 1)).concat(value.length > 20 ? ['…'] : []);
-    return Object.fromEntries(Object.entries(value).slice(0, 50).map(([k, v]) => [k.slice(0, 200), cut(v, depth + 1)]));
-  };
-  const smaller = cut(args, 0);
-  const smallerJson = safeJson(smaller);
-  return smallerJson.length <= MAX_RECORD_ARGS ? smaller : `${smallerJson.slice(0, MAX_RECORD_ARGS - 1)}…`;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-/** sha256, byte and line counts of a file, streamed. */
-export async function hashAndCount(file: string): Promise<{ sha256: string; bytes: number; lines: number }> {
-  const tally = new ContentTally();
-  const handle = await fsp.open(file, C.O_RDONLY | C.O_NOFOLLOW);
-  try {
-    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) tally.add(chunk);
-  } finally {
-    await handle.close();
-  }
-  return tally.finish();
-}

@@ -7,10 +7,9 @@
 // value itself and says why. Never throws.
 import { checkSizes } from './checked-options';
 import { digestFile, digestText, digestValue } from './digest';
-import type { LocalSpillStore, StagedText } from './local-store';
 import { isReadLikeTool, normalizeToolName } from './salience';
 import { sha256Hex, truncateUtf8, utf8Bytes } from './text';
-import type { SaveTextSpill, SpillLogger, SpillRef, SpillSource, SpillStore } from './types';
+import type { SaveTextSpill, SpillLogger, SpillRef, SpillSource, SpillStore, StagedSpill } from './types';
 import { classifyOutput, planValueDigest, renderValueBlob } from './value';
 
 /**
@@ -41,9 +40,9 @@ export type SpillDecision =
   /** `output` has the original's shape: a string digest, or the same JSON with digested leaves. */
   | { spilled: true; output: unknown; ref: SpillRef; aliased: boolean };
 
-/** A text output too big to hold, staged whole by the store as it arrived (`LocalSpillStore.stage`). */
+/** A text output too big to hold, staged whole by the store as it arrived (`SpillStore.stage`). */
 export interface StagedSpillRequest extends Omit<SpillRequest, 'output'> {
-  staged: StagedText;
+  staged: StagedSpill;
 }
 
 /**
@@ -53,7 +52,7 @@ export interface StagedSpillRequest extends Omit<SpillRequest, 'output'> {
 export type StagedDecision = { spilled: false; reason: string; from?: string } | { spilled: true; output: string; ref: SpillRef; aliased: boolean };
 
 export interface SpillPolicyOptions {
-  store: SpillStore & Partial<Pick<LocalSpillStore, 'findBySha256' | 'recordAlias' | 'withContentLock' | 'saveStaged'>>;
+  store: SpillStore;
   maxInlineBytes?: number;
   digestBytes?: number;
   /** Tool names never spilled, on top of the read-like ones (compared case- and separator-insensitively). */

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { ownedByAnother } from '../../spill/private-folder';
 import type { KnownRoot } from '../types';
 import { INDEX_VERSION } from './trailer';
+import { processState } from '../../common/process-state';
 
 /** `$XDG_CACHE_HOME/spillway`, else `~/.cache/spillway`. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -80,11 +81,5 @@ export function markUsed(fd: number, stat: Stats): void {
 
 /** Whether process `pid` runs (one that is not this user's too); when that cannot be told, it is taken to run. */
 function processRuns(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
+  return processState(pid) !== 'gone';
 }

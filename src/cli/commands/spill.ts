@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { createReadStream, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
+import { openSpillStore } from '../../spill/open-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
 import { chooseStore, startUploader } from '../../spill/remote/configured';
 import { pendingNames, uploadQueueDir } from '../../spill/remote/upload-queue';
@@ -82,7 +83,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
 
   const warnings: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m) };
-  const local = new LocalSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
+  const local = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
   let choice;
   try {
     choice = chooseStore(local, 'spillway', v.store, io.env, logger.warn);
