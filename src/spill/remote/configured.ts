@@ -11,11 +11,15 @@ export interface StoreChoice {
   mirror?: MirroredSpillStore;
 }
 
-/** The local store, mirrored to the object store `setting` names (else `SPILLWAY_STORE`); an invalid setting throws. */
+/**
+ * The local store, mirrored to the object store `setting` (a --store flag) names, else `SPILLWAY_STORE` when that
+ * is an s3:// location (other values are open-store.ts's to judge: an output is never lost to a typo there). A
+ * flag that is not an s3:// location, or a location that is not valid, throws.
+ */
 export function chooseStore(local: LocalSpillStore, agent: string, setting: string | undefined, env: NodeJS.ProcessEnv = process.env, warn?: (m: string) => void): StoreChoice {
-  const where = setting ?? env.SPILLWAY_STORE;
+  if (setting !== undefined && !isS3Url(setting)) throw new Error(`--store must be an s3://BUCKET/PREFIX location, got '${setting}'`);
+  const where = setting ?? (isS3Url(env.SPILLWAY_STORE?.trim()) ? env.SPILLWAY_STORE!.trim() : undefined);
   if (!where) return { store: local };
-  if (!isS3Url(where)) throw new Error(`the store must be an s3://BUCKET/PREFIX location, got '${where}'`);
   const mirror = new MirroredSpillStore({ local, location: parseS3Url(where), agent, queueDir: uploadQueueDir(env), ...(warn ? { warn } : {}) });
   return { store: mirror, mirror };
 }
