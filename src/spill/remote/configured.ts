@@ -20,7 +20,16 @@ export function chooseStore(local: LocalSpillStore, agent: string, setting: stri
   if (setting !== undefined && !isS3Url(setting)) throw new Error(`--store must be an s3://BUCKET/PREFIX location, got '${setting}'`);
   const where = setting ?? (isS3Url(env.SPILLWAY_STORE?.trim()) ? env.SPILLWAY_STORE!.trim() : undefined);
   if (!where) return { store: local };
-  const mirror = new MirroredSpillStore({ local, location: parseS3Url(where), agent, queueDir: uploadQueueDir(env), ...(warn ? { warn } : {}) });
+  let location;
+  try {
+    location = parseS3Url(where);
+  } catch (err) {
+    if (setting !== undefined) throw err;
+    // From the environment: the spill goes on locally, and says why there is no copy.
+    warn?.(`SPILLWAY_STORE: ${(err as Error).message}; spilling locally only`);
+    return { store: local };
+  }
+  const mirror = new MirroredSpillStore({ local, location, agent, queueDir: uploadQueueDir(env), ...(warn ? { warn } : {}) });
   return { store: mirror, mirror };
 }
 
