@@ -7,6 +7,7 @@
 //   codex    the real Codex CLI in .cache/codex (its end-to-end tests)
 //   gemini-cli  real Gemini CLI (pinned) in .cache/gemini-cli, for the adapter's end-to-end tests
 //   opencode real opencode and its plugin SDK in .cache/opencode (the opencode adapter's tests)
+//   s3       Debian's ceph-mon, ceph-osd and radosgw: a throwaway Ceph RGW, the real S3 server the object-store tests run against
 //   e2e      Chromium, Node 24 and code-server in .cache/ (end to end, npm start)
 // Progress goes to stderr; nothing to stdout. Usage: node scripts/setup.mjs pi ripgrep
 import { ensureDebianPackages } from './debian-packages.mjs';
@@ -16,7 +17,7 @@ import { ensureGeminiCli } from './ensure-gemini-cli.mjs';
 import { ensureOpencode } from './ensure-opencode.mjs';
 import { ensurePi } from './ensure-pi.mjs';
 
-const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), sandbox: () => ensureDebianPackages(['bubblewrap', 'socat']), pi: ensurePi, codex: ensureCodex, 'gemini-cli': ensureGeminiCli, opencode: ensureOpencode, e2e: ensureE2eEnvironment };
+const steps = { ripgrep: () => ensureDebianPackages(['ripgrep']), sandbox: () => ensureDebianPackages(['bubblewrap', 'socat']), pi: ensurePi, codex: ensureCodex, 'gemini-cli': ensureGeminiCli, opencode: ensureOpencode, s3: () => ensureDebianPackages(['ceph-mon', 'ceph-osd', 'radosgw']), e2e: ensureE2eEnvironment };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(name in steps));
 if (asked.length === 0 || unknown.length > 0) {

@@ -3,6 +3,7 @@ import { isUsageError, processIO, type CliCommand, type CliIO } from './io';
 import { escapeControls, human } from './escape';
 import { tuneV8ForCommands } from './v8-defaults';
 import { failIfUnfinished } from '../common/unfinished';
+import { remoteRootIn } from './remote-root';
 
 // Exported for the tests, which run it in a process of their own (dist/cli.js).
 export { failIfUnfinished };
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: strin
   clean: { load: () => import('./commands/clean.js').then((m) => m.cleanCommand), summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
   hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code hooks (Pre/PostToolUse, PostToolUseFailure); `hook install|uninstall claude-code` wires them into settings.json' },
   spill: { load: () => import('./commands/spill.js').then((m) => m.spillCommand), summary: 'Spill a tool output read on stdin; print what the model should see' },
+  upload: { load: () => import('./commands/upload.js').then((m) => m.uploadCommand), summary: 'Copy the blobs queued for the object store (SPILLWAY_STORE=s3://...) to it' },
 };
 
 /** The command so named; none for the names every object answers to (`constructor`, `__proto__`). */
@@ -41,6 +43,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const command = commandNamed(name);
+  if (command && remoteRootIn(name, rest)) return runRemote(name, rest, io, command.failure);
   if (!command) {
     io.stderr(human`spillway: unknown command '${name}'` + `\n\n${usage()}`);
     return 2;
@@ -52,6 +55,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const message = errorMessage(err).split('\n').map(escapeControls).join('\n');
     io.stderr(`spillway ${name}: ${message}\n`);
     return isUsageError(err) ? 2 : command.failure ?? 1;
+  }
+}
+
+/** A catalog command on an s3:// root: the bucket's own reader (commands/remote.ts), errors said as for any command. */
+async function runRemote(name: string, rest: string[], io: CliIO, failure = 1): Promise<number> {
+  try {
+    return await (await import('./commands/remote.js')).remoteCommand(name, rest, io);
+  } catch (err) {
+    io.stderr(`spillway ${name}: ${errorMessage(err).split('\n').map(escapeControls).join('\n')}\n`);
+    return isUsageError(err) ? 2 : failure;
   }
 }
 

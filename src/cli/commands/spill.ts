@@ -4,9 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createReadStream, rmSync } from 'node:fs';
+import * as path from 'node:path';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
 import { openSpillStore } from '../../spill/open-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
+import { chooseStore, startUploader } from '../../spill/remote/configured';
+import { pendingNames, uploadQueueDir } from '../../spill/remote/upload-queue';
 import { looksLikeText } from '../../spill/text';
 import type { SpillRef } from '../../spill/types';
 import { noInput, readAll, UsageError, type CliCommand, type CliIO } from '../io';
@@ -24,6 +27,9 @@ options:
   --args TEXT         the call's arguments, recorded in the manifest
   --turn N            the turn number, recorded in the manifest
   --root DIR          store root (default: $XDG_STATE_HOME/spillway/spills)
+  --store s3://BUCKET/PREFIX
+                      also keep a durable copy there (default: $SPILLWAY_STORE);
+                      uploaded in the background, see \`spillway upload\`
   --max-inline N      spill above N bytes (default ${DEFAULT_MAX_INLINE_BYTES})
   --digest-bytes N    size of the digest (default ${DEFAULT_DIGEST_BYTES})
   --json-input        stdin is a JSON value (e.g. {"stdout":...}); its shape is kept
@@ -52,6 +58,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
         args: { type: 'string' },
         turn: { type: 'string' },
         root: { type: 'string' },
+        store: { type: 'string' },
         'max-inline': { type: 'string' },
         'digest-bytes': { type: 'string' },
         'json-input': { type: 'boolean' },
@@ -76,7 +83,14 @@ export const spillCommand: CliCommand = async (argv, io) => {
 
   const warnings: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m) };
-  const store = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
+  const local = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
+  let choice;
+  try {
+    choice = chooseStore(local, 'spillway', v.store, io.env, logger.warn);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { store } = choice;
   const policy = createSpillPolicy({
     store,
     logger,
@@ -91,48 +105,63 @@ export const spillCommand: CliCommand = async (argv, io) => {
     ...(turn !== undefined ? { turn } : {}),
   };
   const json = v.json === true;
-  const flushWarnings = () => warnings.forEach((w) => io.stderr(w + '\n'));
+  try {
+    return await spillAndPrint();
+  } finally {
+    // After the result is out: the copies (this run's, and any an earlier run left) go up in a process of their own.
+    if (choice.mirror) await startUploadIfQueued(io.env);
+  }
 
-  // An output bigger than it is worth holding goes to a file as it arrives (a JSON input is parsed whole).
-  // A pipe that fails midway ends the output there: what arrived is used, and said so.
-  const stdin = endsOnError(io.stdin()[Symbol.asyncIterator](), (err) => io.stderr(`spillway spill: reading stdin failed (${err.message}); using what arrived\n`));
-  const head = await readUpTo(stdin, Math.max(IN_MEMORY_BYTES, maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
-  if (head.more && !v['json-input']) {
-    await spillStaged(io, store, policy, request, json, continued(head.chunks, stdin), flushWarnings);
-    return 0;
-  }
-  const bytes = Buffer.concat([...head.chunks, ...(head.more ? [await readAll(stdin)] : [])]);
-  const text = decodeUtf8(bytes);
-  if (text === undefined) {
-    // A log with a stray byte that is not UTF-8 is still text: spilled from its exact bytes (the digest shows
-    // such bytes as `?`). Anything else (an image, a binary dump) is non-text: printed back unchanged.
-    if (!v['json-input'] && looksLikeText(bytes)) await spillStaged(io, store, policy, request, json, continued([bytes], noInput()), flushWarnings);
-    else await printKept(io, json, bytes, 'non-text output (not UTF-8)');
-    return 0;
-  }
-  let output: unknown = text;
-  if (v['json-input']) {
-    try {
-      output = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (err) {
-      // The output is the agent's, whatever its shape: printed back unchanged, never lost.
-      const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
-      io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
-      await printKept(io, json, bytes, reason);
+  async function spillAndPrint(): Promise<number> {
+    const flushWarnings = () => warnings.forEach((w) => io.stderr(w + '\n'));
+
+    // An output bigger than it is worth holding goes to a file as it arrives (a JSON input is parsed whole).
+    // A pipe that fails midway ends the output there: what arrived is used, and said so.
+    const stdin = endsOnError(io.stdin()[Symbol.asyncIterator](), (err) => io.stderr(`spillway spill: reading stdin failed (${err.message}); using what arrived\n`));
+    const head = await readUpTo(stdin, Math.max(IN_MEMORY_BYTES, maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES));
+    if (head.more && !v['json-input']) {
+      await spillStaged(io, store, policy, request, json, continued(head.chunks, stdin), flushWarnings);
       return 0;
     }
-  }
+    const bytes = Buffer.concat([...head.chunks, ...(head.more ? [await readAll(stdin)] : [])]);
+    const text = decodeUtf8(bytes);
+    if (text === undefined) {
+      // A log with a stray byte that is not UTF-8 is still text: spilled from its exact bytes (the digest shows
+      // such bytes as `?`). Anything else (an image, a binary dump) is non-text: printed back unchanged.
+      if (!v['json-input'] && looksLikeText(bytes)) await spillStaged(io, store, policy, request, json, continued([bytes], noInput()), flushWarnings);
+      else await printKept(io, json, bytes, 'non-text output (not UTF-8)');
+      return 0;
+    }
+    let output: unknown = text;
+    if (v['json-input']) {
+      try {
+        output = JSON.parse(text.replace(/^\uFEFF/, ''));
+      } catch (err) {
+        // The output is the agent's, whatever its shape: printed back unchanged, never lost.
+        const reason = `--json-input: stdin is not JSON (${(err as Error).message})`;
+        io.stderr(`spillway spill: ${reason}; printed unchanged\n`);
+        await printKept(io, json, bytes, reason);
+        return 0;
+      }
+    }
 
-  const decision = await policy.apply({ ...request, output });
-  flushWarnings();
-  if (!decision.spilled) {
-    await printKept(io, json, bytes, decision.reason);
+    const decision = await policy.apply({ ...request, output });
+    flushWarnings();
+    if (!decision.spilled) {
+      await printKept(io, json, bytes, decision.reason);
+      return 0;
+    }
+    // With --json-input the output is JSON whatever the value (a JSON string included).
+    printSpilled(io, json, v['json-input'] ? JSON.stringify(decision.output) : (decision.output as string), decision);
     return 0;
   }
-  // With --json-input the output is JSON whatever the value (a JSON string included).
-  printSpilled(io, json, v['json-input'] ? JSON.stringify(decision.output) : (decision.output as string), decision);
-  return 0;
 };
+
+/** The built CLI beside this command's bundle (dist/cli.js) runs `upload`, when anything is queued. */
+async function startUploadIfQueued(env: NodeJS.ProcessEnv): Promise<void> {
+  const queued = await pendingNames(uploadQueueDir(env)).catch(() => []);
+  if (queued.length > 0) startUploader(path.join(__dirname, 'cli.js'), env);
+}
 
 /** Outputs over this size (or over the threshold, when that is larger) are written to a file as they arrive, not held. */
 const IN_MEMORY_BYTES = 16 << 20;
@@ -144,7 +173,7 @@ const IN_MEMORY_BYTES = 16 << 20;
  */
 async function spillStaged(
   io: CliIO,
-  store: LocalSpillStore,
+  store: Pick<LocalSpillStore, 'stage' | 'discardStaged'>,
   policy: SpillPolicy,
   request: Omit<StagedSpillRequest, 'staged'>,
   json: boolean,

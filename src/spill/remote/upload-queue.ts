@@ -1,0 +1,86 @@
+// The local queue of copies owed to an object store: one small private file per
+// blob (0600 in a 0700 folder, created exclusively, never through a symlink),
+// written before the spill returns and removed only once the remote copy is
+// confirmed. A crash, a kill -9 or an outage leaves it for the next run.
+import { randomBytes } from 'node:crypto';
+import { promises as fsp, constants as C } from 'node:fs';
+import * as path from 'node:path';
+import { defaultSpillRoot } from '../default-root';
+import { notPrivate } from '../private-folder';
+
+export interface PendingUpload {
+  v: 1;
+  /** `s3://BUCKET/PREFIX` the copy goes to. */
+  store: string;
+  /** The local blob (absolute). */
+  file: string;
+  bytes: number;
+  sha256: string;
+  agent: string;
+  sessionId: string;
+  /** The manifest record stored beside the copy. */
+  record: Record<string, unknown>;
+}
+
+/** `$SPILLWAY_UPLOAD_QUEUE`, else `uploads` beside the default spill root (`~/.local/state/spillway/uploads`). */
+export function uploadQueueDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SPILLWAY_UPLOAD_QUEUE ? path.resolve(env.SPILLWAY_UPLOAD_QUEUE) : path.join(path.dirname(defaultSpillRoot(env)), 'uploads');
+}
+
+const SUFFIX = '.pending.json';
+
+/** The queue folder, made 0700 when missing; refused when it is a symlink or open to others. */
+export async function ensureQueueDir(dir: string): Promise<void> {
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await fsp.lstat(dir);
+  if (!st.isDirectory()) throw new Error(`upload queue ${dir} is not a folder`);
+  const why = notPrivate(st);
+  if (why) throw new Error(`upload queue ${dir} ${why}`);
+}
+
+export async function enqueueUpload(dir: string, item: PendingUpload): Promise<string> {
+  await ensureQueueDir(dir);
+  const name = `${item.sha256.slice(0, 16)}-${randomBytes(6).toString('hex')}${SUFFIX}`;
+  const handle = await fsp.open(path.join(dir, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(item) + '\n');
+  } finally {
+    await handle.close();
+  }
+  return name;
+}
+
+/** The queue's entries, oldest name first; none when the folder does not exist. */
+export async function pendingNames(dir: string): Promise<string[]> {
+  const names = await fsp.readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  return names.filter((n) => n.endsWith(SUFFIX)).sort();
+}
+
+/** One entry, or undefined when it is gone (another uploader finished it) or not a record this version wrote. */
+export async function readPending(dir: string, name: string): Promise<PendingUpload | undefined> {
+  let text: string;
+  try {
+    const handle = await fsp.open(path.join(dir, name), C.O_RDONLY | C.O_NOFOLLOW);
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const item = JSON.parse(text) as PendingUpload;
+    return item && item.v === 1 && typeof item.file === 'string' && typeof item.sha256 === 'string' && typeof item.store === 'string' ? item : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function removePending(dir: string, name: string): Promise<void> {
+  await fsp.rm(path.join(dir, name), { force: true });
+}

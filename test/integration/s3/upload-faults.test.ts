@@ -1,0 +1,112 @@
+// Faults against a real RGW: 503s (through a proxy on 127.0.0.1), bad credentials, a bucket that does not exist.
+// The spill's result prints at once each time; `spillway upload` says what failed and keeps the copy queued;
+// a later run uploads it, once.
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy, type Proxy } from '../../s3/proxy';
+import { startRgw, type Rgw } from '../../s3/rgw';
+import { tempDir } from '../../unit/spill/temp-dirs';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist', 'cli.js');
+let rgw: Rgw;
+let proxy: Proxy;
+
+beforeAll(async () => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
+  rgw = await startRgw();
+  await rgw.createBucket('fault-spills');
+  proxy = await startProxy(rgw.endpoint);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await rgw?.stop();
+});
+
+function cliRun(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+const text = (seed: string) => Array.from({ length: 4000 }, (_, i) => `${seed} line ${i}`).join('\n') + '\n';
+const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+
+/** A spill made while `broken` describes the store, then `spillway upload` with it broken and again with it fixed. */
+async function faultThenRecover(name: string, broken: NodeJS.ProcessEnv, store: string, expectedError: RegExp, setUp = (): void => undefined, fix = (): void => undefined) {
+  const home = tempDir('spillway-s3fault-');
+  const good = { ...rgw.env, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: path.join(home, 'uploads') };
+  const bad = { ...good, ...broken };
+  const body = text(name);
+  setUp();
+  // The spill's own uploader runs with the broken settings too; its failure leaves the queue as it was.
+  const r = await cliRun(['spill', '--session', name, '--tool', 'Bash', '--store', store], bad, body);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('Full text:');
+  let failed = await cliRun(['upload'], bad);
+  while (/another upload is running/.test(failed.stdout)) failed = await cliRun(['upload'], bad);
+  expect(failed.code).toBe(1);
+  expect(failed.stderr).toMatch(expectedError);
+  expect(failed.stderr).toContain('kept in the queue');
+  expect(readdirSync(good.SPILLWAY_UPLOAD_QUEUE).filter((n) => n.endsWith('.pending.json'))).toHaveLength(1);
+  fix();
+  let ok = await cliRun(['upload'], good);
+  // The spill's detached uploader may still hold the queue: then this run waits its turn.
+  while (/another upload is running/.test(ok.stdout)) ok = await cliRun(['upload'], good);
+  expect(ok.code).toBe(0);
+  const key = `${store.replace('s3://fault-spills/', '')}/spillway/${name}/${sha(body)}.txt`;
+  expect((await rgw.client().send(new HeadObjectCommand({ Bucket: 'fault-spills', Key: key }))).ContentLength).toBe(Buffer.byteLength(body));
+  expect((await cliRun(['upload'], good)).stdout).toBe('uploaded 0, already there 0, local blob gone 0, still queued 0\n');
+}
+
+describe('upload faults (real RGW)', () => {
+  it('503 on every request: said so, kept; a later run uploads it once', async () => {
+    await faultThenRecover('s503', { AWS_ENDPOINT_URL: proxy.endpoint }, 's3://fault-spills/p503', /server failed \(HTTP 503\)/, () => (proxy.fail503 = 1_000_000), () => (proxy.fail503 = 0));
+  });
+
+  it('a few 503s are retried within one run', async () => {
+    const home = tempDir('spillway-s3fault-');
+    const env = { ...rgw.env, AWS_ENDPOINT_URL: proxy.endpoint, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: path.join(home, 'uploads'), SPILLWAY_STORE: 's3://fault-spills/retry' };
+    proxy.fail503 = 0;
+    await cliRun(['spill', '--session', 'retry', '--tool', 'Bash'], { ...env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }, text('retry'));
+    // The spill's own uploader (endpoint down, not through the proxy) may still hold the queue: this run waits its turn.
+    proxy.fail503 = 2;
+    let r = await cliRun(['upload'], env);
+    while (/another upload is running/.test(r.stdout)) r = await cliRun(['upload'], env);
+    expect(r).toMatchObject({ code: 0, stdout: 'uploaded 1, already there 0, local blob gone 0, still queued 0\n' });
+    expect(proxy.fail503).toBe(0);
+  });
+
+  it('bad credentials: said so, kept, uploaded once with the right ones', async () => {
+    await faultThenRecover('creds', { AWS_SECRET_ACCESS_KEY: 'wrong-secret' }, 's3://fault-spills/creds', /credentials were refused/);
+  });
+
+  it('a bucket that does not exist: said so, kept; uploaded once it exists', async () => {
+    const home = tempDir('spillway-s3fault-');
+    const env = { ...rgw.env, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: path.join(home, 'uploads'), SPILLWAY_STORE: 's3://fault-spills-later/x' };
+    const body = text('nobucket');
+    expect((await cliRun(['spill', '--session', 'nb', '--tool', 'Bash'], env, body)).code).toBe(0);
+    let failed = await cliRun(['upload'], env);
+    while (/another upload is running/.test(failed.stdout)) failed = await cliRun(['upload'], env);
+    expect(failed.stderr).toMatch(/bucket does not exist/);
+    await rgw.createBucket('fault-spills-later');
+    // This run or the spill's own uploader (which may start late, with the same settings) copies it.
+    let ok = await cliRun(['upload'], env);
+    while (/another upload is running/.test(ok.stdout)) ok = await cliRun(['upload'], env);
+    expect(ok.code).toBe(0);
+    expect(readdirSync(env.SPILLWAY_UPLOAD_QUEUE).filter((n) => n.endsWith('.pending.json'))).toEqual([]);
+    const head = await rgw.client().send(new HeadObjectCommand({ Bucket: 'fault-spills-later', Key: `x/spillway/nb/${sha(body)}.txt` }));
+    expect(head.ContentLength).toBe(Buffer.byteLength(body));
+  });
+});
