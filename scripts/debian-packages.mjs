@@ -6,9 +6,8 @@
 // that needs a newer version of an installed library (libcom-err2, and with it
 // e2fsprogs) still upgrades it. So apt's plan is checked first; the installed
 // packages it would upgrade are held at their installed versions
-// (`name=version`); when no plan exists without upgrading them, nothing is
-// installed and the message says which packages and how to go on
-// (SPILLWAY_APT_ALLOW_UPGRADE=1).
+// (`name=version`); when no plan exists without upgrading them, apt upgrades
+// them and the step names them (SPILLWAY_APT_ALLOW_UPGRADE=1 skips the hold).
 // Usage: node scripts/debian-packages.mjs ripgrep [more...]
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +46,7 @@ function plannedUpgrades(apt, args) {
 
 /**
  * What to hand apt-get install: the missing packages, plus `name=version` for each installed package apt would
- * otherwise upgrade as a dependency (held where it is). Throws when only an upgrade would do.
+ * otherwise upgrade as a dependency (held where it is), or just the missing ones when only an upgrade would do.
  */
 export function installArgs(apt, missing, allowUpgrade) {
   const upgrades = plannedUpgrades(apt, missing) ?? [];
@@ -62,10 +61,10 @@ export function installArgs(apt, missing, allowUpgrade) {
     log(`holding at their installed versions: ${held.join(' ')}`);
     return args;
   }
-  throw new Error(
-    `apt-get can install ${missing.join(' ')} only by upgrading installed packages (${upgrades.join(' ')}), and this set-up never upgrades ` +
-      'a package already installed. Install them yourself, or run again with SPILLWAY_APT_ALLOW_UPGRADE=1 to let apt upgrade those.',
-  );
+  // A new machine's packages can be older than what the new ones were built against (libkrb5-dev needs
+  // the libkrb5-3 of its own release): then the upgrade is the only way, and it is said, not hidden.
+  log(`apt upgrades, as dependencies (no plan holds them): ${upgrades.join(' ')}`);
+  return missing;
 }
 
 /** apt-get installs whichever of `names` are missing; returns them. */
