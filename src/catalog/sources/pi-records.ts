@@ -4,7 +4,7 @@
 // issues, Spillway's record of a result it replaced, and the outputs a
 // query fetches back by id.
 import { mentionsIn, obj, own, str, type DropKind, type IssuedToolCall } from '../transcripts/calls';
-import type { PiState } from './pi';
+import type { PiState } from './pi-state';
 
 /** customType of Spillway's own pi index entries (src/adapters/pi-extension.ts). */
 export const SPILLWAY_INDEX = 'spillway-spill';

@@ -10,12 +10,15 @@ import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from './args';
-import { contentChars, forListing, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type MentionsState } from '../transcripts/calls';
+import { contentChars, forListing, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../transcripts/calls';
 import type { LineReducer } from '../transcripts/transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from './source';
 import { describeManifestFolder, notOurs, plainBlob, symlinkedFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { issuedCall, readRecord, readSpillwayRecord, SPILLWAY_INDEX } from './pi-records';
+import type { IndexRecord, PiState, ToolCall } from './pi-state';
+
+export type { PiState } from './pi-state';
 import { isoTime } from '../../spill/iso-time';
 
 const SESSION_FILE = /_([^_]+)\.jsonl$/;
@@ -27,50 +30,6 @@ const PI_SHELL_LOG = /^pi-(bash|powershell)-[0-9a-f]{8,}\.log$/;
 const UNATTACHED_NAME = 'pi-bash-*.log';
 export const UNATTACHED_SESSION_ID = 'pi-unattached-outputs';
 const QUIET_TYPES = new Set(['model_change', 'thinking_level_change', 'label', 'custom_message', 'branch_summary', 'session_info', 'context_edit', 'custom']);
-
-interface ToolCall {
-  name: string;
-  /** Compact args (the raw arguments are not kept). */
-  args?: string;
-  timestamp: string;
-  entryId?: string;
-}
-
-interface IndexRecord {
-  toolCallId: string;
-  toolName?: string;
-  args?: unknown;
-}
-
-export interface PiState extends MentionsState {
-  sessionId?: string;
-  cwd?: string;
-  title?: string;
-  firstPrompt?: string;
-  toolCalls: Map<string, ToolCall>;
-  digestChars: Map<string, number>;
-  /** details.fullOutputPath -> tool call id. */
-  fullOutputs: Map<string, string>;
-  /** pi-condense index: spill file name -> record. */
-  index: Map<string, IndexRecord>;
-  /** toolResult entry id -> tool call id (context_edit targets entries). */
-  resultEntries: Map<string, string>;
-  calls: ApiCall[];
-  callById: Map<string, number>;
-  pendingCompaction: boolean;
-  /** Tool results and prompts since the last call (the next call's growth). */
-  pendingAdded: AddedContent[];
-  /** A compaction, or a context_edit rewrite (pi-condense's prune, Spillway's flush) since the last call. */
-  pendingDrop?: DropKind;
-  /** Whose index entry came last: a context_edit right after it is that extension's. */
-  lastIndex?: 'spillway' | 'pi-condense';
-  /** A record since the last call that announces a smaller context (ApiCall.explains). */
-  pendingExplains?: DropKind;
-  /** pi-condense's short refs (`t3`) -> tool call id: what context_tree_query is given. */
-  shortRefs: Map<string, string>;
-  /** Tool call id -> lines of the output whose result Spillway replaced (its `spillway-spill` entry). */
-  spillwayReplaced: Map<string, number | undefined>;
-}
 
 /** pi-condense names blobs after the call id with [^A-Za-z0-9_-] -> '_', maybe with '@<timestamp>'. */
 export function sanitizeCallId(id: string): string {
