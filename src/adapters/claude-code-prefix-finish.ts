@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
-import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
+import { LOCAL_RETRIEVAL_HINT, type LocalSpillStore } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import { CLAUDE_CODE_SPILL_FOLDER } from './claude-code-event';
 import { commandOfShellString } from './claude-code-shell-string';
@@ -61,7 +62,7 @@ export async function finishLargeOutput(input: PrefixFinishInput): Promise<{ fil
   const sessionDir = sessionDirFor(sessionId, input.env);
   if (!sessionDir) throw new Error(`no Claude Code session folder for session '${sessionId}'`);
   const spillDir = path.join(sessionDir, CLAUDE_CODE_SPILL_FOLDER);
-  const store = new LocalSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir } });
+  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir } });
   const outputPath = input.outputPath ?? '/proc/self/fd/1';
   const outputFd = input.outputFd ?? OUTPUT_FD;
   const callId = taskIdOf(outputPath) ?? `${Date.now().toString(36)}-${process.pid}`;

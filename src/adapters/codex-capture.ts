@@ -14,7 +14,8 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
-import { LOCAL_RETRIEVAL_HINT, LocalSpillStore, sanitizeSegment } from '../spill/local-store';
+import { LOCAL_RETRIEVAL_HINT, type LocalSpillStore, sanitizeSegment } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
 import { ansiCQuote, shellQuote } from './shell-quote';
@@ -225,7 +226,7 @@ export function codexCaptureLocation(file: string): CaptureLocation | undefined 
 }
 
 function storeFor(root: string, sessionDir: string, logger?: SpillLogger): LocalSpillStore {
-  return new LocalSpillStore({ root, layout: { dirFor: () => sessionDir }, ...(logger ? { logger } : {}) });
+  return openSpillStore({ root, layout: { dirFor: () => sessionDir }, ...(logger ? { logger } : {}) });
 }
 
 /** The hook: reads the event, prints the rewrite (or nothing). Never throws: a failing hook must not fail the call. */

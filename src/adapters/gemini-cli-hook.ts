@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestText } from '../spill/digest';
-import { LocalSpillStore, sanitizeSegment } from '../spill/local-store';
+import { sanitizeSegment } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import { utf8Bytes } from '../spill/text';
 import { parseShellContent, shellContentWith } from './gemini-cli-shell-output';
@@ -98,7 +99,7 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
     return undefined;
   }
   const sessionDir = path.join(projectTemp, 'tool-outputs', `session-${sanitizeSegment(event.session_id)}`);
-  const store = new LocalSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, ...(options.warn && { logger: { warn: options.warn } }) });
+  const store = openSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, ...(options.warn && { logger: { warn: options.warn } }) });
   // Gemini gives hooks no call id: one of our own, ordered by time.
   const callId = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const ref = await store.saveText({
