@@ -21,8 +21,16 @@ if [ "$#" -ne 1 ]; then
 fi
 
 # Claude Code's outer shell counted itself in SHLVL already; the shell below
-# stands in for it and would count once more.
-case ${SHLVL-} in '' | *[!0-9]*) ;; *) [ "$SHLVL" -gt 0 ] && SHLVL=$((SHLVL - 1)) && export SHLVL ;; esac
+# stands in for it and would count once more. Unless the outer shell exec'd
+# this script as its last command (then the parent is Claude Code, not that
+# shell): bash gives its level back before such an exec.
+parent_=
+[ -r "/proc/$PPID/comm" ] && read -r parent_ <"/proc/$PPID/comm"
+case ${SHLVL-} in '' | *[!0-9]*) ;; *)
+  if [ -z "$parent_" ] || [ "$parent_" = "${shell_##*/}" ]; then
+    [ "$SHLVL" -gt 0 ] && SHLVL=$((SHLVL - 1)) && export SHLVL
+  fi ;;
+esac
 
 # A prefix the user had before Spillway's, run as Claude Code would run it:
 # split at its last " -", the part before as one word, the part after as shell text.

@@ -17,6 +17,8 @@ import { isoTime } from '../../spill/iso-time';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHELL_FILE = /^b[0-9a-z]{8,10}\.txt$/;
 const SAVED_TO = /Full output saved to: (\S+)/g;
+/** The last line of a digest Spillway's shell prefix put in a Bash result: it names the blob, which is named after the shell task. */
+const CAPTURED_IN = /its complete output \(stdout and stderr\) is in (.+?)\]$/gm;
 /** Line types Claude Code writes that carry nothing the catalog needs. */
 const QUIET_TYPES = new Set([
   'attachment', 'progress', 'file-history-snapshot', 'queue-operation', 'last-prompt', 'tag', 'atis-latch',
@@ -187,7 +189,8 @@ function readUser(state: ClaudeState, line: Record<string, unknown>, sidechain: 
     firstToolUseId ??= b.tool_use_id;
     state.digestChars.set(b.tool_use_id, contentChars(b.content));
     if (!sidechain) state.pendingAdded.push({ kind: 'tool-result', toolCallId: own(b.tool_use_id), chars: contentChars(b.content), ...(b.is_error === true ? { failed: true } : {}) });
-    for (const match of contentText(b.content).matchAll(SAVED_TO)) {
+    const text = contentText(b.content);
+    for (const match of [...text.matchAll(SAVED_TO), ...text.matchAll(CAPTURED_IN)]) {
       state.fileToToolUse.set(own(path.basename(match[1]!)), b.tool_use_id);
     }
   }
