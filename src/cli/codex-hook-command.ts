@@ -3,8 +3,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCodexFinish, runCodexHook } from '../adapters/codex-capture';
-import { codexHome, codexHooksPath, defaultCodexHookCommand, installCodexHook, uninstallCodexHook, type CodexScope } from '../adapters/codex-install';
-import { readAll, UsageError, type CliIO } from './io';
+import { codexHome, codexHooksPath, defaultCodexHookCommand, installCodexHook, uninstallCodexHook } from '../adapters/codex-install';
+import { readAll, type CliIO } from './io';
+import { parseInstallFlags } from './install-flags';
 
 export const CODEX_HELP = `  spillway hook codex
       Codex CLI PreToolUse hook: reads the event on stdin, prints the rewrite
@@ -28,22 +29,7 @@ export async function codexHookCommand(rest: string[], io: CliIO): Promise<numbe
 }
 
 export async function codexInstallCommand(action: 'install' | 'uninstall', flags: string[], io: CliIO): Promise<number> {
-  let scope: CodexScope = { kind: 'user' };
-  let command: string | undefined;
-  let trust = false;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    if (flag === '--user') scope = { kind: 'user' };
-    else if (flag === '--project') {
-      const dir = flags[++i];
-      if (!dir) throw new UsageError('--project needs a directory');
-      scope = { kind: 'project', dir };
-    } else if (flag === '--command' && action === 'install') {
-      command = flags[++i];
-      if (!command) throw new UsageError('--command needs a command line');
-    } else if (flag === '--trust' && action === 'install') trust = true;
-    else throw new UsageError(`unknown option '${flag}'`);
-  }
+  const { scope, value: command, trust } = parseInstallFlags(action, flags, { value: { flag: '--command', what: 'a command line' }, trust: true });
   const hooksPath = codexHooksPath(scope, io.env);
   const configPath = path.join(codexHome(io.env), 'config.toml');
   const result =

@@ -3,9 +3,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { geminiOptionsFromEnv, handleGeminiHookInput } from '../adapters/gemini-cli-hook';
-import { defaultGeminiHookCommand, GEMINI_HOOK_NAME, geminiSettingsPath, installGeminiHook, uninstallGeminiHook, type GeminiScope } from '../adapters/gemini-cli-install';
+import { defaultGeminiHookCommand, GEMINI_HOOK_NAME, geminiSettingsPath, installGeminiHook, uninstallGeminiHook } from '../adapters/gemini-cli-install';
 import { trustGeminiHook } from '../adapters/gemini-cli-trust';
 import { readAll, UsageError, type CliIO } from './io';
+import { parseInstallFlags } from './install-flags';
 
 export const GEMINI_HOOK_HELP = `  spillway hook gemini-cli
       Gemini CLI AfterTool hook: reads the event on stdin, prints the hook's
@@ -19,31 +20,17 @@ export const GEMINI_HOOK_HELP = `  spillway hook gemini-cli
       Remove it again; the file comes back byte for byte.
 `;
 
-/** `action` is 'gemini-cli' (run the hook), 'install' or 'uninstall'; `rest` the arguments after it. */
-export async function geminiCliHookCommand(action: string, rest: string[], io: CliIO): Promise<number> {
-  if (action === 'gemini-cli') {
-    // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
-    const line = await handleGeminiHookInput((await readAll(io.stdin())).toString('utf8'), { ...geminiOptionsFromEnv(io.env), warn: (m) => io.stderr(`spillway: ${m}\n`) });
-    if (line !== undefined) io.stdout(line);
-    return 0;
-  }
-  const flags = rest.slice(1);
-  let scope: GeminiScope = { kind: 'user' };
-  let command: string | undefined;
-  let trust = false;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    if (flag === '--user') scope = { kind: 'user' };
-    else if (flag === '--project') {
-      const dir = flags[++i];
-      if (!dir) throw new UsageError('--project needs a directory');
-      scope = { kind: 'project', dir };
-    } else if (flag === '--command' && action === 'install') {
-      command = flags[++i];
-      if (!command) throw new UsageError('--command needs a command line');
-    } else if (flag === '--trust' && action === 'install') trust = true;
-    else throw new UsageError(`unknown option '${flag}'`);
-  }
+/** The hook itself: reads Gemini CLI's event on stdin, prints its answer (or nothing). */
+export async function geminiCliHookCommand(io: CliIO): Promise<number> {
+  // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
+  const line = await handleGeminiHookInput((await readAll(io.stdin())).toString('utf8'), { ...geminiOptionsFromEnv(io.env), warn: (m) => io.stderr(`spillway: ${m}\n`) });
+  if (line !== undefined) io.stdout(line);
+  return 0;
+}
+
+/** `spillway hook install|uninstall gemini-cli FLAGS`. */
+export async function geminiInstallCommand(action: 'install' | 'uninstall', flags: string[], io: CliIO): Promise<number> {
+  const { scope, value: command, trust } = parseInstallFlags(action, flags, { value: { flag: '--command', what: 'a command line' }, trust: true });
   if (trust && scope.kind !== 'project') throw new UsageError('--trust is for --project DIR (Gemini CLI asks about project hooks only)');
   const settingsPath = geminiSettingsPath(scope, io.env);
   const hookCommand = command ?? defaultGeminiHookCommand(hookScriptPath());

@@ -2,24 +2,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { installOpencodePlugin, opencodeConfigPath, opencodePluginUrl, uninstallOpencodePlugin } from '../adapters/opencode-install';
-import type { SettingsScope } from '../adapters/settings-install';
-import { UsageError, type CliIO } from './io';
+import type { CliIO } from './io';
+import { parseInstallFlags } from './install-flags';
 
 export async function runOpencodeInstall(action: 'install' | 'uninstall', flags: string[], io: CliIO): Promise<number> {
-  let scope: SettingsScope = { kind: 'user' };
-  let plugin: string | undefined;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    if (flag === '--user') scope = { kind: 'user' };
-    else if (flag === '--project') {
-      const dir = flags[++i];
-      if (!dir) throw new UsageError('--project needs a directory');
-      scope = { kind: 'project', dir };
-    } else if (flag === '--plugin' && action === 'install') {
-      plugin = flags[++i];
-      if (!plugin) throw new UsageError('--plugin needs a file');
-    } else throw new UsageError(`unknown option '${flag}'`);
-  }
+  const { scope, value: plugin } = parseInstallFlags(action, flags, { value: { flag: '--plugin', what: 'a file' } });
   const configPath = opencodeConfigPath(scope, io.env);
   const result = action === 'install' ? await installOpencodePlugin(configPath, opencodePluginUrl(plugin ?? bundledPlugin())) : await uninstallOpencodePlugin(configPath);
   for (const line of result.changes) io.stdout(`${line}\n`);

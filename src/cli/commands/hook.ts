@@ -9,13 +9,13 @@ import {
   defaultHookCommand,
   installClaudeCodeHook,
   uninstallClaudeCodeHook,
-  type SettingsScope,
 } from '../../adapters/settings-install';
 import { PREFIX_SCRIPT_NAME, shellPrefixValue } from '../../adapters/claude-code-prefix-install';
 import { CODEX_HELP, codexHookCommand, codexInstallCommand } from '../codex-hook-command';
-import { GEMINI_HOOK_HELP, geminiCliHookCommand } from '../hook-gemini-cli';
+import { GEMINI_HOOK_HELP, geminiCliHookCommand, geminiInstallCommand } from '../hook-gemini-cli';
 import { runOpencodeInstall } from '../hook-install-opencode';
 import { readAll, UsageError, type CliCommand, type CliIO } from '../io';
+import { parseInstallFlags } from '../install-flags';
 
 const HELP = `usage:
   spillway hook claude-code
@@ -42,7 +42,7 @@ export const hookCommand: CliCommand = async (argv, io) => {
   }
   if (first === 'claude-code') return runHook(io);
   if (first === 'codex') return codexHookCommand(rest, io);
-  if (first === 'gemini-cli' || ((first === 'install' || first === 'uninstall') && rest[0] === 'gemini-cli')) return geminiCliHookCommand(first, rest, io);
+  if (first === 'gemini-cli') return geminiCliHookCommand(io);
   if (first === 'install' || first === 'uninstall') return runInstall(first, rest, io);
   throw new UsageError(`unknown subcommand '${first}' (try --help)`);
 };
@@ -57,21 +57,9 @@ async function runInstall(action: 'install' | 'uninstall', argv: string[], io: C
   const [agent, ...flags] = argv;
   if (agent === 'codex') return codexInstallCommand(action, flags, io);
   if (agent === 'opencode') return runOpencodeInstall(action, flags, io);
-  if (agent !== 'claude-code') throw new UsageError(`${action}: only 'claude-code' is supported (got ${agent ?? 'nothing'})`);
-  let scope: SettingsScope = { kind: 'user' };
-  let command: string | undefined;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    if (flag === '--user') scope = { kind: 'user' };
-    else if (flag === '--project') {
-      const dir = flags[++i];
-      if (!dir) throw new UsageError('--project needs a directory');
-      scope = { kind: 'project', dir };
-    } else if (flag === '--command' && action === 'install') {
-      command = flags[++i];
-      if (!command) throw new UsageError('--command needs a command line');
-    } else throw new UsageError(`unknown option '${flag}'`);
-  }
+  if (agent === 'gemini-cli') return geminiInstallCommand(action, flags, io);
+  if (agent !== 'claude-code') throw new UsageError(`${action}: one of claude-code, codex, gemini-cli, opencode (got ${agent ?? 'nothing'})`);
+  const { scope, value: command } = parseInstallFlags(action, flags, { value: { flag: '--command', what: 'a command line' } });
   const settingsPath = claudeSettingsPath(scope, io.env);
   const result =
     action === 'install'

@@ -56,7 +56,7 @@ describe('spillway hook install/uninstall claude-code', () => {
   });
 
   it.each([
-    [['install'], /only 'claude-code'/],
+    [['install'], /one of claude-code, codex, gemini-cli, opencode/],
     [['install', 'claude-code', '--project'], /--project needs a directory/],
     [['install', 'claude-code', '--bogus'], /unknown option/],
     [['frobnicate'], /unknown subcommand/],
