@@ -18,6 +18,7 @@ import type {
   TurnEndEvent,
   TurnEndEventResult,
 } from '@earendil-works/pi-coding-agent' with { 'resolution-mode': 'import' };
+import { formatCount } from '../common/format-count';
 import { isPiOutputPath } from '../catalog/sources/pi-output-files';
 import { BudgetTracker } from '../spill/budget';
 import { checkFraction, checkSizes } from '../spill/checked-options';
@@ -26,7 +27,7 @@ import { hashAndCount, LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
 import { openSpillStore } from '../spill/open-store';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
 import { refusedKind } from '../spill/regular-file';
-import { countLines, formatCount, sha256Hex, utf8Bytes } from '../spill/text';
+import { countLines, sha256Hex, utf8Bytes } from '../spill/text';
 import type { SpillLogger } from '../spill/types';
 import { PI_SPILL_DEFAULTS, readPiSpillConfig, type PiSpillConfig } from './pi-config';
 

@@ -3,11 +3,8 @@
 import { isoTime } from '../spill/iso-time';
 
 export { formatBytes } from '../common/format-bytes';
-
-/** 12345 -> "12,345" (locale-independent so tests and screenshots agree). */
-export function formatCount(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+export { formatCount } from '../common/format-count';
+export { compactArgs, truncate } from '../common/one-line';
 
 /** A count as "12.3k" / "1.2M": chart labels, and blob counts a narrow row must keep short. */
 export function formatCompact(n: number): string {
@@ -35,36 +32,4 @@ export function shortId(id: string): string {
   const uuid = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(id);
   if (uuid) return uuid[1]!;
   return id.length <= 12 ? id : `${id.slice(0, 12)}…`;
-}
-
-/** Collapses whitespace and cuts to `max` chars with an ellipsis. */
-export function truncate(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  let end = Math.max(0, max - 1);
-  // Never between the two halves of a character outside the BMP (an emoji): a lone half shows as �.
-  if (end > 0 && /[\ud800-\udbff]/.test(flat[end - 1]!)) end--;
-  return `${flat.slice(0, end)}…`;
-}
-
-// Keys whose value best describes a call, most telling first.
-const TELLING_KEYS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'prompt', 'description'];
-
-/** The args of a tool call as one short line: `npm test`, `src/a.ts`, `{"k":1}`. */
-export function compactArgs(args: unknown, max = 60): string {
-  if (args === undefined || args === null) return '';
-  if (typeof args === 'string') return truncate(args, max);
-  if (typeof args !== 'object') return truncate(String(args), max);
-  const record = args as Record<string, unknown>;
-  for (const key of TELLING_KEYS) {
-    const v = record[key];
-    if (typeof v === 'string' && v.trim()) return truncate(v, max);
-  }
-  let json: string;
-  try {
-    json = JSON.stringify(args);
-  } catch {
-    return '';
-  }
-  return json === '{}' ? '' : truncate(json, max);
 }

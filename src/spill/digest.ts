@@ -8,7 +8,8 @@
 
 import { constants as C, promises as fsp } from 'node:fs';
 import { headWeight, toolKind, type ToolKind } from './salience';
-import { countNewlines, decodeWithin, formatCount, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
+import { formatCount } from '../common/format-count';
+import { countNewlines, decodeWithin, lineCountFrom, utf8Bytes, utf8CeilBoundary, utf8FloorBoundary } from './text';
 import { DROP_ITEM, classifyOutput, formatJsonPath, planValueDigest, replaceLeaves, sectionLayout } from './value';
 
 import { LineScanner } from './line-scanner';

@@ -4,7 +4,7 @@ import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
 import type { AnchoredDir } from './anchored-dir';
 import { isIsoTime } from './iso-time';
-import { NotRegularFileError, openRegularFile, refusedKind } from './regular-file';
+import { openRegularFile } from './regular-file';
 
 export const MANIFEST_NAME = 'spillway.jsonl';
 export const MANIFEST_VERSION = 1;
@@ -43,23 +43,8 @@ export interface ManifestReadResult {
 export async function openManifestForAppend(dir: string | AnchoredDir): Promise<ManifestAppender> {
   const file = typeof dir === 'string' ? path.join(dir, MANIFEST_NAME) : dir.at(MANIFEST_NAME);
   const shown = typeof dir === 'string' ? file : path.join(dir.path, MANIFEST_NAME);
-  let handle: fsp.FileHandle;
-  try {
-    // Read too: an append looks at the last byte first.
-    handle = await fsp.open(file, C.O_RDWR | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW | C.O_NONBLOCK, 0o600);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(shown, 'symlink');
-    if (code === 'ENXIO') throw new NotRegularFileError(shown, 'FIFO');
-    throw err;
-  }
-  try {
-    const refused = refusedKind(await handle.stat());
-    if (refused) throw new NotRegularFileError(shown, refused);
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
+  // Read too: an append looks at the last byte first.
+  const handle = await openRegularFile(file, { flags: C.O_RDWR | C.O_APPEND | C.O_CREAT, mode: 0o600, shown });
   return {
     // A single write(2) of one line on an O_APPEND descriptor lands whole for
     // the line sizes we produce: concurrent writers never interleave. A line

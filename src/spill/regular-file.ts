@@ -35,25 +35,43 @@ export function fileKind(stats: Stats): string {
   return 'special file';
 }
 
-/** Open `path` read-only if it is a regular file with one link (not through a symlink); else NotRegularFileError. */
-export async function openRegularFile(path: string): Promise<fsp.FileHandle> {
+/** How to open a file that must be regular: read-only unless `flags` says more; `shown` names it in errors. */
+export interface RegularOpen {
+  flags?: number;
+  mode?: number;
+  shown?: string;
+}
+
+/**
+ * Open `path` if it is a regular file with one link (not through a symlink); else NotRegularFileError.
+ * O_NOFOLLOW and O_NONBLOCK are always added to `flags`.
+ */
+export async function openRegularFile(path: string, how: RegularOpen = {}): Promise<fsp.FileHandle> {
+  const shown = how.shown ?? path;
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+    handle = await fsp.open(path, (how.flags ?? C.O_RDONLY) | C.O_NOFOLLOW | C.O_NONBLOCK, how.mode);
   } catch (err) {
-    // O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs).
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(path, 'symlink');
-    throw err;
+    throw openError(err, shown);
   }
   try {
     const refused = refusedKind(await handle.stat());
-    if (refused) throw new NotRegularFileError(path, refused);
+    if (refused) throw new NotRegularFileError(shown, refused);
   } catch (err) {
     await handle.close();
     throw err;
   }
   return handle;
+}
+
+/** What a refused O_NOFOLLOW | O_NONBLOCK open says about the file, as NotRegularFileError; other errors as they are. */
+function openError(err: unknown, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  // O_NOFOLLOW on a symlink fails with ELOOP (Linux) or EMLINK (some BSDs).
+  if (code === 'ELOOP' || code === 'EMLINK') return new NotRegularFileError(shown, 'symlink');
+  // A FIFO opened for writing under O_NONBLOCK with no reader.
+  if (code === 'ENXIO') return new NotRegularFileError(shown, 'FIFO');
+  return err;
 }
 
 /** A file opened for reading, with its size when opened. */
@@ -68,9 +86,7 @@ export function openRegularFileSync(path: string): OpenedFile {
   try {
     fd = openSync(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new NotRegularFileError(path, 'symlink');
-    throw err;
+    throw openError(err, path);
   }
   try {
     const stats = fstatSync(fd);

@@ -1,6 +1,7 @@
 // What the manifest records of one save, and the facts (sha256, bytes, lines) of a file already written.
 
 import { constants as C, promises as fsp } from 'node:fs';
+import { jsonText } from '../common/json-text';
 import { MANIFEST_VERSION, type ManifestRecord } from './manifest';
 import { ContentTally } from './text';
 import { type SpillOwner, type SpillSource } from './types';
@@ -36,7 +37,7 @@ const MAX_RECORD_ARGS = 16 * 1024;
  * record made each spill of a long session take seconds.
  */
 export function boundedArgs(args: unknown): unknown {
-  const json = safeJson(args);
+  const json = jsonText(args);
   if (json.length <= MAX_RECORD_ARGS) return args;
   const cut = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return value.length > 1024 ? `${value.slice(0, 1023)}…` : value;
@@ -46,16 +47,8 @@ export function boundedArgs(args: unknown): unknown {
     return Object.fromEntries(Object.entries(value).slice(0, 50).map(([k, v]) => [k.slice(0, 200), cut(v, depth + 1)]));
   };
   const smaller = cut(args, 0);
-  const smallerJson = safeJson(smaller);
+  const smallerJson = jsonText(smaller);
   return smallerJson.length <= MAX_RECORD_ARGS ? smaller : `${smallerJson.slice(0, MAX_RECORD_ARGS - 1)}…`;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch {
-    return '';
-  }
 }
 
 /** sha256, byte and line counts of a file, streamed. */

@@ -174,8 +174,3 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   if (buf.length <= maxBytes) return text;
   return buf.subarray(0, utf8FloorBoundary(buf, Math.max(0, maxBytes))).toString('utf8');
 }
-
-/** 1234567 -> "1,234,567" (stable across locales). */
-export function formatCount(n: number): string {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { isInternalName } from '../../spill/internal-names';
 import { MANIFEST_NAME, type ManifestRecord } from '../../spill/manifest';
-import { compactArgs } from './args';
+import { compactArgs } from '../../common/one-line';
 import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind, type IssuedToolCall, type MentionsState } from '../transcripts/calls';
 import { SlimReader, typeFromEnd } from '../transcripts/slim-line';
 import type { LineReducer } from '../transcripts/transcripts';
@@ -141,7 +141,7 @@ function readAssistant(state: ClaudeState, line: Record<string, unknown>, sidech
       const b = obj(block);
       if (b?.type === 'tool_use' && typeof b.id === 'string') {
         const name = str(b.name) ?? 'unknown';
-        state.toolUses.set(b.id, { name, args: compactArgs(b.input), timestamp, messageId, sidechain });
+        state.toolUses.set(b.id, { name, args: compactArgs(b.input) || undefined, timestamp, messageId, sidechain });
         issued.push({ id: own(b.id), name: own(name), mentions: mentionsIn(state, b.input) });
       }
     }
@@ -253,7 +253,7 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
     attribution = 'manifest';
     tool = record.tool;
     toolUseId = record.toolCallId || toolUseId;
-    args = compactArgs(record.args);
+    args = compactArgs(record.args) || undefined;
     if (record.createdAt) createdAt = record.createdAt;
     turn = record.turn;
     const recordUse = record.toolCallId ? states.map((s) => s.toolUses.get(record.toolCallId)).find(Boolean) : undefined;

@@ -6,7 +6,7 @@ import { isInternalName } from '../../spill/internal-names';
 import { refusedKind } from '../../spill/regular-file';
 import { childPath } from '../shared/child-path';
 import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/manifest';
-import { compactArgs } from './args';
+import { compactArgs } from '../../common/one-line';
 import type { Described, Source } from './source';
 import type { SourceName } from '../types';
 import { isoTime } from '../../spill/iso-time';
@@ -149,7 +149,7 @@ export async function describeManifestFolder(
       kind: 'tool-result',
       tool: record?.tool,
       toolCallId: record?.toolCallId || undefined,
-      args: record ? compactArgs(record.args) : undefined,
+      args: record ? (compactArgs(record.args) || undefined) : undefined,
       bytes: file.stat.size,
       createdAt: record?.createdAt || isoTime(file.stat.mtimeMs),
       mtimeMs: file.stat.mtimeMs,

@@ -9,7 +9,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
 import { refusedKind } from '../../spill/regular-file';
-import { compactArgs } from './args';
+import { compactArgs } from '../../common/one-line';
 import { contentChars, forListing, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../transcripts/calls';
 import type { LineReducer } from '../transcripts/transcripts';
 import type { Described, RootSpec, SessionClaim, Source } from './source';
@@ -110,7 +110,7 @@ function readMessage(state: PiState, entry: Record<string, unknown>): boolean {
         for (const block of message.content) {
           const b = obj(block);
           if (b?.type === 'toolCall' && typeof b.id === 'string') {
-            state.toolCalls.set(b.id, { name: str(b.name) ?? 'unknown', args: compactArgs(b.arguments), timestamp, entryId });
+            state.toolCalls.set(b.id, { name: str(b.name) ?? 'unknown', args: compactArgs(b.arguments) || undefined, timestamp, entryId });
           }
         }
       }
@@ -268,7 +268,7 @@ export const pi: Source = {
           Object.assign(blob, {
             toolCallId: callId,
             tool: indexed?.toolName ?? call?.name,
-            args: indexed?.args !== undefined ? compactArgs(indexed.args) : call?.args,
+            args: indexed?.args !== undefined ? (compactArgs(indexed.args) || undefined) : call?.args,
             attribution: indexed ? 'index' : 'transcript',
             createdAt: call?.timestamp || blob.createdAt,
           });
