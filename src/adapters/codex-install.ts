@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { shellQuote } from './shell-quote';
+import { replaceFile } from './replace-file';
 
 export type CodexScope = { kind: 'user' } | { kind: 'project'; dir: string };
 
@@ -90,7 +91,7 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
     at = groups.length - 1;
     // The copy uninstall gives back: the file as it was before Spillway (never one holding an earlier install).
     if (text !== undefined && !current) await fsp.writeFile(backupOf(hooksPath), text, { mode: 0o600 });
-    await writeAtomic(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
+    await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
     changes.push(`added PreToolUse hook (matcher "${MATCHER}"): ${command}`, `wrote ${hooksPath}`);
   }
   const key = `${hooksPath}:pre_tool_use:${at}:0`;
@@ -121,13 +122,13 @@ export async function uninstallCodexHook(hooksPath: string, configPath: string):
       const backup = await fsp.readFile(backupOf(hooksPath), 'utf8').catch(() => undefined);
       const backupValue = backup === undefined ? undefined : parseOr(backup);
       if (backup !== undefined && isDeepStrictEqual(backupValue, value)) {
-        await writeAtomic(hooksPath, backup);
+        await replaceFile(hooksPath, backup);
         changes.push(`restored ${hooksPath} as it was before the install`);
       } else if (backup === undefined && Object.keys(value).length === 0) {
         await fsp.rm(hooksPath, { force: true });
         changes.push(`removed ${hooksPath} (Spillway had created it)`);
       } else {
-        await writeAtomic(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
+        await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
         changes.push(`removed the Spillway hook entry from ${hooksPath} (the file was changed since the install, so it was rewritten)`);
       }
       await fsp.rm(backupOf(hooksPath), { force: true });
@@ -180,21 +181,6 @@ function indentOf(text: string | undefined): string {
   return (text && /^([ \t]+)\S/m.exec(text)?.[1]) ?? '  ';
 }
 
-/** Temp file then rename; keeps the file's mode, writes through a symlinked file to its target. */
-async function writeAtomic(file: string, text: string): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const target = await fsp.realpath(file).catch(() => file);
-  const mode = await fsp.stat(target).then((s) => s.mode & 0o777, () => 0o600);
-  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
-  try {
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
-}
-
 /** Appends the trust block to config.toml (replacing an earlier Spillway block); refuses when the user's own table names the key. */
 async function recordTrust(configPath: string, key: string, hash: string): Promise<string[]> {
   const before = await fsp.readFile(configPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -211,7 +197,7 @@ async function recordTrust(configPath: string, key: string, hash: string): Promi
   const joiner = base === '' || base.endsWith('\n') ? '' : '\n';
   const after = `${base}${joiner}${joiner ? TRUST_BEGIN.replace('# >>>', '# >>>+') : TRUST_BEGIN}${block.slice(TRUST_BEGIN.length)}`;
   if (after === before) return [`trust already recorded in ${configPath}`];
-  await writeAtomic(configPath, after);
+  await replaceFile(configPath, after);
   return [`recorded trust for the hook in ${configPath}: ${header} trusted_hash = "${hash}"`];
 }
 
@@ -233,6 +219,6 @@ async function removeTrust(configPath: string): Promise<string[]> {
     await fsp.rm(configPath, { force: true });
     return [`removed ${configPath} (it held only Spillway's trust record)`];
   }
-  await writeAtomic(configPath, after);
+  await replaceFile(configPath, after);
   return [`removed Spillway's trust record from ${configPath}`];
 }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { shellQuote } from './shell-quote';
 import { JsoncError, memberOf, parseJsoncSpans, type JsoncNode } from './jsonc-spans';
 import { readSettingsText } from '../spill/regular-file';
+import { replaceFile } from './replace-file';
 
 export const BEGIN_MARK = '/* spillway: begin */';
 export const END_MARK = '/* spillway: end */';
@@ -57,7 +58,7 @@ export async function installGeminiHook(settingsPath: string, command: string): 
     changes.push('replaced the earlier Spillway hook entry');
   }
   const next = text.trim() === '' ? NEW_FILE(marked(`"hooks": {"AfterTool": [${entry}]}`)) : insertEntry(text, entry, settingsPath);
-  await writeAtomically(settingsPath, next, original !== undefined);
+  await replaceFile(settingsPath, next);
   changes.push(`added AfterTool hook (matcher "run_shell_command"): ${command}`);
   return { settingsPath, changes, changed: true };
 }
@@ -74,7 +75,7 @@ export async function uninstallGeminiHook(settingsPath: string): Promise<GeminiI
     return { settingsPath, changes: ['removed the Spillway hook entry', `removed ${settingsPath} (the install had created it)`], changed: true };
   }
   parseOrThrow(rest, settingsPath);
-  await writeAtomically(settingsPath, rest, true);
+  await replaceFile(settingsPath, rest);
   return { settingsPath, changes: ['removed the Spillway hook entry'], changed: true };
 }
 
@@ -126,21 +127,6 @@ async function readText(file: string): Promise<string | undefined> {
     return await readSettingsText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/** A temp file renamed over the target (a symlinked settings.json stays a symlink: its target is written), keeping its mode. */
-async function writeAtomically(file: string, text: string, existed: boolean): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const target = existed ? await fsp.realpath(file) : file;
-  const mode = existed ? (await fsp.stat(target)).mode & 0o777 : 0o600;
-  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
-  try {
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
     throw err;
   }
 }

@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { replaceFile } from './replace-file';
 
 export async function trustGeminiHook(env: NodeJS.ProcessEnv, projectRoot: string, name: string, command: string): Promise<string> {
   const home = env.GEMINI_CLI_HOME?.trim() || env.HOME?.trim() || os.homedir();
@@ -21,9 +22,6 @@ export async function trustGeminiHook(env: NodeJS.ProcessEnv, projectRoot: strin
   const list = Array.isArray(trusted[projectRoot]) ? (trusted[projectRoot] as unknown[]) : [];
   if (list.includes(key)) return `already trusted for ${projectRoot} in ${file}`;
   trusted[projectRoot] = [...list, key];
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.spillway-${process.pid}.tmp`;
-  await fsp.writeFile(tmp, JSON.stringify(trusted, null, 2), { mode: 0o600, flag: 'wx' });
-  await fsp.rename(tmp, file);
+  await replaceFile(file, JSON.stringify(trusted, null, 2));
   return `recorded the hook as trusted for ${projectRoot} in ${file}`;
 }

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { readSettingsText } from '../spill/regular-file';
 import { scanTopLevel, skipBlank } from './jsonc-edit';
 import type { InstallResult, SettingsScope } from './settings-install';
+import { replaceFile } from './replace-file';
 
 /** What a file created by install holds; uninstall deletes a file that holds exactly this again. */
 const createdText = (literal: string): string => `{\n  "plugin": [\n    ${literal}\n  ]\n}\n`;
@@ -44,7 +45,7 @@ export async function installOpencodePlugin(configPath: string, url: string): Pr
   const literal = JSON.stringify(url);
   const text = await readText(configPath);
   if (text === undefined) {
-    await writeText(configPath, createdText(literal), false);
+    await replaceFile(configPath, createdText(literal));
     return { settingsPath: configPath, changes: [`created ${configPath} with the plugin ${url}`], changed: true };
   }
   const ours = text.match(OUR_ENTRY) ?? [];
@@ -53,7 +54,7 @@ export async function installOpencodePlugin(configPath: string, url: string): Pr
     // An install from another location: its entry now names this one.
     const next = text.replace(OUR_ENTRY, literal);
     checkPlugins(configPath, next, literal);
-    await writeText(configPath, next, true);
+    await replaceFile(configPath, next);
     return { settingsPath: configPath, changes: [`replaced the earlier Spillway plugin entry with ${url}`], changed: true };
   }
   const top = parsed(configPath, text);
@@ -72,7 +73,7 @@ export async function installOpencodePlugin(configPath: string, url: string): Pr
     next = text.slice(0, at) + key + (top.empty ? '\n' : ',') + text.slice(at);
   }
   checkPlugins(configPath, next, literal);
-  await writeText(configPath, next, true);
+  await replaceFile(configPath, next);
   return { settingsPath: configPath, changes: [`added the plugin ${url} to "plugin" in ${configPath}`], changed: true };
 }
 
@@ -88,7 +89,7 @@ export async function uninstallOpencodePlugin(configPath: string): Promise<Insta
   let next = text;
   for (const literal of new Set(entries)) next = removeEntry(next, literal);
   parsed(configPath, next);
-  await writeText(configPath, next, true);
+  await replaceFile(configPath, next);
   return { settingsPath: configPath, changes: [`removed the Spillway plugin from ${configPath}`], changed: true };
 }
 
@@ -119,20 +120,4 @@ function checkPlugins(configPath: string, text: string, literal: string): void {
 
 function indentOf(text: string): string {
   return /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
-}
-
-/** A temp file renamed over the config (its target when it is a symlink), with the file's mode. */
-async function writeText(configPath: string, text: string, existed: boolean): Promise<void> {
-  await fsp.mkdir(path.dirname(configPath), { recursive: true, mode: 0o700 });
-  const target = existed ? await fsp.realpath(configPath) : configPath;
-  const mode = existed ? (await fsp.stat(target)).mode & 0o777 : 0o600;
-  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
-  try {
-    await fsp.chmod(tmp, mode);
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
 }

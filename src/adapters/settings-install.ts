@@ -6,12 +6,13 @@
 // indentation is kept; the file is replaced atomically (never half-written);
 // uninstall gives back the file as it was before, byte for byte, when nothing
 // else in it changed since.
-import { promises as fsp } from 'node:fs';
+import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { shellQuote } from './shell-quote';
 import { addShellPrefix, removeShellPrefix } from './claude-code-prefix-install';
 import { readSettingsText } from '../spill/regular-file';
+import { replaceFile } from './replace-file';
 
 export { shellQuote };
 
@@ -139,16 +140,7 @@ async function restoreBackup(settingsPath: string, settings: Settings): Promise<
     return false;
   }
   if (!sameJson(saved, settings)) return false;
-  const target = await fsp.realpath(settingsPath);
-  const mode = (await fsp.stat(target)).mode & 0o777;
-  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, text, { mode, flag: 'wx' });
-  try {
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
+  await replaceFile(settingsPath, text);
   await fsp.rm(backupPath, { force: true });
   return true;
 }
@@ -250,26 +242,12 @@ function removeOurs(settings: Settings): number {
  * `<file>.spillway-backup` first; `remove`: delete that copy after writing.
  */
 async function writeSettings(settingsPath: string, settings: Settings, existed: boolean, indent: string, backup: 'backup' | 'none' | 'remove'): Promise<string | undefined> {
-  await fsp.mkdir(path.dirname(settingsPath), { recursive: true, mode: 0o700 });
   const backupPath = `${settingsPath}.spillway-backup`;
-  let mode = 0o600;
-  // A settings.json kept as a symlink (dotfiles) stays one: write its target.
-  const target = existed ? await fsp.realpath(settingsPath) : settingsPath;
-  if (existed) {
-    mode = (await fsp.stat(target)).mode & 0o777;
-    if (backup === 'backup') {
-      await fsp.rm(backupPath, { force: true });
-      await fsp.copyFile(target, backupPath);
-    }
+  if (existed && backup === 'backup') {
+    await fsp.rm(backupPath, { force: true });
+    await fsp.copyFile(settingsPath, backupPath, C.COPYFILE_EXCL);
   }
-  const tmp = `${target}.spillway-${process.pid}-${Date.now()}.tmp`;
-  await fsp.writeFile(tmp, JSON.stringify(settings, null, indent) + '\n', { mode, flag: 'wx' });
-  try {
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
+  await replaceFile(settingsPath, JSON.stringify(settings, null, indent) + '\n');
   if (backup === 'remove') await fsp.rm(backupPath, { force: true });
   return existed && backup === 'backup' ? backupPath : undefined;
 }
