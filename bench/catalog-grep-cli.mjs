@@ -3,7 +3,7 @@
 // `rg -n -F` over the same folders, in the same run:
 // 1,000 blobs x 1 MB, 100,000 small blobs, and one-line blobs of 10 / 100 /
 // 400 MB (grep time must grow linearly with line length). Beside them, the
-// least a Node process can do (bench/read-floor.mjs).
+// least a Node process can do (bench/read-floor.mjs), and `node -e 0` (Node's own start, which rg does not pay).
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
 // Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
 // TMPDIR, so handed to rg with a glob of goose's names), 40,000 blobs each.
@@ -25,13 +25,16 @@ function compare(title, root, runs, searched = path.join(root, 'projects'), engi
   const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine];
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once
   console.log(`\n${title} (${runs} runs in turn, medians; index warm)`);
-  const [rg, floor, ...byEngine] = measureInTurn([
+  const [bare, rg, floor, ...byEngine] = measureInTurn([
+    // Node's own start: spillway pays it and rg does not.
+    { command: process.execPath, args: ['-e', '0'], env },
     // In the user's environment, as spillway runs (see catalog-list.mjs).
     { command: 'rg', args: ['-n', '-F', NEEDLE, searched], env },
     // The floor of any Node engine: read every file and count the literal, nothing more.
     { command: process.execPath, args: [FLOOR, searched, NEEDLE], env },
     ...engines.map((engine) => ({ command: process.execPath, args: grep(engine), env })),
   ], runs);
+  console.log(row('node -e 0 (Node starting, nothing else)', bare) + `  ${(bare.ms / rg.ms).toFixed(2)}x rg`);
   console.log(row('rg -n -F over the folders', rg));
   console.log(row('bare Node read + indexOf (the floor)', floor) + `  ${(floor.ms / rg.ms).toFixed(2)}x rg`);
   engines.forEach((engine, i) => console.log(row(`spillway grep --engine ${engine}`, byEngine[i]) + `  ${(byEngine[i].ms / rg.ms).toFixed(2)}x rg`));

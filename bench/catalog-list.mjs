@@ -5,7 +5,7 @@
 // node readdirSync+lstatSync walk and `find -printf` of the same tree, and that walk with
 // every transcript line JSON.parse'd (parse-floor.mjs: what a cold listing costs that parses every
 // line whole; Spillway passes over bookkeeping lines and skips output repeated in them), in the same run,
-// each round running each command once (measureInTurn).
+// each round running each command once (measureInTurn); `node -e 0` beside them, Node's own start, the floor of both.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, 10k-25, 100k-40, 100k-10, wide, many, many100k, one100k,
 // pi40k, pi-one16k, real10k, fixtures600).
@@ -51,7 +51,9 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claud
   console.log(`\n${name}: ${sessions} ${layout === 'pi' ? 'pi' : 'Claude Code'} sessions x ${perSession} blobs, one ${transcript}transcript each (${runs} runs in turn, medians)`);
   // Every session listed, to the closing brace: a run that ends early is an error, not a fast figure.
   const check = (out) => JSON.parse(out.toString('utf8')).sessions.length === sessions;
-  const [walk, find, floor, cold, warm, piped] = measureInTurn([
+  const [bare, walk, find, floor, cold, warm, piped] = measureInTurn([
+    // Node's own start, the floor of any Node command (the walk and spillway both pay it).
+    { command: process.execPath, args: ['-e', '0'], env },
     // The alternatives in the user's environment too: one inherited from here could cost a Node start more or less
     // (NODE_EXTRA_CA_CERTS, set on some machines, takes 30 ms to load).
     { command: process.execPath, args: [WALK, root], env },
@@ -61,12 +63,13 @@ for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claud
     { command: process.execPath, args, env }, // the index the cold run just wrote, nothing changed
     { command: process.execPath, args, env, piped: true, check },
   ], runs);
+  console.log(row('node -e 0 (Node starting, nothing else)', bare));
   console.log(row('node readdirSync+lstatSync walk', walk));
   console.log(row('find -printf', find));
   console.log(row('walk + JSON.parse every transcript line', floor));
   console.log(row('spillway list --json, cold (no index)', cold));
   console.log(row('spillway list --json, warm (index, no change)', warm));
   console.log(row('the same, stdout a pipe read as it comes', piped));
-  console.log(`ratio to the walk: cold ${(cold.ms / walk.ms).toFixed(2)}x (goal <= 2x; a Node process that parses every line: ${(floor.ms / walk.ms).toFixed(2)}x), warm ${(warm.ms / walk.ms).toFixed(2)}x (goal <= 1x)`);
+  console.log(`ratio to the walk: cold ${(cold.ms / walk.ms).toFixed(2)}x (goal <= 2x; a Node process that parses every line: ${(floor.ms / walk.ms).toFixed(2)}x), warm ${(warm.ms / walk.ms).toFixed(2)}x (goal <= 1x); less Node's start: cold ${((cold.ms - bare.ms) / (walk.ms - bare.ms)).toFixed(2)}x, warm ${((warm.ms - bare.ms) / (walk.ms - bare.ms)).toFixed(2)}x`);
   dispose();
 }

@@ -1,7 +1,9 @@
 // Owns the Catalog: created and scanned on first need (the view opening, or a
 // command), watched afterwards, rebuilt when roots or sources change. Forwards
-// catalog events as one "something changed" signal.
+// catalog events as one "something changed" signal. A saved index is shown
+// first, as stored, and checked against the disk once the view has its rows.
 
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { Catalog } from '../catalog/catalog';
 import { defaultCacheDir } from '../catalog/index/index-file';
@@ -18,6 +20,18 @@ export interface ScanTiming {
   fromIndex: boolean;
 }
 
+/** How long the check of a shown index waits for the view's first rows (a command may want the catalog with the view closed). */
+const FIRST_ROWS_WAIT_MS = 2000;
+/** Once the first rows are handed to the workbench, the time it has to draw them before the check takes the CPU. */
+const FIRST_ROWS_DRAW_MS = 100;
+/**
+ * Test only: the check of a shown index waits until this file exists, so that a test sees the index's rows before
+ * the check corrects them. Unset (always, outside tests), nothing waits.
+ */
+const TEST_HOLD_CHECK_ENV = 'SPILLWAY_TEST_HOLD_CHECK_UNTIL_FILE';
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class CatalogService extends Disposable {
   private catalog: Catalog | undefined;
   /** Resolves once sessions can be shown: the index read, or the first scan done. */
@@ -31,6 +45,8 @@ export class CatalogService extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<CatalogEvent | undefined>());
   readonly onDidChange = this.changed.event;
   firstScan: ScanTiming | undefined;
+  /** Ends the check's wait for the view's first rows (see rowsShown). */
+  private rowsHandedOver: (() => void) | undefined;
 
   constructor(
     private readonly settings: () => SpillwaySettings,
@@ -60,6 +76,27 @@ export class CatalogService extends Disposable {
   /** Whether the current catalog has been checked against the disk (not only shown from the index). */
   get checked(): boolean {
     return this.catalog !== undefined && this.catalogChecked;
+  }
+
+  /**
+   * The tree has handed the workbench its first rows (an agent's sessions, or nothing to show). The check of an index
+   * shown waits for this (at most FIRST_ROWS_WAIT_MS): on two cores it would otherwise compete with the first paint.
+   */
+  rowsShown(): void {
+    this.rowsHandedOver?.();
+  }
+
+  /** Until the view's first rows are drawn, or FIRST_ROWS_WAIT_MS; then, in a test that asks, until its file exists. */
+  private async firstRowsDrawn(handedOver: Promise<void>): Promise<void> {
+    const t0 = Date.now();
+    await Promise.race([handedOver.then(() => delay(FIRST_ROWS_DRAW_MS)), delay(FIRST_ROWS_WAIT_MS)]);
+    this.rowsHandedOver = undefined;
+    const hold = process.env[TEST_HOLD_CHECK_ENV];
+    if (hold) {
+      this.log.info(`Checking held until ${hold} exists (${TEST_HOLD_CHECK_ENV})`);
+      while (!existsSync(hold) && !this.isDisposed) await delay(100);
+    }
+    this.log.info(`Checking the index ${Date.now() - t0} ms after showing it`);
   }
 
   /** The catalog if already shown (no work started). */
@@ -100,6 +137,7 @@ export class CatalogService extends Disposable {
     this.log.info(`Scanning (extra roots: ${s.extraRoots.length ? s.extraRoots.join(', ') : 'none'}; sources: ${sources.join(', ')})`);
     const t0 = Date.now();
     let shown = false;
+    const handedOver = new Promise<void>((resolve) => (this.rowsHandedOver = resolve));
     /** Show the catalog before its scan ends: the index as stored, or a first scan's newest sessions. */
     const showEarly = (fromIndex: boolean): void => {
       shown = true;
@@ -112,7 +150,11 @@ export class CatalogService extends Disposable {
     };
     try {
       // The index first, shown as it is while the scan checks it: a first tree within a second at 100,000 blobs.
-      if ((await catalog.showIndexed()) && !stale()) showEarly(true);
+      if ((await catalog.showIndexed()) && !stale()) {
+        showEarly(true);
+        // The rows first: the check (a walk and a stat of every blob) starts once they are drawn.
+        await this.firstRowsDrawn(handedOver);
+      }
       // No index: a long scan announces the newest sessions once it has them; they are shown while it goes on.
       const early = shown ? undefined : catalog.onDidChange(() => {
         if (!shown && !stale() && catalog.sessions().length > 0) showEarly(false);

@@ -1,6 +1,7 @@
 // The Spills tree: maps treeModel nodes to TreeItems. Owns its EventEmitter;
-// catalog changes are coalesced into one refresh per burst. Line counts and
-// tooltips are filled lazily (on expand / on hover).
+// catalog changes are coalesced into one redraw per burst, which announces only
+// the rows that changed (shownNodes.ts). Line counts and tooltips are filled
+// lazily (on expand / on hover).
 
 import * as vscode from 'vscode';
 import type { BlobInfo, SessionInfo } from '../catalog/types';
@@ -8,6 +9,7 @@ import type { CatalogService } from './catalogService';
 import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { LazyFacts } from './lazyFacts';
+import { ShownNodes } from './shownNodes';
 import { coalesce, Disposable } from './lifecycle';
 import {
   agentDescription,
@@ -38,14 +40,17 @@ import {
 } from './treeModel';
 
 export class SpillTreeProvider extends Disposable implements vscode.TreeDataProvider<SpillNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<SpillNode | undefined | void>());
+  private readonly changed = this.register(new vscode.EventEmitter<SpillNode | SpillNode[] | undefined | void>());
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly refreshSoon = this.register(coalesce(() => this.changed.fire(), 100));
+  private readonly refreshSoon = this.register(coalesce(() => this.redraw(), 100));
 
   filter: TreeFilter = {};
   sort: SortOrder = 'time';
   /** How many rows each agent or session lists (PAGE until its "Show more" row is chosen), by node id; kept across refreshes. */
   private readonly listed = new Map<string, number>();
+
+  /** The agent and session nodes VS Code holds; undefined until the tree's top was first asked for. */
+  private shown: ShownNodes | undefined;
 
   constructor(
     private readonly service: CatalogService,
@@ -82,16 +87,41 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     return this.kept ? [...listed, ...this.kept.list(new Set(listed.map((s) => s.key)))] : listed;
   }
 
+  /** The tree as the catalog holds it now (agents, their sessions counted; no blob listed). */
+  private agentsNow(sessions: SessionInfo[]): AgentNode[] {
+    this.facts.keepOnly(new Set(sessions.flatMap((x) => x.blobs.map((b) => b.key))));
+    const all = this.allSessions(sessions);
+    this.twins = twinSessions(all, Date.now());
+    return buildTree(all, this.filter, this.sort);
+  }
+
+  /**
+   * A catalog change (the check correcting the index's rows, a live update): only the rows that changed are
+   * announced, on the nodes VS Code holds, so the others are not drawn again.
+   */
+  private redraw(): void {
+    const catalog = this.service.current();
+    if (!catalog || !this.shown) return this.changed.fire();
+    const change = this.shown.update(this.agentsNow(catalog.sessions()));
+    if (change === 'all') this.changed.fire();
+    else if (change.length) this.changed.fire(change);
+  }
+
   async getChildren(node?: SpillNode): Promise<SpillNode[]> {
     if (!node) {
       const catalog = await this.service.ready();
-      if (!catalog) return [];
-      this.facts.keepOnly(new Set(catalog.sessions().flatMap((x) => x.blobs.map((b) => b.key))));
-      const sessions = this.allSessions(catalog.sessions());
-      this.twins = twinSessions(sessions, Date.now());
-      return buildTree(sessions, this.filter, this.sort);
+      if (!catalog) {
+        this.service.rowsShown();
+        return [];
+      }
+      this.shown ??= new ShownNodes((s) => (this.twins.has(s.key) ? 'twin' : ''));
+      const agents = this.shown.adopt(this.agentsNow(catalog.sessions()));
+      if (agents.length === 0) this.service.rowsShown();
+      return agents;
     }
     if (node.kind === 'agent') {
+      // The first rows are on their way to the screen: the check of the index may start (see CatalogService).
+      this.service.rowsShown();
       return page(node, node.sessions, this.limit(node));
     }
     if (node.kind === 'session') {
@@ -186,11 +216,12 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   getParent(node: SpillNode): SpillNode | undefined {
     const catalog = this.service.current();
     if (!catalog || node.kind === 'agent') return undefined;
+    // The objects VS Code holds where there are some: it registers what this returns under the row's id.
     if (node.kind === 'blob') {
-      return sessionNode(node.session, this.filter);
+      return this.shown?.session(node.session.key) ?? sessionNode(node.session, this.filter);
     }
     if (node.kind === 'more') return node.parent;
-    return this.agentOf(node.session.source);
+    return this.shown?.agent(node.session.source) ?? this.agentOf(node.session.source);
   }
 
   /** An agent's row as the tree builds it now (its sessions filtered and sorted). */
