@@ -37,7 +37,7 @@ export interface Capture {
 }
 
 /** Makes `dir` (and its parents) 0700 if missing; refuses one that is a symlink or not this user's alone. */
-async function privateFolder(dir: string): Promise<void> {
+export async function privateFolder(dir: string): Promise<void> {
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   const st = await fsp.lstat(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a folder`);

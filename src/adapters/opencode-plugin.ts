@@ -1,18 +1,21 @@
 // The opencode plugin's hooks (the entry opencode loads is opencode-plugin-main.ts).
 // `shell.env` starts a capture of each bash tool call at the source (see
 // opencode-capture-script.ts); `tool.execute.after` replaces a big output with
-// Spillway's digest of the whole capture, exit code and path included.
+// Spillway's digest of the whole capture, exit code and path included; `event`
+// records each model API call for the per-turn chart (opencode-calls.ts).
 //
 // opencode skips a plugin that throws while loading, without a word: nothing
 // here throws at load, and each hook catches its own errors, logs them to
 // opencode's log (service "spillway") and leaves the call as opencode made it.
-import { finishCapture, opencodeCaptureDefaults, startCapture, type Capture, type OpencodeCaptureOptions } from './opencode-capture';
+import { OpencodeCallRecorder, type OpencodeEvent } from './opencode-calls';
+import { finishCapture, opencodeCaptureDefaults, privateFolder, startCapture, type Capture, type OpencodeCaptureOptions } from './opencode-capture';
 
 interface PluginContext {
   client?: { app?: { log?: (arg: { body: { service: string; level: string; message: string } }) => Promise<unknown> } };
 }
 
 interface Hooks {
+  event: (input: { event: OpencodeEvent }) => Promise<void>;
   'tool.execute.before': (input: { tool: string; sessionID: string; callID: string }, output: { args: unknown }) => Promise<void>;
   'shell.env': (input: { cwd: string; sessionID?: string; callID?: string }, output: { env: Record<string, string> }) => Promise<void>;
   'tool.execute.after': (
@@ -27,12 +30,23 @@ export function createSpillwayOpencodePlugin(options: Partial<OpencodeCaptureOpt
     /** Bash tool calls announced and not yet finished: only these are captured (a user's `!` command has a call id too). */
     const bashCalls = new Set<string>();
     const captures = new Map<string, Capture>();
+    const recorder = new OpencodeCallRecorder(opts.root, async (dir) => {
+      await privateFolder(opts.root);
+      await privateFolder(dir);
+    });
     const warn = (message: string): void => {
       void Promise.resolve()
         .then(() => ctx.client?.app?.log?.({ body: { service: 'spillway', level: 'warn', message } }))
         .catch(() => undefined);
     };
     return {
+      async event({ event }) {
+        try {
+          await recorder.event(event);
+        } catch (err) {
+          warn(`API call not recorded: ${(err as Error).message}`);
+        }
+      },
       async 'tool.execute.before'(input) {
         if (input.tool === 'bash') bashCalls.add(input.callID);
       },

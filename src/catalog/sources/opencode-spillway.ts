@@ -1,11 +1,15 @@
 // What Spillway's opencode plugin wrote: `<XDG_DATA_HOME>/opencode/spillway/<session>/`,
 // one `<call id>.log` per captured bash output with Spillway's manifest, attributed
-// to opencode, its session and the tool call. Part of the opencode source (opencode.ts).
+// to opencode, its session and the tool call; the plugin's record of the
+// session's API calls beside them (opencode-calls.ts) gives the session its
+// calls and each blob the turn of the call that asked for it. Part of the
+// opencode source (opencode.ts).
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import type { Described, DirListing, RootSpec, SessionClaim } from './source';
+import type { DescribeContext, Described, DirListing, RootSpec, SessionClaim } from './source';
 import type { EnvDirs } from './roots';
 import { describeManifestFolder, wholeFolder } from './common';
+import { CALLS_FILE, opencodeCallsListingReducer, opencodeCallsReducer } from './opencode-calls';
 
 /** The claim's hint that marks one of these folders. */
 export const SPILLWAY_LAYOUT = { layout: 'spillway' };
@@ -21,14 +25,23 @@ export function claimSpillwayCaptures(dir: DirListing): SessionClaim[] {
   return [{ source: 'opencode', dir: dir.path, owns: [], hint: SPILLWAY_LAYOUT }];
 }
 
-export async function describeSpillwayCaptures(claim: SessionClaim): Promise<Described | undefined> {
+export async function describeSpillwayCaptures(claim: SessionClaim, ctx: DescribeContext): Promise<Described | undefined> {
   const folder = await describeManifestFolder(claim.dir);
   if (folder.blobs.length === 0) return undefined;
   const id = folder.sessionId ?? path.basename(claim.dir);
+  const callsFile = path.join(claim.dir, CALLS_FILE);
+  const read = await ctx.transcripts.read(callsFile, ctx.listing ? opencodeCallsListingReducer : opencodeCallsReducer);
+  const state = read?.state;
+  for (const blob of folder.blobs) {
+    const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
+    if (issuer !== undefined) blob.turn ??= issuer + 1;
+  }
   return {
-    session: { source: 'opencode', id, title: `opencode session ${id}`, dir: claim.dir, skipped: folder.skipped, notes: [] },
+    session: { source: 'opencode', id, title: `opencode session ${id}`, dir: claim.dir, skipped: folder.skipped + (read?.skipped ?? 0), notes: [] },
     blobs: folder.blobs,
-    dependsOn: [folder.manifest],
+    // The record is a dependency too: a call appended to it changes no blob.
+    dependsOn: [folder.manifest, callsFile],
     blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
+    ...(state && state.calls.length > 0 ? { calls: state.calls } : {}),
   };
 }

@@ -16,8 +16,8 @@ export const opencode: Source = {
     if (!dir.entries.some((e) => e.isFile() && e.name.startsWith('tool_'))) return [];
     return [{ source: 'opencode', dir: dir.path, owns: [] }];
   },
-  async describe(claim) {
-    if (claim.hint?.layout === SPILLWAY_LAYOUT.layout) return describeSpillwayCaptures(claim);
+  async describe(claim, ctx) {
+    if (claim.hint?.layout === SPILLWAY_LAYOUT.layout) return describeSpillwayCaptures(claim, ctx);
     const folder = await describeManifestFolder(claim.dir);
     const blobs = folder.blobs.filter((b) => b.attribution !== 'none' || b.name.startsWith('tool_'));
     if (blobs.length === 0) return undefined;

@@ -14,7 +14,7 @@ export const DEFAULT_DIGEST_CHARS = 2_300;
 const CLAUDE_CODE_PERSIST_CHARS = 30_000;
 /** Claude Code cuts a failed command's text to this many chars (its head and tail around a notice), persisting nothing. */
 const CLAUDE_CODE_FAILURE_CHARS = 10_040;
-/** pi's built-in read and bash keep at most 50 KB and 2,000 lines (bash: the tail). */
+/** pi's built-in read and bash, and opencode's bash, keep at most 50 KB and 2,000 lines (bash: the tail). */
 const PI_OUTPUT_CAP = 50 * 1024;
 const PI_OUTPUT_LINES = 2_000;
 
@@ -186,15 +186,15 @@ function madeBySpillway(blob: BlobInfo): boolean {
 /**
  * What the agent would have put in the context for an output of `chars` (`lines` lines, when known) without
  * Spillway: Claude Code's 2 KB preview of an output it persists, its cut of a failure, else the whole; pi's
- * 2,000 lines / 50 KB (lines of the output's average length; its notice of some 90 chars left out); other
- * agents the whole.
+ * 2,000 lines / 50 KB (lines of the output's average length; its notice of some 90 chars left out); opencode's
+ * bash the same cut (its records hold no line count: by bytes alone); other agents the whole.
  */
 export function baselineChars(source: SourceName | undefined, chars: number, facts: OutputFacts = {}): number {
   if (source === 'claude-code') {
     if (facts.failed) return Math.min(chars, CLAUDE_CODE_FAILURE_CHARS);
     return chars > CLAUDE_CODE_PERSIST_CHARS ? DEFAULT_DIGEST_CHARS : chars;
   }
-  if (source === 'pi') {
+  if (source === 'pi' || source === 'opencode') {
     const lines = facts.lines;
     const kept = lines !== undefined && lines > PI_OUTPUT_LINES ? Math.ceil((chars * PI_OUTPUT_LINES) / lines) : chars;
     return Math.min(kept, PI_OUTPUT_CAP);

@@ -115,8 +115,8 @@ describe('opencode with Spillway plugin', () => {
     expect(plain).toHaveLength(UNCHANGED.length);
     expect(results.slice(builds.length)).toEqual(plain);
     expect(plain[0]).toBe('ok\n');
-    // Nothing kept of them: only the builds' captures and the manifest.
-    expect(fs.readdirSync(sessionDir).sort()).toEqual([...builds.map((_, i) => path.basename(/is in (\S+)\]/.exec(results[i]!)![1]!)), 'spillway.jsonl'].sort());
+    // Nothing kept of them: only the builds' captures, the manifest and the record of the session's API calls.
+    expect(fs.readdirSync(sessionDir).sort()).toEqual([...builds.map((_, i) => path.basename(/is in (\S+)\]/.exec(results[i]!)![1]!)), '.spillway-calls.jsonl', 'spillway.jsonl'].sort());
   });
 
   it('shows what it wrote in spillway list, grep and clean, by session and tool call', () => {

@@ -5,7 +5,14 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type OpenAIReply = { kind: 'tool_call'; name: string; args: Record<string, unknown> } | { kind: 'text'; text: string };
+/** Token counts the reply reports (default: a quarter of the messages' JSON, 10 out, nothing cached). */
+export interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
+export type OpenAIReply = ({ kind: 'tool_call'; name: string; args: Record<string, unknown> } | { kind: 'text'; text: string }) & { usage?: OpenAIUsage };
 
 export interface ChatMessage {
   role: string;
@@ -67,7 +74,9 @@ export async function startMockOpenAI(script: (req: ChatRequest) => OpenAIReply)
       const id = `chatcmpl-mock${n}`;
       const created = Math.floor(Date.now() / 1000);
       const model = body.model ?? 'mock';
-      const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 10, total_tokens: 0 };
+      const usage = reply.usage
+        ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens }
+        : { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 10, total_tokens: 0 };
       const toolCall = reply.kind === 'tool_call' ? { id: `call_mock${String(n).padStart(4, '0')}`, type: 'function', function: { name: reply.name, arguments: JSON.stringify(reply.args) } } : undefined;
       const finish = toolCall ? 'tool_calls' : 'stop';
       if (!body.stream) {
