@@ -2,7 +2,7 @@
 // Apart from commands/remote.ts so that deciding does not load the AWS SDK.
 import { isS3Url } from '../spill/remote/s3-location';
 
-const REMOTE_COMMANDS = ['list', 'show', 'grep', 'clean'];
+const REMOTE_COMMANDS = ['list', 'show', 'grep', 'turns', 'clean'];
 
 export function remoteRootIn(name: string, argv: readonly string[]): boolean {
   if (!REMOTE_COMMANDS.includes(name)) return false;

@@ -10,7 +10,7 @@ import { contentChars, contentText, forListing, mentionsIn, num, obj, own, recor
 import { SlimReader, typeFromEnd } from '../transcripts/slim-line';
 import type { LineReducer } from '../transcripts/transcripts';
 import type { Attribution, BlobKind } from '../types';
-import type { Described, DescribeContext, DirListing, SessionClaim, Source } from './source';
+import { remoteReading, type Described, type DescribeContext, type DirListing, type SessionClaim, type Source } from './source';
 import { folderManifest, listFiles, manifestIndex, symlinkedFolder, wholeFolder, type FileFacts, type FileStat } from './common';
 import { isoTime } from '../../spill/iso-time';
 
@@ -400,4 +400,10 @@ export const claudeCode: Source = {
       blobFolders: listings.flatMap(({ folder, listed, blobs: fromIt }) => wholeFolder(folder, listed, fromIt) ?? []),
     };
   },
+  // In a bucket the blobs are Spillway's (each with its record), none in tool-results/.
+  remote: remoteReading<ClaudeState>({
+    reducer: claudeReducer,
+    session: (state) => ({ id: state.sessionId, title: state.title ?? state.firstPrompt, cwd: state.cwd, calls: state.calls }),
+    blob: (file, stat, record, state) => describeBlob({ ...file, symlink: false, stat }, stat, false, state ? [state] : [], record),
+  }),
 };

@@ -7,7 +7,8 @@ import { refusedKind } from '../../spill/regular-file';
 import { childPath } from '../shared/child-path';
 import { MANIFEST_NAME, readManifest, type ManifestRecord } from '../../spill/manifest';
 import { compactArgs } from '../../common/one-line';
-import type { Described, Source } from './source';
+import type { Described, FileStat, Source } from './source';
+export type { FileStat } from './source';
 import type { SourceName } from '../types';
 import { isoTime } from '../../spill/iso-time';
 import { ownedByAnother } from '../../spill/private-folder';
@@ -23,11 +24,6 @@ export interface FileFacts {
    * hard-linked files and files that vanished between readdir and stat.
    */
   stat?: FileStat;
-}
-
-export interface FileStat {
-  size: number;
-  mtimeMs: number;
 }
 
 /**

@@ -5,6 +5,14 @@ import type { BlobInfo, CatalogLogger, SessionInfo, SourceName } from '../types'
 import type { EnvDirs } from './roots';
 import type { TranscriptCache } from '../transcripts/transcripts';
 import type { ApiCall } from '../transcripts/calls';
+import type { LineReducer } from '../transcripts/transcripts';
+import type { ManifestRecord } from '../../spill/manifest';
+
+/** What a blob takes from its stat. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
 
 export interface DirListing {
   path: string;
@@ -80,6 +88,29 @@ export interface Source {
   claim(dir: DirListing): SessionClaim[];
   /** Describe a claim; undefined when it no longer holds anything. */
   describe(claim: SessionClaim, ctx: DescribeContext): Promise<Described | undefined>;
+  /** How a session of this agent copied to an object store is read (its transcript's copy, its blobs' records). */
+  remote?: RemoteReading;
+}
+
+/**
+ * A session in an object store (PREFIX/AGENT/SESSION/: each blob keyed by its content, its manifest record
+ * beside it, and the transcript's copy): what a source needs to give the answers it gives for the folder.
+ */
+export interface RemoteReading<S = unknown> {
+  /** Parses the transcript's copy, as the folder's transcript is parsed. */
+  reducer: LineReducer<S>;
+  /** The session's facts and main-chain API calls, from the parsed transcript. */
+  session(state: S): { id?: string; title?: string; cwd?: string; calls: ApiCall[] };
+  /**
+   * A blob: `path` its URL, `name` its local file name (from its record: how the transcript names it),
+   * attributed to its tool call as in the folder; `state` undefined when the transcript did not travel.
+   */
+  blob(file: { path: string; name: string }, stat: FileStat, record: ManifestRecord | undefined, state: S | undefined): Described['blobs'][number];
+}
+
+/** A source's reading with its state type erased (each source's state is its own). */
+export function remoteReading<S>(reading: RemoteReading<S>): RemoteReading {
+  return reading as unknown as RemoteReading;
 }
 
 const keys = new WeakMap<SessionClaim, string>();

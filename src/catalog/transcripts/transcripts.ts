@@ -121,28 +121,6 @@ export class TranscriptCache {
 
   /** Parse from entry.offset to `size` (as last seen; a later append is read next time). */
   private async consume(path: string, entry: Entry, reducer: LineReducer<unknown>, size: number): Promise<void> {
-    const handleLine = (text: string): void => {
-      entry.lines++;
-      if (text.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        entry.skipped++;
-        return;
-      }
-      // One line the reducer cannot take (e.g. nested too deep for its
-      // recursion: a RangeError) costs that line, not the session.
-      let understood = false;
-      try {
-        understood = reducer.line(entry.state, value);
-      } catch {
-        understood = false;
-      }
-      if (!understood) entry.skipped++;
-    };
-    const decode = (bytes: Buffer, start: number, end: number): string =>
-      (end - start >= SLIM_FROM && reducer.slim?.text(bytes, start, end)) || bytes.toString('utf8', start, end);
     // A line begun in an earlier chunk: its bytes there, counted, not copied (see below).
     let pendingBytes = 0;
     let offset = entry.offset;
@@ -156,11 +134,9 @@ export class TranscriptCache {
         if (lineBytes > this.maxLineBytes) {
           entry.lines++;
           entry.skipped++;
-        } else if (pendingBytes === 0 && reducer.passOver?.(entry.state, chunk, start, nl)) {
-          entry.lines++;
         } else if (pendingBytes === 0) {
-          // Decode straight from the chunk: no Buffer object per line.
-          handleLine(decode(chunk, start, nl));
+          // Straight from the chunk: no Buffer object per line.
+          takeLine(entry, reducer, chunk, start, nl);
         } else {
           // A line across reads, gathered once its length is known: read again from where it
           // begins into a buffer of its size (chunks copied as they came, then joined, held it twice).
@@ -171,8 +147,7 @@ export class TranscriptCache {
           }
           chunk.copy(line, pendingBytes, start, nl);
           this.bytesRead += pendingBytes;
-          if (reducer.passOver?.(entry.state, line, 0, lineBytes)) entry.lines++;
-          else handleLine(decode(line, 0, lineBytes));
+          takeLine(entry, reducer, line, 0, lineBytes);
         }
         offset += lineBytes + 1;
         pendingBytes = 0;
@@ -210,6 +185,41 @@ export class TranscriptCache {
     // A last line without '\n' may still be being written: not consumed, counted as torn.
     entry.torn = pendingBytes > 0;
   }
+}
+
+/** A transcript's reading so far: the reducer's state and the lines counted. */
+export interface LineTally<S> {
+  state: S;
+  lines: number;
+  skipped: number;
+}
+
+/**
+ * One complete line, `bytes[start, end)` without its newline, into the tally: passed over when the reducer
+ * says it may be, else parsed (a long one slimmed) and reduced; not JSON, or not understood, counts as skipped.
+ * Every reader of transcripts (files here, objects streamed from a bucket) takes its lines through this.
+ */
+export function takeLine<S>(tally: LineTally<S>, reducer: LineReducer<S>, bytes: Buffer, start: number, end: number): void {
+  tally.lines++;
+  if (reducer.passOver?.(tally.state, bytes, start, end)) return;
+  const text = (end - start >= SLIM_FROM && reducer.slim?.text(bytes, start, end)) || bytes.toString('utf8', start, end);
+  if (text.trim() === '') return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    tally.skipped++;
+    return;
+  }
+  // One line the reducer cannot take (e.g. nested too deep for its
+  // recursion: a RangeError) costs that line, not the session.
+  let understood = false;
+  try {
+    understood = reducer.line(tally.state, value);
+  } catch {
+    understood = false;
+  }
+  if (!understood) tally.skipped++;
 }
 
 function result<S>(entry: Entry): TranscriptRead<S> {

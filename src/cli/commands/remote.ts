@@ -1,4 +1,4 @@
-// list, show, grep and clean on an `s3://BUCKET/PREFIX` root: what those commands do on folders, read from the
+// list, show, grep, turns and clean on an `s3://BUCKET/PREFIX` root: what those commands do on folders, read from the
 // bucket (pages of ListObjectsV2, ranged GETs, streamed objects, DeleteObjects of exactly the listed keys).
 // main.ts sends a command here when its --root (or show's PATH) is an s3:// location (remote-root.ts).
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -6,6 +6,9 @@ import { executeRemoteClean, planRemoteClean, type RemoteCleanTarget } from '../
 import { grepRemote } from '../../catalog/remote/s3-grep';
 import { listSessions } from '../../catalog/remote/s3-listing';
 import { readRemoteLines } from '../../catalog/remote/s3-slice';
+import { findRemoteSessions, readRemoteSession } from '../../catalog/remote/s3-session';
+import { buildTurnSeries } from '../../catalog/turns/turns';
+import { printTurns, TURNS_USAGE } from './turns';
 import { describeS3Error, newS3Client } from '../../spill/remote/s3-client';
 import { isS3Url, parseS3Url, s3Url, type S3Location } from '../../spill/remote/s3-location';
 import { UsageError, type CliIO } from '../io';
@@ -18,6 +21,7 @@ export async function remoteCommand(name: string, argv: string[], io: CliIO): Pr
     if (name === 'list') return await list(client, argv, io);
     if (name === 'show') return await show(client, argv, io);
     if (name === 'grep') return await grep(client, argv, io);
+    if (name === 'turns') return await turns(client, argv, io);
     return await clean(client, argv, io);
   } catch (err) {
     if (err instanceof UsageError || (err as Error).name === 'UsageError') throw err;
@@ -107,6 +111,27 @@ async function grep(client: S3Client, argv: string[], io: CliIO): Promise<number
   if (values.json) json(io, { matches, truncated: summary.truncated });
   else if (summary.truncated) io.stderr(`spillway grep: stopped at ${max} matches (--max)\n`);
   return summary.matches > 0 ? 0 : 1;
+}
+
+async function turns(client: S3Client, argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { ...COMMON, session: { type: 'string' } });
+  const loc = oneRoot(values.root);
+  const ids = [...positionals, ...(values.session !== undefined ? [values.session] : [])];
+  if (ids.length !== 1 || ids[0] === '') throw new UsageError(`expected one SESSION_ID (or --session ID)\n${TURNS_USAGE}`);
+  const id = ids[0]!;
+  const found = await findRemoteSessions(client, loc, id);
+  if (found.length !== 1) {
+    io.stderr(found.length === 0 ? human`spillway turns: no session '${id}' under ${s3Url(loc)}\n` : human`spillway turns: '${id}' is a session of ${found.map((f) => f.agent).join(', ')}; give a root that holds one\n`);
+    return 1;
+  }
+  const read = await readRemoteSession(client, loc, found[0]!, { transcript: true });
+  if (!read) {
+    io.stderr(human`spillway turns: the session '${id}' is gone from ${s3Url(loc)}\n`);
+    return 1;
+  }
+  const { session, calls } = read;
+  printTurns(io, session, buildTurnSeries(session.key, calls, session.blobs, session.skipped, session.source), values.json === true);
+  return 0;
 }
 
 async function clean(client: S3Client, argv: string[], io: CliIO): Promise<number> {

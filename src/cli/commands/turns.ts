@@ -1,10 +1,10 @@
 // `spillway turns SESSION_ID`: per-API-call prompt tokens, deltas, compactions, spills, and the tokens saved.
 import { mayName } from '../../catalog/catalog';
 import type { SessionInfo, TurnSeries } from '../../catalog/types';
-import { UsageError, type CliCommand } from '../io';
+import { UsageError, type CliCommand, type CliIO } from '../io';
 import { human, json, newCatalog, parseFlags, reportProblems, ROOT_FLAGS, sessionNamed, table } from '../format';
 
-export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]';
+export const TURNS_USAGE = 'usage: spillway turns SESSION_ID [--json] [--root DIR]... [--no-default-roots]\n       spillway turns SESSION_ID --root s3://BUCKET/PREFIX [--json]';
 
 export const turnsCommand: CliCommand = async (argv, io) => {
   const { values, positionals } = parseFlags(argv, ROOT_FLAGS);
@@ -36,9 +36,15 @@ export const turnsCommand: CliCommand = async (argv, io) => {
     io.stderr(human`spillway turns: the session '${session.key}' could not be read again (changed or gone since the scan)\n`);
     return 1;
   }
-  if (values.json) {
+  printTurns(io, session, series, values.json === true);
+  return 0;
+};
+
+/** A session's series as a table and the tokens-saved line, or as JSON (a folder's or a bucket's session alike). */
+export function printTurns(io: CliIO, session: Pick<SessionInfo, 'key' | 'source' | 'id' | 'title'>, series: TurnSeries, asJson: boolean): void {
+  if (asJson) {
     json(io, { session: { key: session.key, source: session.source, id: session.id, title: session.title ?? null }, ...series });
-    return 0;
+    return;
   }
   io.stdout(human`${session.source}  ${session.id}${session.title ? `  ${session.title}` : ''}\n`);
   if (series.points.length === 0) io.stdout('No API calls with usage in the transcript.\n');
@@ -57,5 +63,4 @@ export const turnsCommand: CliCommand = async (argv, io) => {
       (saved.blobsWithoutTurn ? ` (${saved.blobsWithoutTurn} blob(s) without a known turn not counted)` : '') +
       '\n',
   );
-  return 0;
-};
+}
