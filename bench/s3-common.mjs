@@ -4,7 +4,8 @@
 // tests' own TypeScript; sizes (BENCH_S3_QUICK=1: small ones, so a test can run
 // every benchmark), the Node start floor, and figures in MB/s.
 import * as esbuild from 'esbuild';
-import { mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CORPUS } from './catalog-common.mjs';
@@ -65,13 +66,49 @@ export async function inParallel(items, limit, fn) {
   }));
 }
 
-/** `lines` lines of 64 bytes each (numbered, so every line is its own), `needle` on every `every`-th line. */
+/** `lines` lines of 64 bytes each (numbered, so every line is its own), `needle` on one line in `every` (mid-way). */
 export function textChunk(firstLine, lines, needle = '', every = 0) {
   const parts = [];
   for (let i = 0; i < lines; i++) {
     const n = firstLine + i;
-    const head = every && needle && n % every === 0 ? `${needle} ` : 'ok ';
+    const head = every && needle && n % every === every >> 1 ? `${needle} ` : 'ok ';
     parts.push((head + `step ${n} `).padEnd(63, 'abcdefgh ') + '\n');
   }
   return Buffer.from(parts.join(''));
+}
+
+/** A file of `bytes` bytes of textChunk() lines (line N says `step N-1`), written once and then reused. */
+export async function numberedFile(file, bytes) {
+  if (existsSync(file) && (await fsp.stat(file)).size === bytes) return file;
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const handle = await fsp.open(file + '.part', 'w');
+  for (let at = 0; at < bytes; at += MB) await handle.write(textChunk(at / 64, Math.min(MB, bytes - at) / 64));
+  await handle.close();
+  await fsp.rename(file + '.part', file);
+  return file;
+}
+
+export async function sha256Of(file) {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file)) h.update(chunk);
+  return h.digest('hex');
+}
+
+/**
+ * A fresh upload queue in `queue` holding `files` for `store` (agent `bench`, session `run-1`), as the spill side
+ * writes it; the environment of `spillway upload` that drains it. Returns the blobs' keys under the store's prefix.
+ */
+export async function queueUploads(queue, store, files, env) {
+  await fsp.rm(queue, { recursive: true, force: true });
+  await fsp.mkdir(queue, { mode: 0o700 });
+  const keys = [];
+  for (const [i, file] of files.entries()) {
+    const bytes = (await fsp.stat(file)).size;
+    const sha256 = await sha256Of(file);
+    const record = { sessionId: 'run-1', tool: 'Bash', bytes, sha256, file: path.basename(file) };
+    const entry = { v: 1, store, file, bytes, sha256, agent: 'bench', sessionId: 'run-1', record };
+    await fsp.writeFile(path.join(queue, `${String(i).padStart(6, '0')}-${sha256.slice(0, 16)}.pending.json`), JSON.stringify(entry) + '\n', { mode: 0o600 });
+    keys.push(`bench/run-1/${sha256}.txt`);
+  }
+  return { env: { ...env, SPILLWAY_UPLOAD_QUEUE: queue }, keys };
 }

@@ -5,12 +5,11 @@
 // Each run starts from an empty prefix (spillway would skip a copy already
 // there). Goal: >= 0.8x the SDK's throughput. BENCH_S3_QUICK=1: 50 blobs, 8 MB.
 import { DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CORPUS } from './catalog-common.mjs';
 import { CLI, measureInTurnAsync, row } from './catalog-process-common.mjs';
-import { MB, QUICK, RUNS, SDK, mbps, printNodeFloor, s3Env, startBenchRgw, textChunk } from './s3-common.mjs';
+import { MB, QUICK, RUNS, SDK, mbps, numberedFile, printNodeFloor, queueUploads, s3Env, sha256Of, startBenchRgw, textChunk } from './s3-common.mjs';
 
 const BUCKET = 'bench';
 const SMALL = QUICK ? 50 : 1000;
@@ -21,23 +20,13 @@ const root = path.join(CORPUS, `s3-upload-${QUICK ? 'quick' : 'full'}`);
 /** The files, written once and reused: SMALL distinct blobs and one big one (64-byte numbered lines). */
 async function corpus() {
   const small = Array.from({ length: SMALL }, (_, i) => path.join(root, 'small', `blob-${String(i).padStart(4, '0')}.txt`));
-  const big = path.join(root, 'big.txt');
-  if (!existsSync(path.join(root, '.complete'))) {
-    await fsp.rm(root, { recursive: true, force: true });
+  if (!existsSync(path.join(root, 'small', '.complete'))) {
+    await fsp.rm(path.join(root, 'small'), { recursive: true, force: true });
     await fsp.mkdir(path.join(root, 'small'), { recursive: true });
     for (const [i, f] of small.entries()) await fsp.writeFile(f, textChunk(i * 256, SMALL_BYTES / 64));
-    const handle = await fsp.open(big, 'w');
-    for (let at = 0; at < BIG_BYTES; at += MB) await handle.write(textChunk(at / 64, MB / 64));
-    await handle.close();
-    await fsp.writeFile(path.join(root, '.complete'), '');
+    await fsp.writeFile(path.join(root, 'small', '.complete'), '');
   }
-  return { small, big };
-}
-
-async function sha256Of(file) {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(file)) h.update(chunk);
-  return h.digest('hex');
+  return { small, big: await numberedFile(path.join(root, 'big.txt'), BIG_BYTES) };
 }
 
 const { small, big } = await corpus();
@@ -53,19 +42,9 @@ async function emptyPrefix(prefix) {
   }
 }
 
-/** A fresh queue holding `files`, as the spill side writes it; the command that drains it. */
+/** A fresh queue holding `files`, as the spill side writes it; the environment of the command that drains it. */
 async function queued(name, store, files) {
-  const queue = path.join(root, `queue-${name}`);
-  await fsp.rm(queue, { recursive: true, force: true });
-  await fsp.mkdir(queue, { mode: 0o700 });
-  for (const [i, file] of files.entries()) {
-    const bytes = (await fsp.stat(file)).size;
-    const sha256 = await sha256Of(file);
-    const record = { sessionId: 'run-1', tool: 'Bash', bytes, sha256, file: path.basename(file) };
-    const entry = { v: 1, store, file, bytes, sha256, agent: 'bench', sessionId: 'run-1', record };
-    await fsp.writeFile(path.join(queue, `${String(i).padStart(6, '0')}-${sha256.slice(0, 16)}.pending.json`), JSON.stringify(entry) + '\n', { mode: 0o600 });
-  }
-  return { ...env, SPILLWAY_UPLOAD_QUEUE: queue };
+  return (await queueUploads(path.join(root, `queue-${name}`), store, files, env)).env;
 }
 
 async function compare(title, files, bytes, sdkArgs) {
