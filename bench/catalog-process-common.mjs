@@ -1,6 +1,6 @@
 // Whole-process timing for the catalog benchmarks: a command from start to
 // exit under /usr/bin/time (wall time and peak RSS), median of several runs.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -71,6 +71,43 @@ export function measureInTurn(commands, runs = 5) {
       rss[c] = Math.max(rss[c], r.rss);
     });
   }
+  return medians(walls, rss, runs);
+}
+
+/**
+ * runOnce() without blocking this process's event loop, for benchmarks that serve something in-process while the
+ * command runs (the counting proxy of the object-store benchmarks). `before` may be async.
+ */
+export async function runOnceAsync(command, args, { env = process.env, before } = {}) {
+  await before?.();
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-time-')), 'time');
+  const t0 = process.hrtime.bigint();
+  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', out, command, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+  const rssKb = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
+  rmSync(path.dirname(out), { recursive: true, force: true });
+  if (status !== 0 && status !== 1) throw new Error(`${command} ${args.join(' ')} exited ${status}: ${stderr}`);
+  return { wall, rss: rssKb / 1024 };
+}
+
+/** measureInTurn() with runOnceAsync(). */
+export async function measureInTurnAsync(commands, runs = 5) {
+  const walls = commands.map(() => []);
+  const rss = commands.map(() => 0);
+  for (let i = 0; i < runs; i++) {
+    for (const [c, { command, args, ...options }] of commands.entries()) {
+      const r = await runOnceAsync(command, args, options);
+      walls[c].push(r.wall);
+      rss[c] = Math.max(rss[c], r.rss);
+    }
+  }
+  return medians(walls, rss, runs);
+}
+
+function medians(walls, rss, runs) {
   return walls.map((w, c) => {
     w.sort((a, b) => a - b);
     return { ms: w[Math.floor(w.length / 2)], min: w[0], max: w.at(-1), rss: rss[c], runs };

@@ -5,6 +5,7 @@
 #   S3_PORT, MON_PORT   required: free ports (the caller picks them, so clusters can run side by side)
 #   CEPH_DIR            an empty folder with a short path (admin sockets live in it)
 #   OSD_BACKEND         memstore (default: RAM) or bluestore (a sparse 10 GB file, for big data)
+#   MEMSTORE_BYTES      memstore's size (default 4 GiB; the benchmarks' 1 GB objects want more)
 # Prints S3_ENDPOINT=..., S3_ACCESS_KEY=..., S3_SECRET_KEY=... lines. Stop with rgw-stop.sh CEPH_DIR.
 set -euo pipefail
 : "${S3_PORT:?}" "${MON_PORT:?}" "${CEPH_DIR:?}"
@@ -26,7 +27,7 @@ bluestore block db create = false
 bluestore block wal create = false"
 else
   store="osd objectstore = memstore
-memstore device bytes = 4294967296"
+memstore device bytes = ${MEMSTORE_BYTES:-4294967296}"
 fi
 # `ms mon client mode = crc secure`: radosgw asks for secure mode itself, which auth none cannot give.
 # `paxos propose interval = 0.05`: each pool creation waits for Paxos (about 1 s each by default).

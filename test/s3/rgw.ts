@@ -32,11 +32,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRgw(opts: { backend?: 'memstore' | 'bluestore' } = {}): Promise<Rgw> {
+export async function startRgw(opts: { backend?: 'memstore' | 'bluestore'; memstoreBytes?: number } = {}): Promise<Rgw> {
   // Short: the cluster's admin sockets live in it (a UNIX socket path is at most 107 bytes).
   const dir = mkdtempSync('/tmp/swrgw-');
   const [s3Port, monPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, CEPH_DIR: dir, S3_PORT: String(s3Port), MON_PORT: String(monPort), OSD_BACKEND: opts.backend ?? 'memstore' };
+  const env = { ...process.env, CEPH_DIR: dir, S3_PORT: String(s3Port), MON_PORT: String(monPort), OSD_BACKEND: opts.backend ?? 'memstore', ...(opts.memstoreBytes ? { MEMSTORE_BYTES: String(opts.memstoreBytes) } : {}) };
   const { stdout } = await run(path.join(HERE, 'rgw-start.sh'), [], { env, maxBuffer: 16 << 20 }).catch((err: { stderr?: string; message: string }) => {
     throw new Error(`Ceph RGW did not start (npm test installs it: node scripts/setup.mjs s3): ${err.stderr ?? err.message}`);
   });
