@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { ManifestRecord } from '../../spill/manifest';
 import { keySegment, recordKeyFor, s3Url, type S3Location } from '../../spill/remote/s3-location';
 import { isoTime } from '../../spill/iso-time';
-import { compactArgs } from '../sources/args';
+import { compactArgs } from '../../common/one-line';
 import { SOURCES } from '../sources/index';
 import type { RemoteReading } from '../sources/source';
 import type { ApiCall } from '../transcripts/calls';
