@@ -2,10 +2,9 @@
 // No I/O here. Keys are stable across scans and restarts: a session key is
 // `<source>:<absolute folder>`, a blob key is the blob's absolute path.
 
-/** The agent layouts the catalog understands (one module each in `sources/`). */
-export type SourceName = 'claude-code' | 'pi' | 'spillway' | 'gemini-cli' | 'opencode' | 'dsh' | 'orgrt' | 'goose' | 'openhands' | 'roo-code' | 'cline' | 'codex';
+import type { SourceName } from './sources/names';
 
-export const SOURCE_NAMES: readonly SourceName[] = ['claude-code', 'pi', 'spillway', 'gemini-cli', 'opencode', 'dsh', 'orgrt', 'goose', 'openhands', 'roo-code', 'cline', 'codex'];
+export { SOURCE_NAMES, type SourceName } from './sources/names';
 
 /** Where a blob's tool/call facts came from. */
 export type Attribution =

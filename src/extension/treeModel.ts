@@ -2,6 +2,7 @@
 // node ids, labels, descriptions, context values, filtering and sorting. The
 // vscode TreeDataProvider (tree.ts) only maps these to TreeItems.
 
+import { SOURCE_LABELS } from '../catalog/sources/names';
 import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
 import { compactArgs, formatAge, formatBytes, formatCompact, formatCount, shortId, truncate } from './format';
 import { toolIcon } from './toolKind';
@@ -41,23 +42,9 @@ export type SpillNode = AgentNode | SessionNode | BlobNode | MoreNode;
  */
 export const PAGE = 200;
 
-const SOURCE_LABELS: Record<string, string> = {
-  'claude-code': 'Claude Code',
-  pi: 'pi',
-  spillway: 'Spillway',
-  'gemini-cli': 'Gemini CLI',
-  opencode: 'opencode',
-  dsh: 'dsh',
-  orgrt: 'orgrt',
-  goose: 'goose',
-  openhands: 'OpenHands',
-  'roo-code': 'Roo Code',
-  cline: 'Cline',
-  codex: 'Codex CLI',
-};
 
 export function sourceLabel(source: string): string {
-  return SOURCE_LABELS[source] ?? source;
+  return (SOURCE_LABELS as Record<string, string>)[source] ?? source;
 }
 
 /** Stable ids: expansion and selection survive refreshes. */

@@ -1,5 +1,6 @@
-// A new agent source is its module plus one line in sources/index.ts: the names the types list, the registry
-// holds and the extension's `spillway.sources` setting offers must agree, or this fails.
+// A new agent source is its module plus one line in sources/names.ts; the compiler checks sources/index.ts keys a
+// Source by each name. What it cannot check is here: each source registered once, and the extension's
+// `spillway.sources` setting (package.json) offering the same names.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
