@@ -1,6 +1,6 @@
 // The floors of the house, lowest first: common < spill < catalog < adapters < cli; the VS Code
 // extension and the chart webview sit on top. An import may only run sideways or down.
-// Checked by `npm test` (test/unit/architecture.test.ts); draw it with `npm run graph`.
+// Checked by `npm test` (test/unit/architecture.test.ts); draw it with `npm run house`.
 const floor = (name, above) => ({
   name: `${name}-imports-downward-only`,
   comment: `src/${name}/ sits below ${above.join(', ')}: it must not import from them`,
