@@ -95,8 +95,7 @@ export class Catalog extends CatalogLive {
           const unchangedChecked = new Promise<void>((resolve) => (checked = resolve));
           // Read at once, synchronously: queued behind the scan's folder reads in the thread pool, ripgrep started most of a second late.
           const early = withRipgrep && this.indexFile ? IndexReader.blobFoldersIn(this.indexFile) : [];
-          // The scan (its first step, opening the index, takes 150 ms at 100,000 blobs) starts once ripgrep
-          // searches: opening its folders beside the scan took 200 ms at 100,000 blobs, 100 ms alone.
+          // The scan starts once ripgrep searches: opening the index beside ripgrep's folders slowed both.
           scanning = searching.then(() => this.scanSessions(scanOptions, { settled, checked }));
           return {
             early: Promise.resolve(early),

@@ -1,21 +1,15 @@
 // The CLI's changes to V8's defaults, made only when the CLI is the process
 // (never in the extension host, nor for the library's users).
 //
-// V8 doubles its young generation (up to 16 MB a half) as objects survive,
-// and each page it then touches for the first time is a page fault. On the
-// 2-core machines measured a fault costs about 12 µs (filling 100 MB of fresh
-// memory took 294 ms, filling it again 5 ms): a cold `list` of 10,000 blobs
-// faulted 17,000 times, 11,000 with the young generation kept at its first
-// size (1 MB a half), and took about 10% less time; more collections, each
-// small, which one thread does alone: on two cores, helpers woken for a
-// collection of 1 MB took the core the scan or its worker was using
-// (docs/catalog.md, "Page faults").
+// V8 doubles its young generation as objects survive, and each page it then
+// touches for the first time is a page fault: a young generation kept at its
+// first size faults less, and its small collections are done by one thread,
+// not helpers taking the core the scan is using (docs/catalog.md, "Page faults").
 //
 // A command lives a second or two, and much of a cold listing's time was
 // TurboFan compiling functions on helper threads that share the two cores
 // with the scan. Twice V8's interrupt budget (a function runs twice as long
-// before it is optimized) leaves fewer to compile: cold 10k 599 -> 564 ms and
-// 679 -> 629 ms, 100k and warm runs the same or a little faster
+// before it is optimized) leaves fewer to compile
 // (docs/catalog.md, "Where a cold listing's time goes").
 import { setFlagsFromString } from 'node:v8';
 import { onWorkerOnline } from '../catalog/shared/workers';

@@ -37,8 +37,8 @@ export type SpillNode = AgentNode | SessionNode | BlobNode | MoreNode;
 
 /**
  * How many sessions an agent lists at first, and blobs a session, and how many more each "Show more" row adds.
- * 50,000 sessions as rows took the extension host to 800 MB and made the scroll bar a sliver; a session of
- * 100,000 blobs read each one's line count when expanded. The filter and the sort by size reach the rest.
+ * Every session as a row would swell the extension host and make the scroll bar a sliver, and an expanded session
+ * reads each shown blob's line count. The filter and the sort by size reach the rest.
  */
 export const PAGE = 200;
 

@@ -16,8 +16,7 @@ import { cmp } from '../shared/cmp';
 import type { CleanableBlob, CleanableSession, CleanExecuteOptions, CleanItem, CleanPlan, CleanRequest, CleanResult } from '../types';
 import { isTempName } from '../../spill/internal-names';
 
-// Loaded when a manifest is rewritten: `node:crypto` is some 6 ms of every command's start otherwise (the catalog,
-// and so `list`, carries this module).
+// Loaded when a manifest is rewritten, not at every command's start (the catalog, and so `list`, carries this module).
 const crypto = (): typeof import('node:crypto') => require('node:crypto');
 
 /** A known root: a folder, or a shared folder where only some file names may be deleted (`KnownRoot.files`). */
@@ -26,7 +25,7 @@ export type CleanRoot = string | HoldingRoot;
 /** A known root as an object; holdingRoots gives each root so, its path resolved. */
 type HoldingRoot = { path: string; files?: RegExp };
 
-/** Roots resolved once per plan or clean: a plan checks every blob against some twenty roots (2 s of 5 at 100,000 blobs). */
+/** Roots resolved once per plan or clean: a plan checks every blob against every root. */
 function holdingRoots(roots: readonly CleanRoot[]): HoldingRoot[] {
   return roots.map((r) => (typeof r === 'string' ? { path: path.resolve(r) } : { path: path.resolve(r.path), ...(r.files ? { files: r.files } : {}) }));
 }
@@ -146,7 +145,7 @@ export async function planClean(request: CleanRequest, sessions: readonly Cleana
     candidates = [...session.blobs];
   } else {
     const now = request.now ?? Date.now();
-    // Ties by path, byte order: the same choice whatever the locale (localeCompare also took 3x as long: 100,000 tied paths 246 against 83 ms).
+    // Ties by path, byte order: the same choice whatever the locale (and faster than localeCompare).
     const oldestFirst = [...all].sort((a, b) => a.mtimeMs - b.mtimeMs || cmp(a.path, b.path));
     const chosen = new Set<CleanableBlob>();
     if (request.olderThanMs !== undefined) {

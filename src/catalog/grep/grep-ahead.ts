@@ -16,9 +16,8 @@ import { workerThreads } from '../shared/workers';
 export const DEFAULT_GREP_WORKER = path.join(__dirname, 'grep-ahead-worker.js');
 
 /**
- * Files of this many bytes in all are worth a second thread: one thread reads about 5 GB/s here, so below some
- * 128 MB the worker's start (about 25 ms) is more than it could take off. At 1 GB in 1,000 files the whole command
- * went from 271 to 201 ms (rg: 107).
+ * Files of this many bytes in all are worth a second thread: below it the worker's start is more than it could
+ * take off.
  */
 export const SEARCH_AHEAD_MIN_BYTES = 128 << 20;
 

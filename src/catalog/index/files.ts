@@ -23,7 +23,7 @@ export function indexFileFor(cacheDir: string, roots: readonly KnownRoot[], sour
 
 /**
  * FNV-1a (64 bits, over UTF-16 code units) as 16 hex digits: names an index, which needs no cryptographic hash
- * (every command would load `node:crypto` for it, some 6 ms of its start; two configurations with one name would
+ * (every command would load `node:crypto` for it at its start; two configurations with one name would
  * only share an index, whose every session is still checked against the walk).
  */
 function fnv1a64(text: string): string {

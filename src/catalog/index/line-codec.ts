@@ -94,8 +94,8 @@ type StoredBlob = Described['blobs'][number];
 /**
  * Blobs as stored: their folders once, then one row per blob in BLOB_FIELDS
  * order, absent fields null. Rows of values parse several times faster than
- * objects repeating every key and the full path (the index of 100,000 blobs
- * went from 48 MB to about a third of that). The catalog's own fields and
+ * objects repeating every key and the full path, and take far less room.
+ * The catalog's own fields and
  * lazily read facts (preview, binary, lines) stay out.
  */
 interface StoredBlobs {
@@ -129,8 +129,8 @@ function toCheckedClaim(value: unknown, claim: SessionClaim): CheckedClaim | und
   if (d === null) return { claim, stamps: v.stamps, describedAt: v.describedAt, described: null };
   if (typeof d !== 'object' || typeof d.dir !== 'string' || typeof d.skipped !== 'number' || !(d.transcript === undefined || typeof d.transcript === 'string') || !isStrings(d.folders) || !Array.isArray(d.rows)) return undefined;
   if (!(d.blobFolders === undefined || isStrings(d.blobFolders)) || !(d.blobNames === undefined || typeof d.blobNames === 'string')) return undefined;
-  // The claim's own strings where the line names its folders again: the settled session keeps them, and at 50,000
-  // sessions a copy of each folder from every line was 20 MB of the heap.
+  // The claim's own strings where the line names its folders again: the settled session keeps them, not a copy
+  // of each folder from every line.
   const own = (p: string): string => (p === claim.dir ? claim.dir : (claim.owns.find((owned) => owned === p) ?? p));
   const folders = d.folders.map(own);
   const blobs: Array<{ path: string; name: string; bytes: number; mtimeMs: number }> = [];
@@ -217,8 +217,8 @@ const sharedValues = new Map<string, string>();
 
 /**
  * `value`, as the string kept for it: JSON.parse makes a string of every occurrence longer than the few
- * V8 shares itself, and 100,000 blobs held 100,000 copies of 'tool-result' (3 MB of the extension's
- * catalog of 74 MB), as they would of an MCP tool's long name. Short values only, and the first few thousand.
+ * V8 shares itself, so every blob would hold its own copy of 'tool-result' or an MCP tool's long name.
+ * Short values only, and the first few thousand.
  */
 function shared<T extends string>(value: T): T {
   if (typeof value !== 'string' || value.length > 64) return value;
@@ -231,7 +231,7 @@ function shared<T extends string>(value: T): T {
 /**
  * One string for each path a line names, the claim's where they are the same: JSON.parse makes a string of
  * every occurrence, and a session's folder, transcript and blob folder each occur three to five times (its
- * stamps, its description, its claim). Without this, the extension's catalog of 50,000 small sessions held 37 MB more.
+ * stamps, its description, its claim).
  */
 function sharePaths(v: { stamps: Array<[string, string]>; described: { session: { dir: string; transcript?: string }; dependsOn: string[]; blobFolders?: string[]; blobs: StoredBlobs } | null }, claim: SessionClaim): void {
   const seen = new Map<string, string>();

@@ -76,7 +76,7 @@ export class IndexReader extends IndexLines {
 
   /**
    * The last walk's listings, handed over once (then empty here): a scan needs them only for its walk, and
-   * 50,000 sessions' worth is some 30 MB the reader would otherwise hold until closed. (The blob folders are
+   * the reader would otherwise hold them until closed. (The blob folders are
    * for grep, which reads them alone: blobFoldersIn.)
    */
   takeHeader(): WalkHeader {
@@ -86,8 +86,8 @@ export class IndexReader extends IndexLines {
   }
 
   /**
-   * The blob folders an index file's trailer names (absolute paths only), read without the rest of it (at
-   * 100,000 blobs, some 35 ms of the 150 ms open() takes): where blobs were when it was saved, for ripgrep
+   * The blob folders an index file's trailer names (absolute paths only), read without the rest of it (a
+   * fraction of what open() takes): where blobs were when it was saved, for ripgrep
    * to start on. Empty when the file is missing, corrupt or of another version.
    */
   static blobFoldersIn(file: string): string[] {

@@ -92,7 +92,7 @@ const MAX_TRAILER_BYTES = 256 << 20;
 export function readTrailer(fd: number): { trailer: ReadTrailer; start: number } | undefined {
   const span = lastLineSpan(fd);
   if (!span) return undefined;
-  // Read whole in one piece (joining the chunks held it three times over: 120 MB at once for 50,000 sessions).
+  // Read whole in one piece (joining chunks would hold it three times over).
   const text = Buffer.allocUnsafe(span.end - span.start);
   if (readSync(fd, text, 0, text.length, span.start) !== text.length) return undefined;
   const trailer = JSON.parse(text.toString('utf8')) as Trailer;

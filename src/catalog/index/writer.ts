@@ -84,8 +84,8 @@ export class IndexWriter extends IndexLines {
     const claims = this.lineClaims.map((claim): StoredClaim => ({ ...claim, dir: table.number(claim.dir), owns: claim.owns.map((owned) => table.number(owned)) }));
     // The paths and blob folders come before walkedAt and all the rest: grep reads them alone (readTrailerHead).
     const trailer: Trailer = { format: FORMAT, version: INDEX_VERSION, savedAt: new Date().toISOString(), paths: table.stored, blobFolders, walkedAt: header.walkedAt, listings, claims, lengths: this.lengths, updated: this.lineUpdated };
-    // The same bytes as JSON.stringify(trailer), written a field at a time: the trailer of 50,000 sessions is
-    // 40 MB, and whole it was held three times at once (the string, the joined text, the bytes).
+    // The same bytes as JSON.stringify(trailer), written a field at a time: whole, a big trailer was held three
+    // times at once (the string, the joined text, the bytes).
     Object.entries(trailer).forEach(([name, value], i) => this.append(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`));
     this.append('}\n');
     this.flush();
@@ -110,7 +110,7 @@ export class IndexWriter extends IndexLines {
       else this.used += data.copy(this.out, this.used);
       return data.length;
     }
-    // A string is encoded a slice at a time: a line of MBs (one session of 100,000 blobs is 53 MB) or a trailer's
+    // A string is encoded a slice at a time: a line of MBs or a trailer's
     // field is never held twice, as text and as its bytes. A slice never ends between the two halves of a surrogate
     // pair (each half alone would be encoded as U+FFFD).
     let bytes = 0;
@@ -135,8 +135,7 @@ export class IndexWriter extends IndexLines {
 
   private write(data: Buffer): void {
     try {
-      // At most FLUSH_BYTES a call: Linux throttles a process that dirties many pages in one write. Here a 60 MB
-      // writeSync took 140-760 ms once some 100 MB were dirty, the same bytes in 256 KB writes 16-17 ms.
+      // At most FLUSH_BYTES a call: Linux throttles a process that dirties many pages in one write.
       for (let done = 0; done < data.length; ) done += writeSync(this.fd, data, done, Math.min(data.length - done, FLUSH_BYTES), this.written + done);
     } catch (err) {
       throw new IndexWriteError((err as Error).message);
@@ -153,7 +152,7 @@ function isHighSurrogate(unit: number): boolean {
 export async function saveIndex(file: string, entries: Iterable<IndexedClaim>, extra: IndexHeader = { blobFolders: [], listings: new Map(), walkedAt: 0 }): Promise<void> {
   const writer = await IndexWriter.open(file);
   try {
-    // The extension saves while it watches: at 100,000 blobs encoding every line at once held its event loop for 0.3-0.5 s.
+    // The extension saves while it watches: encoding every line at once would hold its event loop.
     const pause = pauser();
     for (const entry of entries) {
       const turn = pause();

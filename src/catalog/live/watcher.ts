@@ -1,8 +1,6 @@
 // Live updates: one fs.watch per folder of the known roots, never one per
 // file. A folder's watcher already reports what happens to the files in it
-// (created, written, removed, renamed); chokidar, used before, also watched
-// every file on its own, which at 100,000 blobs took 17 s and 1 GB of the
-// extension host before it was ready (10,000 folder watchers: 0.5 s, 64 MB).
+// (created, written, removed, renamed); a watcher per file costs far more.
 // A path is delivered once nothing has happened to it for `settleMs` (a file
 // being written keeps firing), and settled paths are coalesced into batches.
 import { promises as fsp, readdirSync, watch, type FSWatcher } from 'node:fs';
@@ -27,7 +25,7 @@ interface WatchedFolder {
   watcher: FSWatcher;
   /** Folder levels still watched below this one. */
   levels: number;
-  /** The folders watched right below it (stopped with it); made with the first (most folders have none: a set each held 6 MB more at 100,000 folders). */
+  /** The folders watched right below it (stopped with it); made with the first (most folders have none). */
   children?: Set<string>;
 }
 

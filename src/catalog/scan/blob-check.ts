@@ -31,9 +31,8 @@ export const DEFAULT_BLOB_CHECK_WORKER = path.join(__dirname, 'blob-check-worker
 
 /**
  * Lines of this many bytes or more are worth a second thread: about 18,000 blobs (a line keeps some 600 bytes a blob,
- * half of them what `list --json` prints of it). At 10,000 starting it cost more than it saved (0.47 s against
- * 0.45 s), at 50,000 it saved 7%, at 100,000 14%. One line is never shared: one session of 100,000 blobs took
- * 2.5-2.9 s and 297 MB without the worker, 3.1-3.3 s and 329 MB with it (both parsed it).
+ * half of them what `list --json` prints of it); below, starting it cost more than it saved. One line is never
+ * shared: both threads would parse it.
  */
 export const CHECK_AHEAD_MIN_BYTES = 10 << 20;
 

@@ -22,8 +22,7 @@ import { walk, type Listed, type WalkMemo } from './walk';
 
 /**
  * Sessions described at once. Four keep the cold scan as fast as sixteen did
- * (the work is mostly on this thread) and its peak memory lower (100k blobs:
- * about 220 MB instead of 260-290 MB): each session in flight holds its parsed transcript.
+ * (the work is mostly on this thread) and its peak memory lower: each session in flight holds its parsed transcript.
  */
 const DESCRIBE_CONCURRENCY = 4;
 /** Sessions showIndexed() shows before it reads the rest of the index: more than a side bar's height of rows. */
@@ -235,7 +234,7 @@ export abstract class CatalogScan extends CatalogSessions {
     const transcriptBytesBefore = this.transcripts.bytesRead;
     const pace = pacer();
     // With no index every session is described, which takes several times as long as the walk: a walk still going
-    // after walkMs starts a worker meanwhile, so that it is ready (some 130 ms later) when the describing begins.
+    // after walkMs starts a worker meanwhile, so that it is ready when the describing begins.
     let waiting: WaitingWorker | undefined;
     let early: NodeJS.Timeout | undefined;
     if (!old && this.describeAheadAllowed(options)) {
@@ -375,8 +374,7 @@ export abstract class CatalogScan extends CatalogSessions {
     const started = Date.now();
     try {
       // One at a time: only one session's parsed transcript and description are held. Four at once
-      // were no faster (the work is on this thread) and held four: 10 sessions of 10,000 blobs
-      // peaked at 366 MB instead of 201 MB.
+      // were no faster (the work is on this thread) and held four.
       for (let i = 0; i < fresh.length; i++) {
         const claim = fresh[i]!;
         // A worker started during the walk is used at once: the walk's length judged the describing's.

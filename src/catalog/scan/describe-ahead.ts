@@ -1,10 +1,9 @@
 // A scan without an index describes every session: it reads each transcript,
-// lists each blob folder and stats each blob, on one core (10,000 blobs took
-// 0.4 s of a 0.65 s `list`). A worker thread describes sessions from the last
+// lists each blob folder and stats each blob, on one core (most of a cold
+// `list`). A worker thread describes sessions from the last
 // one back while the scan goes from the first, and hands each back as the line
 // the index stores for it, written to the index as it comes (held until the
-// scan reached them, the lines of 25,000 sessions added some 40 MB to the heap
-// at its peak). The scan still settles sessions in its own order (that order
+// scan reached them, they swelled the heap's peak). The scan still settles sessions in its own order (that order
 // decides which of two sessions lists a blob both name), so what it lists is
 // what one thread lists. Each session is described once, by whichever thread
 // takes it first.
@@ -49,23 +48,20 @@ export type KeepLine = (i: number, line: string, updated: number) => number;
 export const DEFAULT_DESCRIBE_WORKER = path.join(__dirname, 'describe-ahead-worker.js');
 
 /**
- * A worker is started once the sessions left would take this thread this long at its pace so far. Here (2 cores) a
- * worker took 130 ms to start, and two threads stat'ing and parsing went 1.6x slower each than one alone: 10,000
- * blobs in 500 sessions (0.45 s on one thread) took 0.1 s longer with a worker from the start, 100,000 blobs in
- * 5,000 sessions a quarter less time (3 s on one thread). The two cross near 0.7 s.
+ * A worker is started once the sessions left would take this thread this long at its pace so far: below it, the
+ * worker's start and two threads sharing the cores cost more than the second thread saves.
  */
 export const DESCRIBE_AHEAD_MIN_MS = 800;
 
 /**
- * With no index, a walk of the roots still going after this long starts a worker meanwhile. Describing a session took
- * several times as long as walking to it (5,000 sessions of 20 blobs: the walk some 0.4 s, describing 2.5 s on one
- * thread), so such a walk foretells more than DESCRIBE_AHEAD_MIN_MS of describing; 500 sessions walk in some 25 ms.
+ * With no index, a walk of the roots still going after this long starts a worker meanwhile. Describing a session takes
+ * several times as long as walking to it, so such a walk foretells more than DESCRIBE_AHEAD_MIN_MS of describing.
  */
 export const DESCRIBE_AHEAD_WALK_MS = 100;
 
 /**
  * How long this thread describes before its pace is trusted to foresee the rest: its first sessions are slower (its
- * code is not compiled yet), and judged after 8 of them, 500 sessions that took 0.45 s looked like more than 0.6 s.
+ * code is not compiled yet), and judged after a few of them the whole looked longer than it was.
  */
 const PACE_AFTER_MS = 100;
 
@@ -79,7 +75,7 @@ export function worthAWorker(done: number, total: number, elapsedMs: number, min
   return elapsedMs >= PACE_AFTER_MS && (elapsedMs / done) * (total - done) >= minMs;
 }
 
-/** A worker started before it has sessions to describe (it takes some 130 ms to start), waiting for its job. */
+/** A worker started before it has sessions to describe (so its start overlaps the walk), waiting for its job. */
 export interface WaitingWorker {
   worker: Worker;
   /** It failed or ended before it had its job. */
@@ -88,8 +84,7 @@ export interface WaitingWorker {
 
 /** Start a worker that waits for its job (DescribeAhead.start); undefined when it cannot start. */
 export function startWaiting(workerFile: string): WaitingWorker | undefined {
-  // A young generation of 8 MB, not V8's 16-48: the worker holds one session at a time, and 50,000 sessions of 2
-  // blobs peaked 20 MB lower, no slower (3 interleaved runs; at 100,000 blobs in 5,000 sessions, 5 runs: the same).
+  // A small young generation: the worker holds one session at a time, so it peaks lower and is no slower.
   const worker = startWorker(workerFile, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   if (!worker) return undefined;
   const waiting: WaitingWorker = { worker, gone: false };

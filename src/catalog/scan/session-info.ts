@@ -39,8 +39,7 @@ export async function visitInTurn<T>(items: Iterable<T>, visit: (item: T) => unk
 /** A session of these blobs (sorted here, oldest first): its size and last update follow from them. */
 export function sessionInfo(key: string, root: string, session: Described['session'], blobs: BlobInfo[]): SessionInfo {
   blobs.sort(blobOrder);
-  // Field by field, not `...session`: spreading an object JSON.parse made takes V8's slow path, which doubled
-  // the time to read 50,000 sessions back from the index and left some 70 MB of garbage in the old generation.
+  // Field by field, not `...session`: spreading an object JSON.parse made takes V8's slow path.
   // Every session has one shape: fields always present, undefined when absent (as decoded blobs).
   const { source, id, title, cwd, dir, transcript, skipped, notes } = session;
   return {

@@ -55,8 +55,7 @@ export interface WalkMemo {
 export async function walk(start: string, depth: number, sources: readonly Source[], skip: (dir: string) => boolean = () => false, memo?: WalkMemo): Promise<WalkResult> {
   const result: WalkResult = { claims: [], listed: 0, unreadable: [] };
   let level: string[] = [start];
-  // Listed one at a time, synchronously, with a yield every few ms: 5,000 session folders took 215 ms through
-  // the promise API all at once and 100 ms this way.
+  // Listed one at a time, synchronously, with a yield every few ms: faster than the promise API all at once.
   const pause = pauser();
   const list = (dir: string): { path: string; stamp: string; entries: Dirent[] } | { path: string; recalled: Listed } | undefined => {
     const recalled = memo?.recall(dir);

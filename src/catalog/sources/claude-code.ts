@@ -234,7 +234,7 @@ function describeBlob(file: FileFacts, stat: FileStat, inToolResults: boolean, s
   let attribution: Attribution = 'none';
   let tool: string | undefined;
   let args: string | undefined;
-  // The file's mtime only when no call or record gives the time: a Date made for every blob was some 50 ms of a cold 100,000.
+  // The file's mtime only when no call or record gives the time: a Date for every blob is a cost of every scan.
   let createdAt: string | undefined;
   let turn: number | undefined;
   let digestChars: number | undefined;

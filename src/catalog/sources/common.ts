@@ -108,8 +108,8 @@ export function manifestIndex(folder: string, records: ManifestRecord[], into: M
 
 /**
  * The Spillway manifest in `folder`: its records, and 1 skipped when something of its name could not be read
- * as one. Nothing of that name (most blob folders): nothing is opened (a promise failing on the missing file
- * left 40,000 pi blobs' first scan idle for 0.4 s of its 2). Anything else there (a FIFO, a symlink) is tried,
+ * as one. Nothing of that name (most blob folders): nothing is opened (a failing open left the scan idle).
+ * Anything else there (a FIFO, a symlink) is tried,
  * refused and counted. `listed`: the folder's listing when the caller has it (then no lstat asks).
  */
 export async function folderManifest(folder: string, listed?: readonly FileFacts[]): Promise<{ records: ManifestRecord[]; skipped: number }> {

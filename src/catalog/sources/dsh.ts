@@ -1,4 +1,4 @@
-// dsh (seed 001): `<root>/session-<first 12 hex of sha256(sessionId)>/<random hex>-<safeName>`.
+// dsh: `<root>/session-<first 12 hex of sha256(sessionId)>/<random hex>-<safeName>`.
 import * as path from 'node:path';
 import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';

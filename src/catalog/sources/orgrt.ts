@@ -1,4 +1,4 @@
-// orgrt tool-spill (seed 003): `<base>/tool-results/<roleId>/<file>`, one session per role.
+// orgrt tool-spill: `<base>/tool-results/<roleId>/<file>`, one session per role.
 import * as path from 'node:path';
 import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';

@@ -51,8 +51,7 @@ export interface MentionsState {
 
 /**
  * `reducer` for a listing (list, grep, clean): the same sessions and blobs, its calls without the paths each tool call
- * names, which only `turns` shows (a blob read back). Finding them cost a cold `list` of 10,000 blobs some 20 ms
- * (591 -> 569 ms without them, 21 interleaved runs): visiting every tool input, and compiling that.
+ * names, which only `turns` shows (a blob read back): finding them means visiting every tool input.
  */
 export function forListing<S extends MentionsState>(reducer: LineReducer<S>): LineReducer<S> {
   return { ...reducer, kind: `${reducer.kind} listing`, init: () => ({ ...reducer.init(), mentions: false }) };
