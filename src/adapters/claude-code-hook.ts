@@ -3,12 +3,12 @@
 // claude-code-prefix.sh). Shared by the command hook (`spillway hook
 // claude-code`) and the Agent SDK callbacks. Never throws: any failure leaves
 // the tool's own output in place.
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
 import { isBelow } from '../spill/inside';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
+import { isMirrored, openSpillStore } from '../spill/open-store';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, type SpillPolicyOptions } from '../spill/policy';
 import { normalizeToolName } from '../spill/salience';
@@ -137,6 +137,15 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   // Root = the session folder, so both our blobs (spillway/) and Claude Code's
   // own files (tool-results/) lie inside it and nothing can escape it.
   const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, agent: 'claude-code', env: options.env ?? process.env, ...(options.logger ? { logger: options.logger } : {}) });
+  try {
+    return await outputThrough(store, event, sessionDir, spillDir, options);
+  } finally {
+    // A session with copies in a bucket sends its transcript too, re-sent as it grows with each later call.
+    if (isMirrored(store) && (store.queued > 0 || existsSync(spillDir))) await store.queueTranscript(event.session_id, event.transcript_path);
+  }
+}
+
+async function outputThrough(store: LocalSpillStore, event: PostToolUseEvent, sessionDir: string, spillDir: string, options: ClaudeCodeSpillOptions): Promise<unknown> {
   const policyOptions: SpillPolicyOptions = {
     store,
     ...(options.maxInlineBytes !== undefined ? { maxInlineBytes: options.maxInlineBytes } : {}),

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { boundedArgs, LocalSpillStore, type ExternalSpill, type LocalSpillStoreOptions, type StagedText } from '../local-store';
 import type { SaveTextSpill, SpillOwner, SpillRef } from '../types';
 import { blobKeys, s3Url, type S3Location } from './s3-location';
-import { enqueueUpload } from './upload-queue';
+import { enqueueTranscript, enqueueUpload } from './upload-queue';
 
 export interface MirrorOptions extends LocalSpillStoreOptions {
   location: S3Location;
@@ -49,6 +49,16 @@ export class MirroredSpillStore extends LocalSpillStore {
   override async findBySha256(owner: SpillOwner, sha256: string): Promise<SpillRef | undefined> {
     const found = await super.findBySha256(owner, sha256);
     return found && { ...found, retrievalHint: this.hint(owner.sessionId, sha256, found.retrievalHint) };
+  }
+
+  /** Queues the session's transcript to travel with its blobs (for attribution and the per-turn chart). */
+  async queueTranscript(sessionId: string, file: string): Promise<void> {
+    try {
+      await enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId });
+      this.queued++;
+    } catch (err) {
+      this.warn?.(`could not queue the transcript's copy to ${s3Url(this.location)}: ${(err as Error).message}`);
+    }
   }
 
   /** `s3://BUCKET/KEY` of this session's copy of the blob with these bytes. */
