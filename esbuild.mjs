@@ -32,6 +32,11 @@ const commandsApart = {
   },
 };
 
+// ES module bundles have no __dirname; the code that finds the CLI beside its bundle (to start `spillway upload`) needs it.
+const esmDirname = {
+  js: "import { dirname as __spillwayDirname } from 'node:path'; import { fileURLToPath as __spillwayFileUrl } from 'node:url'; const __dirname = __spillwayDirname(__spillwayFileUrl(import.meta.url));",
+};
+
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: `${out}/extension.js`, external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: `${out}/cli.js`, banner: { js: '#!/usr/bin/env node' }, plugins: [commandsApart] },
@@ -51,9 +56,9 @@ const builds = [
   { ...node, entryPoints: ['src/adapters/gemini-cli-hook-main.ts'], outfile: `${out}/gemini-cli-hook.js` },
   // The pi extension, loaded by pi from package.json "pi.extensions". ESM: pi's
   // loader takes the default export of an ES module; pi's packages stay external.
-  { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: `${out}/pi-extension.mjs`, external: ['@earendil-works/*'] },
+  { ...node, format: 'esm', entryPoints: ['src/adapters/pi-extension.ts'], outfile: `${out}/pi-extension.mjs`, banner: esmDirname, external: ['@earendil-works/*'] },
   // The opencode plugin, listed by `spillway hook install opencode` in opencode.json and loaded by opencode's Bun (ESM).
-  { ...node, format: 'esm', entryPoints: ['src/adapters/opencode-plugin-main.ts'], outfile: `${out}/opencode-plugin.js` },
+  { ...node, format: 'esm', entryPoints: ['src/adapters/opencode-plugin-main.ts'], outfile: `${out}/opencode-plugin.js`, banner: esmDirname },
   // The chart page (browser, no Node): dist/webview/chart.js + chart.css (uPlot's styles).
   {
     bundle: true,

@@ -9,6 +9,7 @@ import { toHookEvent } from './claude-code-event';
 import { hookOutputFor, type ClaudeCodeSpillOptions } from './claude-code-hook';
 import { CHAINED_PREFIX_VAR, PREFIX_SCRIPT_NAME, SHELL_PREFIX_VAR, shellPrefixValue } from './claude-code-prefix-install';
 import { checkSizes } from '../spill/checked-options';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import type { SpillLogger } from '../spill/types';
 import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 
@@ -30,7 +31,10 @@ export function spillHook(options: SpillHookOptions = {}): HookCallback {
       if (parsed.kind === 'invalid') logger?.warn(`ignored hook input: ${parsed.reason}`);
       return {};
     }
-    return ((await hookOutputFor(parsed.event, resolved)) as HookJSONOutput | undefined) ?? {};
+    const output = ((await hookOutputFor(parsed.event, resolved)) as HookJSONOutput | undefined) ?? {};
+    // Copies owed to a bucket go up in a process of their own; the SDK gets its answer now.
+    void uploadQueuedInBackground(resolved.env ?? process.env);
+    return output;
   };
 }
 

@@ -6,6 +6,7 @@
 import { runClaudeCodeHook } from './claude-code-hook';
 import { failIfUnfinished } from '../common/unfinished';
 import { finishLargeOutput } from './claude-code-prefix-finish';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 
 async function main(): Promise<void> {
   const [agent, sub, ...rest] = process.argv.slice(2);
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
     );
     failIfUnfinished(finish, 1, (text) => process.stderr.write(`spillway prefix-finish: ${text}`));
     process.exitCode = await finish;
+    // The output file is rewritten: copies owed to a bucket go up in a process of their own.
+    await uploadQueuedInBackground(process.env);
     return;
   }
   try {

@@ -3,12 +3,13 @@
 // claude-code-prefix.sh). Shared by the command hook (`spillway hook
 // claude-code`) and the Agent SDK callbacks. Never throws: any failure leaves
 // the tool's own output in place.
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
 import { isBelow } from '../spill/inside';
 import { LOCAL_RETRIEVAL_HINT, LocalSpillStore } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
+import { isMirrored, openSpillStore } from '../spill/open-store';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, type SpillPolicyOptions } from '../spill/policy';
 import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
@@ -30,6 +31,8 @@ export interface ClaudeCodeSpillOptions {
   /** Tools never spilled, on top of the engine's read-like tools. */
   protectedTools?: string[];
   logger?: SpillLogger;
+  /** Read for SPILLWAY_STORE and the upload queue; default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Environment overrides for the command hook (the settings.json line stays short). */
@@ -70,6 +73,8 @@ export async function runClaudeCodeHook(
   } catch (err) {
     out.stderr(`spillway: hook failed, tool output left unchanged: ${err instanceof Error ? err.message : String(err)}\n`);
   }
+  // The result is out: copies owed to a bucket go up in a process of their own.
+  await uploadQueuedInBackground(env);
 }
 
 /**
@@ -131,7 +136,16 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   const spillDir = claudeSpillDir(event);
   // Root = the session folder, so both our blobs (spillway/) and Claude Code's
   // own files (tool-results/) lie inside it and nothing can escape it.
-  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, ...(options.logger ? { logger: options.logger } : {}) });
+  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, agent: 'claude-code', env: options.env ?? process.env, ...(options.logger ? { logger: options.logger } : {}) });
+  try {
+    return await outputThrough(store, event, sessionDir, spillDir, options);
+  } finally {
+    // A session with copies in a bucket sends its transcript too, re-sent as it grows with each later call.
+    if (isMirrored(store) && (store.queued > 0 || existsSync(spillDir))) await store.queueTranscript(event.session_id, event.transcript_path);
+  }
+}
+
+async function outputThrough(store: LocalSpillStore, event: PostToolUseEvent, sessionDir: string, spillDir: string, options: ClaudeCodeSpillOptions): Promise<unknown> {
   const policyOptions: SpillPolicyOptions = {
     store,
     ...(options.maxInlineBytes !== undefined ? { maxInlineBytes: options.maxInlineBytes } : {}),
@@ -216,23 +230,26 @@ async function digestPersisted(
   const { persistedOutputPath: _path, persistedOutputSize: _size, stdout: _stdout, ...others } = response;
   const budget = Math.max(MIN_DIGEST_BYTES, options.digestBytes ?? DEFAULT_DIGEST_BYTES);
   const { stdoutShare, othersShare } = splitPersistedBudget(others, st.size, budget);
-  const digest = await digestFile(filePath, {
-    budgetBytes: stdoutShare,
-    toolName: event.tool_name,
-    locator: filePath,
-    retrievalHint: LOCAL_RETRIEVAL_HINT,
-  });
+  let hint = LOCAL_RETRIEVAL_HINT;
   try {
-    await store.recordExternal({
+    const ref = await store.recordExternal({
       owner: { sessionId: event.session_id },
       source: { toolName: event.tool_name, callId: event.tool_use_id, label: labelFor(event.tool_input) },
       file: path.relative(spillDir, filePath),
       args: event.tool_input,
     });
+    // A mirrored store names the bucket's copy too.
+    hint = ref.retrievalHint;
   } catch (err) {
     // The digest still helps the model; only the catalog loses the tool name.
     options.logger?.warn(`could not record ${filePath} in the manifest: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const digest = await digestFile(filePath, {
+    budgetBytes: stdoutShare,
+    toolName: event.tool_name,
+    locator: filePath,
+    retrievalHint: hint,
+  });
   let rest: unknown = others;
   if (othersShare !== undefined) {
     // The threshold is the share itself: the plan already decided these fields must be cut.

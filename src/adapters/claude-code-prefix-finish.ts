@@ -62,25 +62,29 @@ export async function finishLargeOutput(input: PrefixFinishInput): Promise<{ fil
   const sessionDir = sessionDirFor(sessionId, input.env);
   if (!sessionDir) throw new Error(`no Claude Code session folder for session '${sessionId}'`);
   const spillDir = path.join(sessionDir, CLAUDE_CODE_SPILL_FOLDER);
-  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir } });
+  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, agent: 'claude-code', env: input.env });
   const outputPath = input.outputPath ?? '/proc/self/fd/1';
   const outputFd = input.outputFd ?? OUTPUT_FD;
   const callId = taskIdOf(outputPath) ?? `${Date.now().toString(36)}-${process.pid}`;
   const file = await createUnique(store, sessionId, callId);
   await copyInto(outputPath, file);
   const digestBytes = Math.max(MIN_DIGEST_BYTES, positive(input.env.SPILLWAY_DIGEST_BYTES) ?? DEFAULT_DIGEST_BYTES);
-  const digest = await digestFile(file, { budgetBytes: digestBytes, toolName: 'Bash', locator: file, retrievalHint: LOCAL_RETRIEVAL_HINT });
   const command = commandOfShellString(input.shellString);
+  let hint = LOCAL_RETRIEVAL_HINT;
   try {
-    await store.recordExternal({
-      owner: { sessionId },
-      source: { toolName: 'Bash', callId, label: labelFor({ command }) },
-      file: path.basename(file),
-      args: { command },
-    });
+    // Recorded before the digest is written: a mirrored store's hint names the bucket's copy too.
+    hint = (
+      await store.recordExternal({
+        owner: { sessionId },
+        source: { toolName: 'Bash', callId, label: labelFor({ command }) },
+        file: path.basename(file),
+        args: { command },
+      })
+    ).retrievalHint;
   } catch {
     // The digest still names the file; only the catalog loses the tool name.
   }
+  const digest = await digestFile(file, { budgetBytes: digestBytes, toolName: 'Bash', locator: file, retrievalHint: hint });
   const text = `${digest}${digest.endsWith('\n') ? '' : '\n'}${captureTrailer(input.status, file)}\n`;
   fs.ftruncateSync(outputFd, 0);
   fs.writeSync(outputFd, text);

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, type LocalSpillStore, sanitizeSegment } from '../spill/local-store';
 import { openSpillStore } from '../spill/open-store';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
 import { ansiCQuote, shellQuote } from './shell-quote';
@@ -182,23 +183,27 @@ export function codexFinishCommand(script: string, viaCli: boolean, digestBytes:
 export async function finishCodexCapture(file: string, status: string, command: string, digestBytes: number, logger?: SpillLogger): Promise<string> {
   const where = codexCaptureLocation(file);
   if (!where) throw new Error(`not a Spillway capture file of Codex: ${file}`);
-  const digest = await digestFile(file, {
-    budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
-    toolName: 'Bash',
-    locator: file,
-    retrievalHint: LOCAL_RETRIEVAL_HINT,
-  });
+  let hint = LOCAL_RETRIEVAL_HINT;
   try {
-    await storeFor(where.root, where.sessionDir, logger).recordExternal({
-      owner: { sessionId: where.sessionId },
-      source: { toolName: 'Bash', callId: where.callId, label: labelFor({ command }) },
-      file: path.basename(file),
-      args: { command },
-    });
+    // Recorded before the digest is made: a mirrored store's hint names the bucket's copy too.
+    hint = (
+      await storeFor(where.root, where.sessionDir, logger).recordExternal({
+        owner: { sessionId: where.sessionId },
+        source: { toolName: 'Bash', callId: where.callId, label: labelFor({ command }) },
+        file: path.basename(file),
+        args: { command },
+      })
+    ).retrievalHint;
   } catch (err) {
     // The digest still names the file; only the catalog loses the tool name.
     logger?.warn(`could not record ${file} in the manifest: ${(err as Error).message}`);
   }
+  const digest = await digestFile(file, {
+    budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
+    toolName: 'Bash',
+    locator: file,
+    retrievalHint: hint,
+  });
   const trailer = /^\d+$/.test(status)
     ? `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${file}]`
     : `[spillway: the command ended (${status}); its complete output (stdout and stderr) is in ${file}]`;
@@ -226,7 +231,7 @@ export function codexCaptureLocation(file: string): CaptureLocation | undefined 
 }
 
 function storeFor(root: string, sessionDir: string, logger?: SpillLogger): LocalSpillStore {
-  return openSpillStore({ root, layout: { dirFor: () => sessionDir }, ...(logger ? { logger } : {}) });
+  return openSpillStore({ root, layout: { dirFor: () => sessionDir }, agent: 'codex', ...(logger ? { logger } : {}) });
 }
 
 /** The hook: reads the event, prints the rewrite (or nothing). Never throws: a failing hook must not fail the call. */
@@ -268,6 +273,8 @@ export async function runCodexFinish(args: string[], out: { stdout: (text: strin
   }
   try {
     out.stdout(await finishCodexCapture(file, status, command, Math.floor(budget), { warn: (m) => out.stderr(`spillway: ${m}\n`) }));
+    // The model's text is out: copies owed to a bucket go up in a process of their own.
+    await uploadQueuedInBackground(process.env);
     return 0;
   } catch (err) {
     out.stderr(`spillway: could not digest ${file}, printing it whole: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestText } from '../spill/digest';
-import { sanitizeSegment } from '../spill/local-store';
+import { LOCAL_RETRIEVAL_HINT, sanitizeSegment } from '../spill/local-store';
 import { openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import { utf8Bytes } from '../spill/text';
@@ -99,7 +99,7 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
     return undefined;
   }
   const sessionDir = path.join(projectTemp, 'tool-outputs', `session-${sanitizeSegment(event.session_id)}`);
-  const store = openSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, ...(options.warn && { logger: { warn: options.warn } }) });
+  const store = openSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, agent: 'gemini-cli', ...(options.warn && { logger: { warn: options.warn } }) });
   // Gemini gives hooks no call id: one of our own, ordered by time.
   const callId = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const ref = await store.saveText({
@@ -113,7 +113,8 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
     budgetBytes: Math.max(MIN_DIGEST_BYTES, options.digestBytes ?? DEFAULT_DIGEST_BYTES),
     toolName: event.tool_name,
     locator: ref.locator,
-    retrievalHint: GEMINI_RETRIEVAL_HINT,
+    // Gemini's own tools in place of the local store's words; a mirrored store's hint goes on to name the bucket's copy.
+    retrievalHint: ref.retrievalHint.replace(LOCAL_RETRIEVAL_HINT, GEMINI_RETRIEVAL_HINT),
   });
   const digestPath = path.join(sessionDir, `${DIGEST_PREFIX}${path.basename(ref.locator)}`);
   await writePrivate(digestPath, shellContentWith(content, digest, ref.locator));

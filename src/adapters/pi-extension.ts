@@ -25,6 +25,7 @@ import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
 import { hashAndCount, LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
 import { openSpillStore } from '../spill/open-store';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
 import { refusedKind } from '../spill/regular-file';
 import { countLines, sha256Hex, utf8Bytes } from '../spill/text';
@@ -275,6 +276,8 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
   const request = { sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body };
   const decision = await queue(`${path.resolve(sessionDir)}\0${sessionId}`, () => policy.apply(request));
   if (!decision.spilled || typeof decision.output !== 'string') return undefined;
+  // Copies owed to a bucket go up in a process of their own, not waited for.
+  void uploadQueuedInBackground(process.env);
   return {
     v: 1,
     toolCallId: input.toolCallId,
@@ -294,7 +297,7 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
 /** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
 function policyFor(sessionDir: string, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {
   const root = path.resolve(sessionDir);
-  const store = openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, logger });
+  const store = openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, agent: 'pi', logger });
   return createSpillPolicy({
     store,
     // chars <= UTF-8 bytes, so a body of >= floorChars chars is always over this.

@@ -4,12 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createReadStream, rmSync } from 'node:fs';
-import * as path from 'node:path';
 import { LocalSpillStore, StageError, type StagedText } from '../../spill/local-store';
-import { openSpillStore } from '../../spill/open-store';
+import { isMirrored, openSpillStore } from '../../spill/open-store';
 import { createSpillPolicy, DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, type SpillPolicy, type StagedSpillRequest } from '../../spill/policy';
-import { chooseStore, startUploader } from '../../spill/remote/configured';
-import { pendingNames, uploadQueueDir } from '../../spill/remote/upload-queue';
+import { uploadQueuedInBackground } from '../../spill/remote/configured';
 import { looksLikeText } from '../../spill/text';
 import type { SpillRef } from '../../spill/types';
 import { noInput, readAll, UsageError, type CliCommand, type CliIO } from '../io';
@@ -83,14 +81,12 @@ export const spillCommand: CliCommand = async (argv, io) => {
 
   const warnings: string[] = [];
   const logger = { warn: (m: string) => warnings.push(m) };
-  const local = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger });
-  let choice;
+  let store: LocalSpillStore;
   try {
-    choice = chooseStore(local, 'spillway', v.store, io.env, logger.warn);
+    store = openSpillStore({ ...(v.root ? { root: v.root } : {}), logger, env: io.env, agent: 'spillway', ...(v.store !== undefined ? { store: v.store } : {}) });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { store } = choice;
   const policy = createSpillPolicy({
     store,
     logger,
@@ -109,7 +105,7 @@ export const spillCommand: CliCommand = async (argv, io) => {
     return await spillAndPrint();
   } finally {
     // After the result is out: the copies (this run's, and any an earlier run left) go up in a process of their own.
-    if (choice.mirror) await startUploadIfQueued(io.env);
+    if (isMirrored(store)) await uploadQueuedInBackground(io.env, true);
   }
 
   async function spillAndPrint(): Promise<number> {
@@ -156,12 +152,6 @@ export const spillCommand: CliCommand = async (argv, io) => {
     return 0;
   }
 };
-
-/** The built CLI beside this command's bundle (dist/cli.js) runs `upload`, when anything is queued. */
-async function startUploadIfQueued(env: NodeJS.ProcessEnv): Promise<void> {
-  const queued = await pendingNames(uploadQueueDir(env)).catch(() => []);
-  if (queued.length > 0) startUploader(path.join(__dirname, 'cli.js'), env);
-}
 
 /** Outputs over this size (or over the threshold, when that is larger) are written to a file as they arrive, not held. */
 const IN_MEMORY_BYTES = 16 << 20;

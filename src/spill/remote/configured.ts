@@ -1,36 +1,26 @@
-// `SPILLWAY_STORE=s3://BUCKET/PREFIX` (or `--store`): the one place that turns
-// the configuration into a store. Unset: the local store alone.
+// After a hook, an adapter or `spillway spill` has handed the agent its result: the copies queued for a bucket
+// go up in a process of their own (`spillway upload`, detached), so the agent never waits on the network.
 import { spawn } from 'node:child_process';
-import type { LocalSpillStore } from '../local-store';
-import { MirroredSpillStore } from './mirrored-store';
-import { isS3Url, parseS3Url } from './s3-location';
-import { uploadQueueDir } from './upload-queue';
-
-export interface StoreChoice {
-  store: LocalSpillStore | MirroredSpillStore;
-  mirror?: MirroredSpillStore;
-}
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { isS3Url } from './s3-location';
+import { pendingNames, uploadQueueDir } from './upload-queue';
 
 /**
- * The local store, mirrored to the object store `setting` (a --store flag) names, else `SPILLWAY_STORE` when that
- * is an s3:// location (other values are open-store.ts's to judge: an output is never lost to a typo there). A
- * flag that is not an s3:// location, or a location that is not valid, throws.
+ * The built CLI (`cli.js` beside `cli-upload.js`), looked for from this bundle's folder up: every bundle lies in
+ * dist/ (an ES module bundle gets `__dirname` from esbuild.mjs's banner), sources run from src/ find dist/.
+ * `SPILLWAY_CLI` names it outright.
  */
-export function chooseStore(local: LocalSpillStore, agent: string, setting: string | undefined, env: NodeJS.ProcessEnv = process.env, warn?: (m: string) => void): StoreChoice {
-  if (setting !== undefined && !isS3Url(setting)) throw new Error(`--store must be an s3://BUCKET/PREFIX location, got '${setting}'`);
-  const where = setting ?? (isS3Url(env.SPILLWAY_STORE?.trim()) ? env.SPILLWAY_STORE!.trim() : undefined);
-  if (!where) return { store: local };
-  let location;
-  try {
-    location = parseS3Url(where);
-  } catch (err) {
-    if (setting !== undefined) throw err;
-    // From the environment: the spill goes on locally, and says why there is no copy.
-    warn?.(`SPILLWAY_STORE: ${(err as Error).message}; spilling locally only`);
-    return { store: local };
+export function findCli(env: NodeJS.ProcessEnv = process.env, from: string | undefined = typeof __dirname === 'string' ? __dirname : undefined): string | undefined {
+  if (env.SPILLWAY_CLI && existsSync(env.SPILLWAY_CLI)) return path.resolve(env.SPILLWAY_CLI);
+  for (let dir = from; dir !== undefined; ) {
+    for (const folder of [dir, path.join(dir, 'dist')]) {
+      if (existsSync(path.join(folder, 'cli.js')) && existsSync(path.join(folder, 'cli-upload.js'))) return path.join(folder, 'cli.js');
+    }
+    const up = path.dirname(dir);
+    dir = up === dir ? undefined : up;
   }
-  const mirror = new MirroredSpillStore({ local, location, agent, queueDir: uploadQueueDir(env), ...(warn ? { warn } : {}) });
-  return { store: mirror, mirror };
+  return undefined;
 }
 
 /**
@@ -39,9 +29,26 @@ export function chooseStore(local: LocalSpillStore, agent: string, setting: stri
  */
 export function startUploader(cliPath: string, env: NodeJS.ProcessEnv = process.env): void {
   try {
-    const child = spawn(process.execPath, [cliPath, 'upload', '--quiet'], { detached: true, stdio: 'ignore', env });
+    // An agent on another runtime (opencode's Bun) starts Node from PATH: the CLI is a Node program.
+    const node = /^node(\.exe)?$/.test(path.basename(process.execPath)) ? process.execPath : 'node';
+    const child = spawn(node, [cliPath, 'upload', '--quiet'], { detached: true, stdio: 'ignore', env });
     child.on('error', () => undefined);
     child.unref();
+  } catch {
+    // The queue keeps the copies for the next run.
+  }
+}
+
+/**
+ * Starts an uploader when a bucket is configured (or `force`: a `--store` flag) and anything is queued. Never
+ * throws and never waits on the network: a queue left behind is drained by the next run.
+ */
+export async function uploadQueuedInBackground(env: NodeJS.ProcessEnv = process.env, force = false): Promise<void> {
+  try {
+    if (!force && !isS3Url(env.SPILLWAY_STORE?.trim())) return;
+    if ((await pendingNames(uploadQueueDir(env))).length === 0) return;
+    const cli = findCli(env);
+    if (cli) startUploader(cli, env);
   } catch {
     // The queue keeps the copies for the next run.
   }

@@ -1,60 +1,73 @@
-// A store that keeps every blob where the local store puts it (the model reads
-// it there with its own tools) and owes an object store a durable copy: each
-// new blob is queued (upload-queue.ts) before the save returns, and uploaded
-// later by a detached process, so a slow or absent bucket never delays the agent.
+// A local store that also owes an object store a durable copy of each blob: the
+// blob stays where the local store puts it (the model reads it there with its
+// own tools), and each new blob, and each file the agent wrote itself and had
+// recorded, is queued (upload-queue.ts) before the save returns. A detached
+// process uploads it later, so a slow or absent bucket never delays the agent.
 import * as path from 'node:path';
-import { boundedArgs, type AliasSpill, type LocalSpillStore, type StagedText } from '../local-store';
-import type { SaveTextSpill, SpillOwner, SpillRef, SpillStore } from '../types';
+import { boundedArgs, LocalSpillStore, type ExternalSpill, type LocalSpillStoreOptions, type StagedText } from '../local-store';
+import type { SaveTextSpill, SpillOwner, SpillRef } from '../types';
 import { blobKeys, s3Url, type S3Location } from './s3-location';
-import { enqueueUpload } from './upload-queue';
+import { enqueueTranscript, enqueueUpload } from './upload-queue';
 
-export interface MirrorOptions {
-  local: LocalSpillStore;
+export interface MirrorOptions extends LocalSpillStoreOptions {
   location: S3Location;
   /** The agent the key layout files blobs under (`claude-code`, `spillway`). */
   agent: string;
   queueDir: string;
-  /** Told of a queued copy that could not be queued: the spill itself stands. */
-  warn?: (message: string) => void;
 }
 
-export class MirroredSpillStore implements SpillStore {
-  /** Whether a save queued anything (the caller starts an uploader then). */
+type RecordInput = Pick<SaveTextSpill, 'owner' | 'args' | 'turn'> & { source: { toolName: string; callId: string } };
+
+export class MirroredSpillStore extends LocalSpillStore {
+  /** How many copies this store queued (the caller starts an uploader when any). */
   queued = 0;
+  readonly location: S3Location;
+  readonly agent: string;
+  readonly queueDir: string;
+  private readonly warn: ((message: string) => void) | undefined;
 
-  constructor(private readonly opts: MirrorOptions) {}
-
-  async saveText(input: SaveTextSpill): Promise<SpillRef> {
-    return this.mirror(await this.opts.local.saveText(input), input);
+  constructor(opts: MirrorOptions) {
+    super(opts);
+    this.location = opts.location;
+    this.agent = opts.agent;
+    this.queueDir = opts.queueDir;
+    this.warn = opts.logger ? (m) => opts.logger!.warn(m) : undefined;
   }
 
-  async saveStaged(staged: StagedText, input: Omit<SaveTextSpill, 'content'>): Promise<SpillRef> {
-    return this.mirror(await this.opts.local.saveStaged(staged, input), input);
+  override async saveText(input: SaveTextSpill): Promise<SpillRef> {
+    return this.mirror(await super.saveText(input), input);
   }
 
-  async findBySha256(owner: SpillOwner, sha256: string): Promise<SpillRef | undefined> {
-    const found = await this.opts.local.findBySha256(owner, sha256);
+  override async saveStaged(staged: StagedText, input: Omit<SaveTextSpill, 'content'>): Promise<SpillRef> {
+    return this.mirror(await super.saveStaged(staged, input), input);
+  }
+
+  override async recordExternal(input: ExternalSpill): Promise<SpillRef> {
+    return this.mirror(await super.recordExternal(input), input);
+  }
+
+  override async findBySha256(owner: SpillOwner, sha256: string): Promise<SpillRef | undefined> {
+    const found = await super.findBySha256(owner, sha256);
     return found && { ...found, retrievalHint: this.hint(owner.sessionId, sha256, found.retrievalHint) };
   }
 
-  recordAlias(input: AliasSpill): Promise<SpillRef> {
-    return this.opts.local.recordAlias(input);
+  /** Queues the session's transcript to travel with its blobs (for attribution and the per-turn chart). */
+  async queueTranscript(sessionId: string, file: string): Promise<void> {
+    try {
+      await enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId });
+      this.queued++;
+    } catch (err) {
+      this.warn?.(`could not queue the transcript's copy to ${s3Url(this.location)}: ${(err as Error).message}`);
+    }
   }
 
-  withContentLock<T>(owner: SpillOwner, sha256: string, fn: () => Promise<T>): Promise<T> {
-    return this.opts.local.withContentLock(owner, sha256, fn);
-  }
-
-  stage(chunks: AsyncIterator<Buffer>): Promise<StagedText> {
-    return this.opts.local.stage(chunks);
-  }
-
-  discardStaged(staged: StagedText): Promise<void> {
-    return this.opts.local.discardStaged(staged);
+  /** `s3://BUCKET/KEY` of this session's copy of the blob with these bytes. */
+  remoteUrl(sessionId: string, sha256: string): string {
+    return s3Url(this.location, blobKeys(this.location, this.agent, sessionId, sha256).blob);
   }
 
   /** The saved blob queued for its copy; the ref's hint names the remote copy too. */
-  private async mirror(ref: SpillRef, input: Omit<SaveTextSpill, 'content'>): Promise<SpillRef> {
+  private async mirror(ref: SpillRef, input: RecordInput): Promise<SpillRef> {
     if (!ref.sha256) return ref;
     const { sessionId } = input.owner;
     const record = {
@@ -70,18 +83,22 @@ export class MirroredSpillStore implements SpillStore {
       ...(input.turn !== undefined ? { turn: input.turn } : {}),
     };
     try {
-      await enqueueUpload(this.opts.queueDir, { v: 1, store: s3Url(this.opts.location), file: ref.locator, bytes: ref.bytes, sha256: ref.sha256, agent: this.opts.agent, sessionId, record });
+      await enqueueUpload(this.queueDir, { v: 1, store: s3Url(this.location), file: ref.locator, bytes: ref.bytes, sha256: ref.sha256, agent: this.agent, sessionId, record });
       this.queued++;
     } catch (err) {
       // The local blob is whole and the model gets its digest; only the copy is missing, and said so.
-      this.opts.warn?.(`could not queue the copy to ${s3Url(this.opts.location)}: ${(err as Error).message}`);
+      this.warn?.(`could not queue the copy to ${s3Url(this.location)}: ${(err as Error).message}`);
       return ref;
     }
     return { ...ref, retrievalHint: this.hint(sessionId, ref.sha256, ref.retrievalHint) };
   }
 
   private hint(sessionId: string, sha256: string, local: string): string {
-    const url = s3Url(this.opts.location, blobKeys(this.opts.location, this.opts.agent, sessionId, sha256).blob);
-    return `${local} A durable copy: \`spillway show ${url} --lines A:B\`.`;
+    return remoteHint(local, this.remoteUrl(sessionId, sha256));
   }
+}
+
+/** The local hint, then how to fetch the durable copy at `url`. */
+export function remoteHint(local: string, url: string): string {
+  return `${local} A durable copy: \`spillway show ${url} --lines A:B\`.`;
 }

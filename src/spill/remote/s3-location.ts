@@ -1,7 +1,8 @@
 // `s3://BUCKET/PREFIX`: where a team's spills are copied, and the keys under it.
 // Layout: PREFIX/AGENT/SESSION/SHA256.txt (the blob, keyed by its content, so a
 // second upload of the same body is the same object) and SHA256.json beside it
-// (its manifest record).
+// (its manifest record); PREFIX/AGENT/SESSION/transcript.jsonl is the session's
+// transcript (the latest copy), for attribution and the per-turn chart.
 
 export interface S3Location {
   bucket: string;
@@ -53,4 +54,11 @@ export function blobKeys(loc: S3Location, agent: string, sessionId: string, sha2
 /** The record key beside a blob key (`….txt` -> `….json`). */
 export function recordKeyFor(blobKey: string): string {
   return blobKey.replace(/\.txt$/, '') + '.json';
+}
+
+/** The name of a session's transcript copy, beside its blobs. */
+export const TRANSCRIPT_NAME = 'transcript.jsonl';
+
+export function transcriptKey(loc: S3Location, agent: string, sessionId: string): string {
+  return `${loc.prefix}${keySegment(agent)}/${keySegment(sessionId)}/${TRANSCRIPT_NAME}`;
 }

@@ -2,7 +2,7 @@
 // blob (0600 in a 0700 folder, created exclusively, never through a symlink),
 // written before the spill returns and removed only once the remote copy is
 // confirmed. A crash, a kill -9 or an outage leaves it for the next run.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
 import { defaultSpillRoot } from '../default-root';
@@ -10,6 +10,8 @@ import { notPrivate } from '../private-folder';
 
 export interface PendingUpload {
   v: 1;
+  /** A session transcript (its latest bytes go up, under a fixed key) rather than a content-keyed blob. */
+  kind?: 'transcript';
   /** `s3://BUCKET/PREFIX` the copy goes to. */
   store: string;
   /** The local blob (absolute). */
@@ -41,13 +43,37 @@ export async function ensureQueueDir(dir: string): Promise<void> {
 export async function enqueueUpload(dir: string, item: PendingUpload): Promise<string> {
   await ensureQueueDir(dir);
   const name = `${item.sha256.slice(0, 16)}-${randomBytes(6).toString('hex')}${SUFFIX}`;
+  await writeEntry(dir, name, item);
+  return name;
+}
+
+export type PendingTranscript = Pick<PendingUpload, 'store' | 'file' | 'agent' | 'sessionId'>;
+
+/**
+ * Queues a session's transcript: one entry per store and session (named so it sorts after every blob, which go
+ * up first). An entry already queued is left as it is: the uploader sends the file as it is when it gets there.
+ */
+export async function enqueueTranscript(dir: string, item: PendingTranscript): Promise<void> {
+  await ensureQueueDir(dir);
+  const id = createHash('sha256').update(JSON.stringify([item.store, item.agent, item.sessionId])).digest('hex').slice(0, 24);
+  const entry: PendingUpload = { v: 1, kind: 'transcript', ...item, bytes: 0, sha256: '', record: {} };
+  try {
+    await writeEntry(dir, `${TRANSCRIPT_PREFIX}${id}${SUFFIX}`, entry);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
+/** Transcript entries sort after blob entries (hex names). */
+const TRANSCRIPT_PREFIX = 'transcript-';
+
+async function writeEntry(dir: string, name: string, item: PendingUpload): Promise<void> {
   const handle = await fsp.open(path.join(dir, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
     await handle.writeFile(JSON.stringify(item) + '\n');
   } finally {
     await handle.close();
   }
-  return name;
 }
 
 /** The queue's entries, oldest name first; none when the folder does not exist. */

@@ -8,7 +8,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';
 import * as path from 'node:path';
 import { LineIndexer } from './line-index';
-import { blobKeys, parseS3Url } from './s3-location';
+import { blobKeys, parseS3Url, transcriptKey } from './s3-location';
 import { describeS3Error } from './s3-client';
 import { ensureQueueDir, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
 
@@ -60,6 +60,7 @@ export async function drainUploads(dir: string, client: S3Client): Promise<Drain
 }
 
 async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded' | 'present' | 'dropped'> {
+  if (item.kind === 'transcript') return copyTranscript(client, item);
   const loc = parseS3Url(item.store);
   const keys = blobKeys(loc, item.agent, item.sessionId, item.sha256);
   const st = await fsp.stat(item.file).catch(() => undefined);
@@ -93,6 +94,40 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded
   const record = { ...item.record, agent: item.agent, lineIndex: indexer.index };
   await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify(record) + '\n', ContentType: 'application/json' }));
   return present ? 'present' : 'uploaded';
+}
+
+/**
+ * A session's transcript, as it is now, over its previous copy (the latest wins). A transcript only grows, so a
+ * copy of the same size is this one: not sent again.
+ */
+async function copyTranscript(client: S3Client, item: PendingUpload): Promise<'uploaded' | 'present' | 'dropped'> {
+  const loc = parseS3Url(item.store);
+  const key = transcriptKey(loc, item.agent, item.sessionId);
+  let handle;
+  try {
+    handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP') return 'dropped';
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return 'dropped';
+    if ((await sizeAt(client, loc.bucket, key)) === st.size) return 'present';
+    // Only the bytes there now: lines the agent appends meanwhile go up with the next entry.
+    const body = st.size > 0 ? createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: st.size - 1 }) : '';
+    await new Upload({
+      client,
+      params: { Bucket: loc.bucket, Key: key, Body: body, ContentLength: st.size, ContentType: 'application/x-ndjson' },
+      partSize: PART_BYTES,
+      queueSize: PARTS_IN_FLIGHT,
+      leavePartsOnError: false,
+    }).done();
+    return 'uploaded';
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The object's size, or undefined when there is none. */
