@@ -6,7 +6,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ManifestRecord } from '../../spill/manifest';
-import { keySegment, recordKeyFor, s3Url, type S3Location } from '../../spill/remote/s3-location';
+import { keySegment, recordKeyFor, s3Url, TRANSCRIPT_NAME, type S3Location } from '../../spill/remote/s3-location';
 import { isoTime } from '../../spill/iso-time';
 import { compactArgs } from '../../common/one-line';
 import { SOURCES } from '../sources/index';
@@ -16,8 +16,6 @@ import { readTranscriptStream } from '../transcripts/transcript-stream';
 import type { BlobInfo, SessionInfo, SourceName } from '../types';
 import { listObjects } from './s3-listing';
 
-/** The transcript's copy beside a session's blobs. */
-export const TRANSCRIPT_NAME = 'transcript.jsonl';
 /** Records fetched at once. */
 const RECORDS_PARALLEL = 8;
 

@@ -1,0 +1,114 @@
+// Claude Code's hook with SPILLWAY_STORE=s3://… against a real Ceph RGW: the detached uploader puts the blobs,
+// their records and the session's transcript in the bucket, and `turns` on the bucket then gives the answer
+// `turns` gives on the local folder. A transcript that grows goes up again; nothing else is sent twice.
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
+import { startRgw, type Rgw } from '../../s3/rgw';
+import { tempDir } from '../../unit/spill/temp-dirs';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist', 'cli.js');
+const BUCKET = 'hook-spills';
+const ROOT = `s3://${BUCKET}/team`;
+const SESSION = 'a8596db4-f8da-40c2-9db5-c17f7cb847a8';
+const FIXTURE_CONFIG = '/home/dev/.claude';
+const fixture = path.join(REAL_CLAUDE_FIXTURES, 'run2');
+let rgw: Rgw;
+let home: string;
+let config: string;
+let transcriptFile: string;
+let env: NodeJS.ProcessEnv;
+
+function cliRun(args: string[], extra: NodeJS.ProcessEnv = {}, input?: string) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', input, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: config, ...extra } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const queued = () => (fs.existsSync(env.SPILLWAY_UPLOAD_QUEUE!) ? fs.readdirSync(env.SPILLWAY_UPLOAD_QUEUE!).filter((n) => n.endsWith('.pending.json')) : []);
+
+async function drained(): Promise<void> {
+  while (queued().length > 0 || fs.existsSync(path.join(env.SPILLWAY_UPLOAD_QUEUE!, 'uploader.lock'))) await new Promise((r) => setTimeout(r, 100));
+}
+
+async function keys(): Promise<Array<{ key: string; size: number }>> {
+  const listed = await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'team/' }));
+  return (listed.Contents ?? []).map((o) => ({ key: o.Key!, size: o.Size! })).sort((a, b) => a.key.localeCompare(b.key));
+}
+
+function hook(event: string): void {
+  const input = fs.readFileSync(path.join(fixture, 'hook-stdin', event), 'utf8').split(FIXTURE_CONFIG).join(config);
+  const r = cliRun(['hook', 'claude-code'], env, input);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toContain(`spillway show ${ROOT}/claude-code/${SESSION}/`);
+}
+
+beforeAll(async () => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
+  rgw = await startRgw();
+  await rgw.createBucket(BUCKET);
+  home = tempDir('spillway-s3hook-');
+  config = path.join(home, '.claude');
+  const project = path.join(config, 'projects', '-home-dev-work');
+  const toolResults = path.join(project, SESSION, 'tool-results');
+  fs.mkdirSync(toolResults, { recursive: true });
+  transcriptFile = path.join(project, `${SESSION}.jsonl`);
+  fs.copyFileSync(path.join(fixture, 'projects', '-home-dev-work', `${SESSION}.jsonl`), transcriptFile);
+  for (const name of fs.readdirSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results'))) {
+    fs.copyFileSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results', name), path.join(toolResults, name));
+  }
+  const state = tempDir('spillway-s3hook-state-');
+  env = { ...rgw.env, SPILLWAY_STORE: ROOT, XDG_STATE_HOME: state, SPILLWAY_UPLOAD_QUEUE: path.join(state, 'uploads') };
+}, 240_000);
+afterAll(async () => {
+  await rgw?.stop();
+});
+
+describe("Claude Code's hook into s3://bucket/prefix (real RGW)", () => {
+  it('puts blobs, records and the transcript in the bucket; turns on the bucket answers as on the folder', async () => {
+    for (const event of ['hookstdin-1.json', 'hookstdin-2.json']) hook(event);
+    await drained();
+    const there = await keys();
+    const base = `team/claude-code/${SESSION}/`;
+    expect(there.filter((k) => k.key.endsWith('.txt'))).toHaveLength(2);
+    expect(there.filter((k) => k.key.endsWith('.json'))).toHaveLength(2);
+    expect(there.every((k) => k.key.startsWith(base))).toBe(true);
+    const copy = await rgw.client().send(new GetObjectCommand({ Bucket: BUCKET, Key: `${base}transcript.jsonl` }));
+    expect(await copy.Body!.transformToString()).toBe(fs.readFileSync(transcriptFile, 'utf8'));
+
+    const local = cliRun(['turns', SESSION, '--json', '--no-default-roots', '--root', path.join(config, 'projects')]);
+    expect(local.code, local.stderr).toBe(0);
+    const remote = cliRun(['turns', SESSION, '--root', ROOT, '--json'], rgw.env);
+    expect(remote.code, remote.stderr).toBe(0);
+    // The local answer with each blob's path said as its copy's URL (its content's sha256) and the session as its key prefix.
+    let text = local.stdout;
+    const sessionDir = path.join(config, 'projects', '-home-dev-work', SESSION);
+    for (const name of fs.readdirSync(path.join(sessionDir, 'tool-results'))) {
+      const file = path.join(sessionDir, 'tool-results', name);
+      const sha = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+      text = text.split(JSON.stringify(file).slice(1, -1)).join(`${ROOT}/claude-code/${SESSION}/${sha}.txt`);
+    }
+    text = text.split(JSON.stringify(sessionDir).slice(1, -1)).join(`${ROOT}/claude-code/${SESSION}`);
+    const want = JSON.parse(text) as { points: unknown[]; blobs: Array<{ tool?: string; turn?: number }>; tokensSaved: { tokens: number } };
+    expect(want.points.length).toBeGreaterThan(2);
+    expect(want.blobs).toHaveLength(2);
+    expect(want.blobs.every((b) => b.tool === 'Bash' && (b.turn ?? 0) > 0)).toBe(true);
+    expect(want.tokensSaved.tokens).toBeGreaterThan(0);
+    expect(JSON.parse(remote.stdout)).toEqual(want);
+  });
+
+  it('a transcript that grew goes up again at the next call; the blobs are not sent again', async () => {
+    const before = await keys();
+    fs.appendFileSync(transcriptFile, JSON.stringify({ type: 'user', sessionId: SESSION, message: { role: 'user', content: 'one more' } }) + '\n');
+    hook('hookstdin-1.json');
+    await drained();
+    const after = await keys();
+    const transcript = after.find((k) => k.key.endsWith('/transcript.jsonl'))!;
+    expect(transcript.size).toBe(fs.statSync(transcriptFile).size);
+    expect(after.map((k) => k.key)).toEqual(before.map((k) => k.key));
+  });
+});
