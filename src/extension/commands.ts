@@ -12,6 +12,7 @@ import type { AutoCleanup } from './autoCleanup';
 import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
+import { openRemoteBlob } from './remoteTree';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
 import { cleanResultMessage, confirmCleanMessage, deleteMode, type DeleteMode, parseRetention, retentionPhrase } from './messages';
 import type { SearchNode, SearchView } from './search';
@@ -44,7 +45,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.sortBySize': () => c.setSort('size'),
     'spillway.sortByTime': () => c.setSort('time'),
     'spillway.openBlob': (n?: SpillNode) => c.openBlob(n),
-    'spillway.openAtLineRange': (n?: SpillNode, range?: string) => c.openAtLineRange(n, range),
+    'spillway.openAtLineRange': (n?: SpillNode, range?: string) => (n?.kind === 'remote-blob' ? openRemoteBlob(n, range, true) : c.openAtLineRange(n, range)),
+    'spillway.openRemoteBlob': (n?: SpillNode, range?: string) => n?.kind === 'remote-blob' && openRemoteBlob(n, range),
+    'spillway.remoteShowMore': (n?: SpillNode) => n?.kind === 'remote-note' && deps.tree.loadRemote(n),
     'spillway.grep': (n?: SpillNode, pattern?: string) => c.grep(n, pattern),
     'spillway.search.open': (n?: SearchNode) => c.openMatch(n),
     'spillway.search.matchCaseOn': () => deps.search.setToggle('matchCase', true),
@@ -122,6 +125,7 @@ class Commands {
   // ---- view ----------------------------------------------------------------
 
   async refresh(): Promise<void> {
+    this.d.tree.remote?.resetAll();
     await this.d.service.reload();
     this.d.tree.refresh();
   }

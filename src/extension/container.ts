@@ -13,6 +13,8 @@ import { SearchView } from './search';
 import { AutoCleanup } from './autoCleanup';
 import { BlobFileSystem } from './blobFileSystem';
 import { Disposable } from './lifecycle';
+import { RemoteRoots } from './remoteModel';
+import { RemoteSliceFileSystem } from './remoteTree';
 import { readSettings, SECTION, type SpillwaySettings } from './settings';
 import { SliceDocumentProvider, SLICE_SCHEME } from './sliceDocument';
 import { SpillTreeProvider } from './tree';
@@ -50,6 +52,11 @@ export class Container extends Disposable {
     const charts = this.register(new ChartPanels(context.extensionUri, this.service, settings, (key) => vscode.commands.executeCommand('spillway.revealBlob', key) as Promise<void>, kept));
     this.register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, new SliceDocumentProvider(this.service)));
     this.register(new BlobFileSystem(this.service));
+    const remote = new RemoteRoots();
+    this.register({ dispose: () => remote.dispose() });
+    remote.sync(settings().remoteRoots);
+    this.tree.remote = remote;
+    this.register(new RemoteSliceFileSystem(remote));
 
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
@@ -92,6 +99,7 @@ export class Container extends Disposable {
         const before = this.settingsCache;
         this.settingsCache = readSettings((k) => vscode.workspace.getConfiguration(SECTION).get(k));
         if (e.affectsConfiguration(`${SECTION}.cleanup`)) void auto.syncPolicy().then(() => auto.run('settings'));
+        if (remote.sync(this.settingsCache.remoteRoots)) this.tree.refresh();
         if (JSON.stringify(before.extraRoots) !== JSON.stringify(this.settingsCache.extraRoots) || JSON.stringify(before.sources) !== JSON.stringify(this.settingsCache.sources)) {
           this.log.info('Roots or sources changed: scanning again');
           void this.service.reload();

@@ -2,11 +2,14 @@
 // configuration getter and the home folder, so unit tests pass plain values. Pure.
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isS3Url } from '../spill/remote/s3-location';
 
 export const SECTION = 'spillway';
 
 export interface SpillwaySettings {
   extraRoots: string[];
+  /** `s3://BUCKET/PREFIX` roots shown in the tree beside the local ones. */
+  remoteRoots: string[];
   /** Source id -> enabled; a source not listed is enabled. */
   sources: Record<string, boolean>;
   previewBytes: number;
@@ -40,9 +43,11 @@ function expandHome(folder: string, home: string): string {
 export function readSettings(get: ConfigGet, home: string = os.homedir()): SpillwaySettings {
   const roots = get<unknown>('extraRoots');
   const sources = get<unknown>('sources');
+  const remote = get<unknown>('remoteRoots');
   const sort = get<unknown>('sortBy');
   return {
     extraRoots: Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string' && r.trim() !== '').map((r) => expandHome(r, home)) : [],
+    remoteRoots: Array.isArray(remote) ? remote.filter((r): r is string => typeof r === 'string' && isS3Url(r.trim())).map((r) => r.trim()) : [],
     sources:
       typeof sources === 'object' && sources !== null
         ? Object.fromEntries(Object.entries(sources).filter(([, v]) => typeof v === 'boolean'))

@@ -11,6 +11,8 @@ import type { KeptSessions } from './keptSessions';
 import { LazyFacts } from './lazyFacts';
 import { ShownNodes } from './shownNodes';
 import { coalesce, Disposable } from './lifecycle';
+import { isRemoteNode, remoteChildren, remoteParent, remoteTopNodes, type RemoteNode, type RemoteRoots } from './remoteModel';
+import { remoteTreeItem } from './remoteTree';
 import {
   agentDescription,
   blobIcon,
@@ -48,6 +50,9 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
   sort: SortOrder = 'time';
   /** How many rows each agent or session lists (PAGE until its "Show more" row is chosen), by node id; kept across refreshes. */
   private readonly listed = new Map<string, number>();
+
+  /** The s3:// roots shown below the local agents (none until the container sets them). */
+  remote: RemoteRoots | undefined;
 
   /** The agent and session nodes VS Code holds; undefined until the tree's top was first asked for. */
   private shown: ShownNodes | undefined;
@@ -109,16 +114,18 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   async getChildren(node?: SpillNode): Promise<SpillNode[]> {
     if (!node) {
+      const remote = this.remote ? remoteTopNodes(this.remote) : [];
       const catalog = await this.service.ready();
       if (!catalog) {
         this.service.rowsShown();
-        return [];
+        return remote;
       }
       this.shown ??= new ShownNodes((s) => (this.twins.has(s.key) ? 'twin' : ''));
       const agents = this.shown.adopt(this.agentsNow(catalog.sessions()));
       if (agents.length === 0) this.service.rowsShown();
-      return agents;
+      return [...agents, ...remote];
     }
+    if (isRemoteNode(node)) return remoteChildren(node);
     if (node.kind === 'agent') {
       // The first rows are on their way to the screen: the check of the index may start (see CatalogService).
       this.service.rowsShown();
@@ -166,8 +173,16 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
     if (more) this.changed.fire();
   }
 
+  /** A remote root's next page of sessions (its "Show more" row), or all its pages again. */
+  async loadRemote(node: RemoteNode, again = false): Promise<void> {
+    if (again) node.root.reset();
+    await node.root.loadMore();
+    this.changed.fire();
+  }
+
   getTreeItem(node: SpillNode): vscode.TreeItem {
     const now = Date.now();
+    if (isRemoteNode(node)) return remoteTreeItem(node);
     switch (node.kind) {
       case 'agent': {
         const item = new vscode.TreeItem(sourceLabel(node.source), vscode.TreeItemCollapsibleState.Expanded);
@@ -215,6 +230,7 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
 
   getParent(node: SpillNode): SpillNode | undefined {
     const catalog = this.service.current();
+    if (isRemoteNode(node)) return remoteParent(node);
     if (!catalog || node.kind === 'agent') return undefined;
     // The objects VS Code holds where there are some: it registers what this returns under the row's id.
     if (node.kind === 'blob') {

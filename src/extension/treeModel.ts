@@ -5,6 +5,7 @@
 import { SOURCE_LABELS } from '../catalog/sources/names';
 import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
 import { compactArgs, formatAge, formatBytes, formatCompact, formatCount, shortId, truncate } from './format';
+import { remoteRow, type RemoteNode } from './remoteModel';
 import { toolIcon } from './toolKind';
 
 /** VS Code refuses to open files over 50 MB in an editor. */
@@ -33,7 +34,8 @@ export type BlobNode = { kind: 'blob'; blob: BlobInfo; session: SessionInfo };
 /** The last row of an agent or a session whose rows are not all listed: choosing it lists more. */
 export type MoreNode = { kind: 'more'; parent: AgentNode | SessionNode; shown: number; total: number };
 
-export type SpillNode = AgentNode | SessionNode | BlobNode | MoreNode;
+/** Local rows, and the rows of remote roots (remoteModel.ts). */
+export type SpillNode = AgentNode | SessionNode | BlobNode | MoreNode | RemoteNode;
 
 /**
  * How many sessions an agent lists at first, and blobs a session, and how many more each "Show more" row adds.
@@ -58,6 +60,8 @@ export function nodeId(node: SpillNode): string {
       return `blob:${node.blob.key}`;
     case 'more':
       return `more:${nodeId(node.parent)}`;
+    default:
+      return remoteRow(node).id;
   }
 }
 
@@ -77,6 +81,8 @@ export function contextValue(node: SpillNode, pinned = false): string {
     }
     case 'more':
       return 'spillway:more';
+    default:
+      return remoteRow(node).contextValue;
   }
 }
 

@@ -1,0 +1,306 @@
+// The remote roots of the Spills tree (`spillway.remoteRoots`: s3://BUCKET/PREFIX): each one a top row whose
+// agents, sessions and blobs come from the catalog's paged listing (src/catalog/remote/s3-listing.ts), a page of
+// sessions at a time, and whose failure (no bucket, no endpoint, refused credentials) is a row saying so, never a
+// thrown error. Lines of a remote blob are read by ranged GETs (s3-slice.ts). No vscode import: the tests drive it
+// against a real server.
+import type { S3Client } from '@aws-sdk/client-s3';
+import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/remote/s3-listing';
+import { readRemoteLines, type RemoteSlice } from '../catalog/remote/s3-slice';
+import { describeS3Error, newS3Client } from '../spill/remote/s3-client';
+import { parseS3Url, s3Url, type S3Location } from '../spill/remote/s3-location';
+import { formatBytes, formatCount } from './format';
+import type { LineRange } from './lineRange';
+
+/** Sessions a remote root lists at first, and how many more each "Show more" row adds. */
+export const REMOTE_PAGE = 200;
+
+export type RemoteRootNode = { kind: 'remote-root'; root: RemoteRoot };
+export type RemoteAgentNode = { kind: 'remote-agent'; root: RemoteRoot; agent: string; sessions: RemoteSession[] };
+export type RemoteSessionNode = { kind: 'remote-session'; root: RemoteRoot; session: RemoteSession };
+export type RemoteBlobNode = { kind: 'remote-blob'; root: RemoteRoot; blob: RemoteBlob };
+/** A row that is no object: the root's error, "loading…", "no spills", or "Show more" (choosing it lists the next page). */
+export type RemoteNoteNode = { kind: 'remote-note'; root: RemoteRoot; note: 'error' | 'loading' | 'empty' | 'more'; text: string };
+
+export type RemoteNode = RemoteRootNode | RemoteAgentNode | RemoteSessionNode | RemoteBlobNode | RemoteNoteNode;
+
+const REMOTE_KINDS = new Set<string>(['remote-root', 'remote-agent', 'remote-session', 'remote-blob', 'remote-note']);
+
+export function isRemoteNode(node: { kind: string } | undefined): node is RemoteNode {
+  return node !== undefined && REMOTE_KINDS.has(node.kind);
+}
+
+/** One configured s3:// root: the sessions listed so far, the listing's place, and its failure if any. */
+export class RemoteRoot {
+  readonly loc: S3Location | undefined;
+  private sessions: RemoteSession[] = [];
+  private pending: AsyncGenerator<RemoteSession> | undefined;
+  private loading: Promise<void> | undefined;
+  private started = false;
+  private done = false;
+  error: string | undefined;
+
+  constructor(
+    readonly url: string,
+    private readonly client: () => S3Client,
+    readonly pageSize = REMOTE_PAGE,
+  ) {
+    try {
+      this.loc = parseS3Url(url);
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  /** Whether a first page was asked for. */
+  get loaded(): boolean {
+    return this.started;
+  }
+
+  /** Whether more sessions are there to list. */
+  get more(): boolean {
+    return this.started && !this.done && this.error === undefined;
+  }
+
+  /** The sessions listed so far (key order: by agent, then session). */
+  listed(): readonly RemoteSession[] {
+    return this.sessions;
+  }
+
+  /** Lists the next page of sessions (the first when none was); calls made while one runs wait for it. */
+  loadMore(): Promise<void> {
+    this.loading ??= this.pull().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  /** Forgets what was listed: the next loadMore starts from the first page. */
+  reset(): void {
+    void this.pending?.return(undefined);
+    this.pending = undefined;
+    this.sessions = [];
+    this.started = false;
+    this.done = false;
+    if (this.loc) this.error = undefined;
+  }
+
+  private async pull(): Promise<void> {
+    if (!this.loc || this.done || this.error !== undefined) return;
+    this.started = true;
+    this.pending ??= listSessions(this.client(), this.loc);
+    try {
+      for (let n = 0; n < this.pageSize; n++) {
+        const next = await this.pending.next();
+        if (next.done) {
+          this.done = true;
+          return;
+        }
+        this.sessions.push(next.value);
+      }
+      // Ends with the page: the next session may complete the one just listed, since keys arrive sorted.
+    } catch (err) {
+      this.error = describeS3Error(err, `listing ${this.url}`);
+      this.pending = undefined;
+    }
+  }
+
+  /** Lines A..B of one of this root's blobs, by ranged GETs. */
+  readLines(key: string, size: number, range: LineRange): Promise<RemoteSlice> {
+    if (!this.loc) throw new Error(this.error ?? `not an s3:// location: ${this.url}`);
+    return readRemoteLines(this.client(), this.loc, key, size, range.start, range.end);
+  }
+
+  /** The blob at this key among the sessions listed so far. */
+  blob(key: string): RemoteBlob | undefined {
+    for (const s of this.sessions) for (const b of s.blobs) if (b.key === key) return b;
+    return undefined;
+  }
+}
+
+/** The configured roots, kept across a change of the setting for the URLs that stay (and their pages). */
+export class RemoteRoots {
+  private roots: RemoteRoot[] = [];
+  private shared: S3Client | undefined;
+
+  constructor(
+    /** The client every root shares; the SDK's default chain unless a test gives one. */
+    private readonly makeClient: () => S3Client = () => newS3Client(),
+    private readonly pageSize = REMOTE_PAGE,
+  ) {}
+
+  private client = (): S3Client => (this.shared ??= this.makeClient());
+
+  /** Takes the setting's URLs; returns whether the list changed. */
+  sync(urls: readonly string[]): boolean {
+    const wanted = [...new Set(urls)];
+    if (wanted.join('\n') === this.roots.map((r) => r.url).join('\n')) return false;
+    const before = new Map(this.roots.map((r) => [r.url, r]));
+    this.roots = wanted.map((u) => before.get(u) ?? new RemoteRoot(u, this.client, this.pageSize));
+    return true;
+  }
+
+  all(): readonly RemoteRoot[] {
+    return this.roots;
+  }
+
+  byUrl(url: string): RemoteRoot | undefined {
+    return this.roots.find((r) => r.url === url);
+  }
+
+  /** Every root lists again from its first page (Refresh). */
+  resetAll(): void {
+    for (const r of this.roots) r.reset();
+  }
+
+  dispose(): void {
+    this.shared?.destroy();
+    this.shared = undefined;
+  }
+}
+
+/** The top rows: one per root. */
+export function remoteTopNodes(roots: RemoteRoots): RemoteRootNode[] {
+  return roots.all().map((root) => ({ kind: 'remote-root', root }));
+}
+
+/** A node's children; a root's first page is listed when it is first expanded. */
+export async function remoteChildren(node: RemoteNode): Promise<RemoteNode[]> {
+  switch (node.kind) {
+    case 'remote-root': {
+      const { root } = node;
+      if (!root.loaded && root.error === undefined) await root.loadMore();
+      if (root.error !== undefined) return [{ kind: 'remote-note', root, note: 'error', text: root.error }];
+      const rows: RemoteNode[] = agentsOf(root);
+      if (root.more) rows.push({ kind: 'remote-note', root, note: 'more', text: `Show ${root.pageSize} more sessions` });
+      else if (rows.length === 0) rows.push({ kind: 'remote-note', root, note: 'empty', text: 'No spills under this prefix' });
+      return rows;
+    }
+    case 'remote-agent':
+      return node.sessions.map((session) => ({ kind: 'remote-session', root: node.root, session }));
+    case 'remote-session':
+      return node.session.blobs.map((blob) => ({ kind: 'remote-blob', root: node.root, blob }));
+    default:
+      return [];
+  }
+}
+
+/** The root's listed sessions grouped by agent, agents in key order. */
+function agentsOf(root: RemoteRoot): RemoteAgentNode[] {
+  const byAgent = new Map<string, RemoteSession[]>();
+  for (const s of root.listed()) {
+    const list = byAgent.get(s.agent) ?? [];
+    list.push(s);
+    byAgent.set(s.agent, list);
+  }
+  return [...byAgent].map(([agent, sessions]) => ({ kind: 'remote-agent', root, agent, sessions }));
+}
+
+/** The row a node shows: plain text only (labels and tooltips are never markdown or HTML). */
+export interface RemoteRow {
+  id: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: string;
+  contextValue: string;
+  collapsible: boolean;
+}
+
+export function remoteRow(node: RemoteNode): RemoteRow {
+  const base = `remote:${node.root.url}`;
+  switch (node.kind) {
+    case 'remote-root': {
+      const sessions = node.root.listed();
+      const blobs = sessions.reduce((n, s) => n + s.blobs.length, 0);
+      const bytes = sessions.reduce((n, s) => n + s.bytes, 0);
+      const description = node.root.error !== undefined ? 'failed' : node.root.loaded ? `${formatCount(blobs)} blobs · ${formatBytes(bytes)}${node.root.more ? ' so far' : ''}` : 'bucket';
+      return { id: base, label: node.root.url, description, tooltip: `Remote root ${node.root.url}`, icon: 'cloud', contextValue: 'spillway:remoteRoot', collapsible: true };
+    }
+    case 'remote-agent': {
+      const blobs = node.sessions.reduce((n, s) => n + s.blobs.length, 0);
+      return { id: `${base}|agent:${node.agent}`, label: node.agent, description: `${node.sessions.length} sessions · ${formatCount(blobs)} blobs`, icon: 'hubot', contextValue: 'spillway:remoteAgent', collapsible: true };
+    }
+    case 'remote-session': {
+      const s = node.session;
+      const newest = Math.max(0, ...s.blobs.map((b) => b.mtimeMs));
+      return {
+        id: `${base}|session:${s.agent}/${s.id}`,
+        label: s.id,
+        description: `${s.blobs.length} blobs · ${formatBytes(s.bytes)}`,
+        tooltip: `${s.agent} session ${s.id}\n${s.blobs.length} blobs, ${formatBytes(s.bytes)}${newest ? `\nlast written ${new Date(newest).toISOString()}` : ''}`,
+        icon: 'history',
+        contextValue: 'spillway:remoteSession',
+        collapsible: true,
+      };
+    }
+    case 'remote-blob': {
+      const b = node.blob;
+      const name = b.key.slice(b.key.lastIndexOf('/') + 1);
+      return { id: `${base}|blob:${b.key}`, label: name, description: formatBytes(b.bytes), tooltip: `${s3Url({ bucket: node.root.loc!.bucket, prefix: '' }, b.key)}\n${formatBytes(b.bytes)}`, icon: 'file', contextValue: 'spillway:remoteBlob', collapsible: false };
+    }
+    case 'remote-note':
+      return { id: `${base}|note:${node.note}`, label: node.text, icon: node.note === 'error' ? 'error' : node.note === 'more' ? 'ellipsis' : 'info', contextValue: `spillway:remoteNote`, collapsible: false, ...(node.note === 'error' ? { tooltip: node.text } : {}) };
+  }
+}
+
+/** The parent row (for reveal): a blob's session, a session's agent, an agent's root. */
+export function remoteParent(node: RemoteNode): RemoteNode | undefined {
+  switch (node.kind) {
+    case 'remote-root':
+      return undefined;
+    case 'remote-note':
+      return { kind: 'remote-root', root: node.root };
+    case 'remote-agent':
+      return { kind: 'remote-root', root: node.root };
+    case 'remote-session':
+      return agentsOf(node.root).find((a) => a.agent === node.session.agent);
+    case 'remote-blob': {
+      const session = node.root.listed().find((s) => s.blobs.includes(node.blob));
+      return session && { kind: 'remote-session', root: node.root, session };
+    }
+  }
+}
+
+// ---- the read-only documents of remote slices ------------------------------
+
+export const REMOTE_SCHEME = 'spillway-s3';
+
+/** Lines a remote blob opens at when none are asked for. */
+export const REMOTE_FIRST_LINES = 2000;
+
+export interface RemoteSliceRequest {
+  root: string;
+  key: string;
+  size: number;
+  range: LineRange;
+}
+
+/** The URI's parts: the path names the blob and the lines in the tab; the query carries the data. */
+export function remoteSliceUriParts(req: RemoteSliceRequest): { scheme: string; path: string; query: string } {
+  const name = req.key.slice(req.key.lastIndexOf('/') + 1);
+  const query = new URLSearchParams({ root: req.root, key: req.key, size: String(req.size), start: String(req.range.start), end: String(req.range.end) }).toString();
+  return { scheme: REMOTE_SCHEME, path: `/${name} (lines ${req.range.start}-${req.range.end})`, query };
+}
+
+export function parseRemoteSliceQuery(query: string): RemoteSliceRequest | undefined {
+  const q = new URLSearchParams(query);
+  const root = q.get('root');
+  const key = q.get('key');
+  const [size, start, end] = ['size', 'start', 'end'].map((k) => Number(q.get(k)));
+  if (!root || !key || !Number.isSafeInteger(size) || size! < 0 || !Number.isInteger(start) || !Number.isInteger(end) || start! < 1 || end! < start!) return undefined;
+  return { root, key, size: size!, range: { start: start!, end: end! } };
+}
+
+/** Lines above a slice's text (the editor's line N+HEADER is the blob's line start+N-1). */
+export const REMOTE_HEADER_LINES = 2;
+
+/** What the slice's document holds: a header saying which lines of which object, then the lines. */
+export async function remoteSliceText(roots: RemoteRoots, req: RemoteSliceRequest): Promise<{ text: string; slice: RemoteSlice }> {
+  const root = roots.byUrl(req.root);
+  // Only configured roots are read, and only keys under their prefix: a crafted URI reads nothing else.
+  if (!root?.loc || !req.key.startsWith(root.loc.prefix)) throw new Error(`${req.key}: not under a configured remote root`);
+  const slice = await root.readLines(req.key, req.size, req.range);
+  const last = slice.endedAt ?? req.range.end;
+  const url = s3Url({ bucket: root.loc.bucket, prefix: '' }, req.key);
+  if (last < req.range.start) throw new Error(`${url} has ${last} lines; line ${req.range.start} is past its end`);
+  const header = `# Spillway: lines ${req.range.start}-${last} of ${url} (${formatBytes(req.size)}; read by ranged GETs, ${formatBytes(slice.bytesRead)} fetched; read-only)`;
+  return { text: `${header}\n\n${slice.data.toString('utf8')}`, slice };
+}

@@ -1,0 +1,159 @@
+// The Spills tree's remote roots (src/extension/remoteModel.ts) against a real Ceph RGW: a root lists agents,
+// sessions and blobs a page of sessions at a time, a failing bucket or endpoint is a row saying what failed, and a
+// blob's line range is read by ranged GETs, not downloaded.
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../../../src/extension/settings';
+import {
+  parseRemoteSliceQuery,
+  remoteChildren,
+  remoteParent,
+  remoteRow,
+  remoteSliceText,
+  remoteSliceUriParts,
+  remoteTopNodes,
+  RemoteRoots,
+  type RemoteNode,
+} from '../../../src/extension/remoteModel';
+import { freePort, startRgw, type Rgw } from '../../s3/rgw';
+
+const BUCKET = 'tree-spills';
+const ROOT = `s3://${BUCKET}/team/ci`;
+let rgw: Rgw;
+
+/** Lines `line N ...` numbered from 1, about 60 bytes each. */
+function numbered(count: number): string {
+  return Array.from({ length: count }, (_, i) => `line ${i + 1} ${'x'.repeat(50)}\n`).join('');
+}
+
+const BIG_LINES = 100_000;
+const objects: Record<string, string> = {
+  'team/ci/claude-code/s-1/aaa.txt': numbered(10),
+  'team/ci/claude-code/s-1/aaa.json': '{"tool":"Bash"}',
+  'team/ci/claude-code/s-2/bbb.txt': numbered(BIG_LINES),
+  'team/ci/codex/s-3/ccc.txt': 'only line, no newline',
+  'team/ci/codex/s-3/transcript.jsonl': '{}\n',
+  // Beside the prefix and off the layout: neither is listed.
+  'team/other/claude-code/s-9/zzz.txt': 'elsewhere\n',
+  'team/ci/README': 'not a blob\n',
+};
+
+async function kids(node: RemoteNode): Promise<RemoteNode[]> {
+  return remoteChildren(node);
+}
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  await rgw.createBucket(BUCKET);
+  const c = rgw.client();
+  for (const [Key, Body] of Object.entries(objects)) await c.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body }));
+});
+afterAll(async () => {
+  await rgw?.stop();
+});
+
+describe('remote roots in the Spills tree (real RGW)', () => {
+  it('reads spillway.remoteRoots: s3:// entries only, trimmed', () => {
+    const s = readSettings(<T>(k: string) => (k === 'remoteRoots' ? ([' s3://b-1/p ', '/tmp/x', 3, 's3://b-2'] as T) : undefined));
+    expect(s.remoteRoots).toEqual(['s3://b-1/p', 's3://b-2']);
+    expect(readSettings(() => undefined).remoteRoots).toEqual([]);
+  });
+
+  it('lists agents, sessions and blobs under the prefix, a page of sessions at a time', async () => {
+    const roots = new RemoteRoots(() => rgw.client(), 2);
+    expect(roots.sync([ROOT])).toBe(true);
+    expect(roots.sync([ROOT])).toBe(false);
+    const [top] = remoteTopNodes(roots);
+    expect(remoteRow(top!)).toMatchObject({ label: ROOT, icon: 'cloud', contextValue: 'spillway:remoteRoot', collapsible: true });
+
+    // First page: two sessions, both of claude-code, then a "Show more" row.
+    let rows = await kids(top!);
+    expect(rows.map((r) => remoteRow(r).label)).toEqual(['claude-code', 'Show 2 more sessions']);
+    expect(rows[1]).toMatchObject({ kind: 'remote-note', note: 'more' });
+    await top!.root.loadMore();
+    rows = await kids(top!);
+    expect(rows.map((r) => remoteRow(r).label)).toEqual(['claude-code', 'codex']);
+    expect(top!.root.more).toBe(false);
+
+    const sessions = await kids(rows[0]!);
+    expect(sessions.map((r) => remoteRow(r).label)).toEqual(['s-1', 's-2']);
+    const blobs = await kids(sessions[1]!);
+    expect(blobs).toHaveLength(1);
+    const blob = blobs[0]!;
+    expect(blob).toMatchObject({ kind: 'remote-blob', blob: { key: 'team/ci/claude-code/s-2/bbb.txt', bytes: Buffer.byteLength(objects['team/ci/claude-code/s-2/bbb.txt']!), agent: 'claude-code', sessionId: 's-2' } });
+    expect(remoteRow(blob)).toMatchObject({ label: 'bbb.txt', contextValue: 'spillway:remoteBlob', collapsible: false });
+    // Rows have parents for reveal, and ids that differ.
+    expect(remoteParent(blob)).toMatchObject({ kind: 'remote-session', session: { id: 's-2' } });
+    expect(remoteParent(sessions[1]!)).toMatchObject({ kind: 'remote-agent', agent: 'claude-code' });
+    const ids = [top!, ...rows, ...sessions, blob].map((r) => remoteRow(r).id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The transcript's copy and the record are no blobs; keys beside the prefix are not listed.
+    const codexBlobs = await kids((await kids(rows[1]!))[0]!);
+    expect(codexBlobs.map((r) => remoteRow(r).label)).toEqual(['ccc.txt']);
+    expect(top!.root.listed().flatMap((s) => s.blobs.map((b) => b.key))).not.toContain('team/other/claude-code/s-9/zzz.txt');
+
+    // Refresh lists from the first page again.
+    roots.resetAll();
+    expect(top!.root.loaded).toBe(false);
+    expect((await kids(top!)).map((r) => remoteRow(r).label)).toEqual(['claude-code', 'Show 2 more sessions']);
+    roots.dispose();
+  });
+
+  it('opens a line range by ranged GETs: the lines asked for, a small part of the object read', async () => {
+    const roots = new RemoteRoots(() => rgw.client());
+    roots.sync([ROOT]);
+    const key = 'team/ci/claude-code/s-2/bbb.txt';
+    const size = Buffer.byteLength(objects[key]!);
+    const parts = remoteSliceUriParts({ root: ROOT, key, size, range: { start: 50_000, end: 50_002 } });
+    expect(parts.path).toBe('/bbb.txt (lines 50000-50002)');
+    const req = parseRemoteSliceQuery(parts.query)!;
+    const { text, slice } = await remoteSliceText(roots, req);
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(/^# Spillway: lines 50000-50002 of s3:\/\/tree-spills\/team\/ci\/claude-code\/s-2\/bbb\.txt/);
+    expect(lines[1]).toBe('');
+    expect(lines.slice(2, 5).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['line 50000', 'line 50001', 'line 50002']);
+    // No line index (no record with one): read from the start up to the range, a window at a time, not the whole object.
+    expect(slice.bytesRead).toBeLessThan(size);
+
+    // The last line without its newline, and a range past the end.
+    const tail = await remoteSliceText(roots, { root: ROOT, key: 'team/ci/codex/s-3/ccc.txt', size: 21, range: { start: 1, end: 5 } });
+    expect(tail.text.split('\n')[0]).toMatch(/lines 1-1 of/);
+    expect(tail.text.split('\n')[2]).toBe('only line, no newline');
+    await expect(remoteSliceText(roots, { root: ROOT, key, size, range: { start: BIG_LINES + 5, end: BIG_LINES + 9 } })).rejects.toThrow(`has ${BIG_LINES} lines`);
+    roots.dispose();
+  });
+
+  it('reads only configured roots and keys under their prefix', async () => {
+    const roots = new RemoteRoots(() => rgw.client());
+    roots.sync([ROOT]);
+    await expect(remoteSliceText(roots, { root: ROOT, key: 'team/other/claude-code/s-9/zzz.txt', size: 10, range: { start: 1, end: 1 } })).rejects.toThrow('not under a configured remote root');
+    await expect(remoteSliceText(roots, { root: `s3://${BUCKET}/team/other`, key: 'team/other/claude-code/s-9/zzz.txt', size: 10, range: { start: 1, end: 1 } })).rejects.toThrow('not under a configured remote root');
+    expect(parseRemoteSliceQuery('root=s3://b/p&key=k&size=1&start=3&end=2')).toBeUndefined();
+    roots.dispose();
+  });
+
+  it('a missing bucket, a dead endpoint and a malformed URL are rows saying so, not thrown errors', async () => {
+    const port = await freePort();
+    const dead = () =>
+      new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey } });
+    const live = new RemoteRoots(() => rgw.client());
+    live.sync(['s3://no-such-bucket/p', 's3://Bad_Bucket/p', ROOT]);
+    const [missing, malformed, good] = remoteTopNodes(live);
+    const missingRows = await kids(missing!);
+    expect(missingRows).toHaveLength(1);
+    expect(missingRows[0]).toMatchObject({ kind: 'remote-note', note: 'error' });
+    expect(remoteRow(missingRows[0]!).label).toMatch(/listing s3:\/\/no-such-bucket\/p: the bucket does not exist/);
+    expect(remoteRow(missing!).description).toBe('failed');
+    expect(remoteRow((await kids(malformed!))[0]!).label).toMatch(/not a valid bucket name/);
+    // The others still list.
+    expect((await kids(good!)).map((r) => remoteRow(r).label)).toEqual(['claude-code', 'codex']);
+    live.dispose();
+
+    const down = new RemoteRoots(dead);
+    down.sync([ROOT]);
+    const rows = await kids(remoteTopNodes(down)[0]!);
+    expect(rows[0]).toMatchObject({ kind: 'remote-note', note: 'error' });
+    expect(remoteRow(rows[0]!).label).toMatch(/nothing answers at the endpoint/);
+    down.dispose();
+  });
+});
