@@ -125,7 +125,13 @@ export class SpillTreeProvider extends Disposable implements vscode.TreeDataProv
       if (agents.length === 0) this.service.rowsShown();
       return [...agents, ...remote];
     }
-    if (isRemoteNode(node)) return remoteChildren(node);
+    if (isRemoteNode(node)) {
+      const firstPage = node.kind === 'remote-root' && !node.root.loaded;
+      const children = await remoteChildren(node);
+      // The root's own row counts what its first page listed: redraw it (its children are listed now, once).
+      if (firstPage) this.changed.fire(node);
+      return children;
+    }
     if (node.kind === 'agent') {
       // The first rows are on their way to the screen: the check of the index may start (see CatalogService).
       this.service.rowsShown();
