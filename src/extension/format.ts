@@ -3,7 +3,8 @@
 import { isoTime } from '../spill/iso-time';
 
 export { formatBytes } from '../common/format-bytes';
-export { formatCount } from '../common/format-count';
+import { formatCount } from '../common/format-count';
+export { formatCount };
 export { compactArgs, truncate } from '../common/one-line';
 
 /** A count as "12.3k" / "1.2M": chart labels, and blob counts a narrow row must keep short. */
@@ -32,4 +33,14 @@ export function shortId(id: string): string {
   const uuid = /^([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(id);
   if (uuid) return uuid[1]!;
   return id.length <= 12 ? id : `${id.slice(0, 12)}…`;
+}
+
+/** "1 blob", "2,500 blobs", "100k blobs" (an agent row in a 300 px side bar still shows its size). */
+export function blobCount(n: number): string {
+  return `${n < 10_000 ? formatCount(n) : formatCompact(n)} blob${n === 1 ? '' : 's'}`;
+}
+
+/** "1 session", "3 sessions". */
+export function sessionCount(n: number): string {
+  return `${formatCount(n)} session${n === 1 ? '' : 's'}`;
 }

@@ -8,7 +8,7 @@ import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/re
 import { readRemoteLines, type RemoteSlice } from '../catalog/remote/s3-slice';
 import { describeS3Error, newS3Client } from '../spill/remote/s3-client';
 import { parseS3Url, s3Url, type S3Location } from '../spill/remote/s3-location';
-import { formatBytes, formatCount } from './format';
+import { blobCount, formatBytes, sessionCount } from './format';
 import type { LineRange } from './lineRange';
 
 /** Sessions a remote root lists at first, and how many more each "Show more" row adds. */
@@ -211,12 +211,12 @@ export function remoteRow(node: RemoteNode): RemoteRow {
       const sessions = node.root.listed();
       const blobs = sessions.reduce((n, s) => n + s.blobs.length, 0);
       const bytes = sessions.reduce((n, s) => n + s.bytes, 0);
-      const description = node.root.error !== undefined ? 'failed' : node.root.loaded ? `${formatCount(blobs)} blobs · ${formatBytes(bytes)}${node.root.more ? ' so far' : ''}` : 'bucket';
+      const description = node.root.error !== undefined ? 'failed' : node.root.loaded ? `${blobCount(blobs)} · ${formatBytes(bytes)}${node.root.more ? ' so far' : ''}` : 'bucket';
       return { id: base, label: node.root.url, description, tooltip: `Remote root ${node.root.url}`, icon: 'cloud', contextValue: 'spillway:remoteRoot', collapsible: true };
     }
     case 'remote-agent': {
       const blobs = node.sessions.reduce((n, s) => n + s.blobs.length, 0);
-      return { id: `${base}|agent:${node.agent}`, label: node.agent, description: `${node.sessions.length} sessions · ${formatCount(blobs)} blobs`, icon: 'hubot', contextValue: 'spillway:remoteAgent', collapsible: true };
+      return { id: `${base}|agent:${node.agent}`, label: node.agent, description: `${sessionCount(node.sessions.length)} · ${blobCount(blobs)}`, icon: 'hubot', contextValue: 'spillway:remoteAgent', collapsible: true };
     }
     case 'remote-session': {
       const s = node.session;
@@ -224,7 +224,7 @@ export function remoteRow(node: RemoteNode): RemoteRow {
       return {
         id: `${base}|session:${s.agent}/${s.id}`,
         label: s.id,
-        description: `${s.blobs.length} blobs · ${formatBytes(s.bytes)}`,
+        description: `${blobCount(s.blobs.length)} · ${formatBytes(s.bytes)}`,
         tooltip: `${s.agent} session ${s.id}\n${s.blobs.length} blobs, ${formatBytes(s.bytes)}${newest ? `\nlast written ${new Date(newest).toISOString()}` : ''}`,
         icon: 'history',
         contextValue: 'spillway:remoteSession',

@@ -4,7 +4,7 @@
 
 import { SOURCE_LABELS } from '../catalog/sources/names';
 import type { BlobInfo, SessionInfo, SourceName } from '../catalog/types';
-import { compactArgs, formatAge, formatBytes, formatCompact, formatCount, shortId, truncate } from './format';
+import { blobCount, compactArgs, formatAge, formatBytes, formatCompact, formatCount, shortId, truncate } from './format';
 import { remoteRow, type RemoteNode } from './remoteModel';
 import { toolIcon } from './toolKind';
 
@@ -205,10 +205,6 @@ export function agentDescription(sessions: readonly SessionNode[]): string {
   return `${blobCount(blobs)} · ${formatBytes(bytes)}`;
 }
 
-/** "1 blob", "2,500 blobs", "100k blobs" (an agent row in a 300 px side bar still shows its size). */
-function blobCount(n: number): string {
-  return `${n < 10_000 ? formatCount(n) : formatCompact(n)} blob${n === 1 ? '' : 's'}`;
-}
 
 export function blobIcon(blob: BlobInfo): string {
   if (blob.kind === 'mcp') return 'plug';

@@ -1,0 +1,126 @@
+// A bucket in the Spills tree, in a real VS Code (code-server + Chromium, the packaged .vsix) against a real Ceph
+// RGW: `spillway.remoteRoots` shows the s3:// root as a top row beside the local agents, its agents, sessions and
+// blobs listed under it, and a remote blob opens read-only at a line range read by ranged GETs.
+// Screenshots: test-results/e2e-remote/.
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startRgw, type Rgw } from '../s3/rgw';
+import { installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
+
+const repo = path.resolve(__dirname, '../..');
+const shots = path.join(repo, 'test-results', 'e2e-remote');
+const BUCKET = 'team-spills';
+const ROOT = `s3://${BUCKET}/ci`;
+const LINES = 80_000;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-remote-'));
+let rgw: Rgw | undefined;
+let server: CodeServer | undefined;
+let browser: Browser | undefined;
+let wb: Workbench;
+
+/** One local Claude Code session with one spilled Bash output: the local agent beside the remote root. */
+function writeLocalSession(home: string): void {
+  const id = '11111111-2222-4333-8444-555555555555';
+  const project = path.join(home, '.claude', 'projects', '-home-dev-app');
+  const folder = path.join(project, id, 'tool-results');
+  fs.mkdirSync(folder, { recursive: true });
+  const toolUseId = 'toolu_local000001';
+  const blob = path.join(folder, `${toolUseId}.txt`);
+  fs.writeFileSync(blob, 'local build line\n'.repeat(300));
+  const base = { sessionId: id, cwd: '/home/dev/app', isSidechain: false, timestamp: new Date().toISOString() };
+  const lines = [
+    { ...base, type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: toolUseId, name: 'Bash', input: { command: 'make' } }], usage: { input_tokens: 10, output_tokens: 5 } } },
+    { ...base, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: `<persisted-output>\nFull output saved to: ${blob}\n</persisted-output>` }] } },
+  ];
+  fs.writeFileSync(path.join(project, `${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+}
+
+beforeAll(async () => {
+  fs.rmSync(shots, { recursive: true, force: true });
+  fs.mkdirSync(shots, { recursive: true });
+  rgw = await startRgw();
+  await rgw.createBucket(BUCKET);
+  const c = rgw.client();
+  const body = Array.from({ length: LINES }, (_, i) => `ci step ${i + 1} <b>not html</b> ${'.'.repeat(i % 30)}\n`).join('');
+  await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/claude-code/run-412/4f2a.txt', Body: body }));
+  await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/codex/run-413/9b1c.txt', Body: 'short\n' }));
+
+  const setup = JSON.parse(execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { node24: string; codeServer: string };
+  const home = path.join(tmp, 'home');
+  writeLocalSession(home);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLAUDE_|PI_|XDG_|GEMINI|OPENCODE|SPILLWAY|AWS_|TMPDIR$|TMP$|TEMP$)/.test(k)));
+  // The bucket's endpoint and keys reach the extension the SDK's usual way: the environment VS Code runs in.
+  const env = { ...clean, ...rgw.env, HOME: home, TMPDIR: path.join(home, 'tmp'), XDG_CACHE_HOME: path.join(home, '.cache'), XDG_STATE_HOME: path.join(home, '.local', 'state'), XDG_DATA_HOME: path.join(home, '.local', 'share') };
+  fs.mkdirSync(env.TMPDIR, { recursive: true });
+  execFileSync('npm', ['run', '--silent', 'package'], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = { node: setup.node24, entry: setup.codeServer, extensionsDir: path.join(tmp, 'extensions'), userDataDir: path.join(tmp, 'user-data'), env };
+  installVsix(base, path.join(repo, 'spillway.vsix'));
+  const folder = path.join(tmp, 'workspace');
+  fs.mkdirSync(folder);
+  server = await startCodeServer({ ...base, folder, settings: { ...WORKBENCH_SETTINGS, 'spillway.remoteRoots': [ROOT] } });
+  browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  wb = new Workbench(page, shots);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await rgw?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // an exiting extension host may still write there
+});
+
+const exact = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
+it('shows the bucket as a root beside the local agents and opens a remote blob at a line range', async () => {
+  await wb.openSpillway();
+  // Beside the local agent: the remote root, a top row of its own.
+  await wb.row(exact('Claude Code')).waitFor({ state: 'visible', timeout: 60_000 });
+  const root = wb.row(exact(ROOT));
+  await root.waitFor({ state: 'visible', timeout: 60_000 });
+  const top = (await wb.treeRows()).filter((r) => r.level === 1).map((r) => r.label);
+  expect(top).toEqual(expect.arrayContaining(['Claude Code', ROOT]));
+
+  // Its agents, a session, a blob.
+  await root.click();
+  await wb.row(exact('claude-code')).waitFor({ state: 'visible', timeout: 30_000 });
+  await wb.row(exact('codex')).waitFor({ state: 'visible' });
+  await wb.row(exact('claude-code')).click();
+  await wb.row(exact('run-412')).click();
+  const blob = wb.row(exact('4f2a.txt'));
+  await blob.waitFor({ state: 'visible' });
+  await waitFor(async () => (await wb.treeRows()).find((r) => r.label === ROOT)?.description.includes('2 blobs'), 'the root row counting its blobs');
+  await wb.screenshot('remote-root-in-tree');
+
+  // Open at a line range: only those lines, read-only, the range selected below the header.
+  await wb.contextMenu(blob, 'Open at Line Range...');
+  await wb.answerInput('40000-40009');
+  const tab = wb.page.locator('.tabs-container .tab', { hasText: '4f2a.txt (lines 40000-40009)' });
+  await tab.waitFor({ state: 'visible', timeout: 30_000 });
+  const text = wb.page.locator('.editor-instance .view-lines');
+  // The editor draws spaces as no-break spaces.
+  const shownText = async () => ((await text.textContent()) ?? '').replace(/\u00a0/g, ' ');
+  await waitFor(async () => (await shownText()).includes('ci step 40000'), 'the slice in the editor');
+  const shown = await shownText();
+  // Markup in the output is text, never rendered.
+  expect(shown).toContain('<b>not html</b>');
+  expect(shown).not.toContain('ci step 39999 ');
+  expect(shown).not.toContain('ci step 40010 ');
+  // The ten lines selected, as VS Code counts them (characters, newlines between them).
+  const slice = Array.from({ length: 10 }, (_, k) => `ci step ${40000 + k} <b>not html</b> ${'.'.repeat((39999 + k) % 30)}`);
+  const status = await wb.selectionStatus();
+  expect(status).toContain(`Col ${slice[9]!.length + 1} `);
+  expect(status.replace(/,/g, '')).toContain(`(${slice.join('\n').length} selected)`);
+  // Read-only: typing changes nothing.
+  await wb.page.keyboard.type('x');
+  expect(await wb.page.locator('.tabs-container .tab.dirty').count()).toBe(0);
+  await wb.screenshotThemes('remote-blob-at-range');
+}, 300_000);
