@@ -35,6 +35,8 @@ export interface OpencodeEvent {
 export class OpencodeCallRecorder {
   private readonly messages = new Map<string, MessageFacts>();
   private readonly written = new Set<string>();
+  /** Session folders already made private: later lines are appended at once, with no await before the write. */
+  private readonly ready = new Set<string>();
 
   constructor(
     private readonly root: string,
@@ -89,7 +91,12 @@ export class OpencodeCallRecorder {
     // A message of several steps: each step's line names only the tool calls made since the previous one.
     facts.tools.clear();
     const dir = path.join(this.root, sanitizeSegment(part.sessionID));
-    await this.ensureFolder(dir);
+    // `opencode run` exits as soon as the session is idle, right after the last step's event: a line written
+    // behind an await could be lost, so the folder is made only once.
+    if (!this.ready.has(dir)) {
+      await this.ensureFolder(dir);
+      this.ready.add(dir);
+    }
     appendLineSync(path.join(dir, CALLS_FILE), JSON.stringify(line));
   }
 }
