@@ -7,6 +7,8 @@ export interface Proxy {
   endpoint: string;
   bytesOut: number;
   requests: number;
+  /** Path of each PUT passed on (its query cut off): a simple upload or one part of a multipart one. */
+  puts: string[];
   /** Requests still to answer with 503. */
   fail503: number;
   close(): Promise<void>;
@@ -14,7 +16,7 @@ export interface Proxy {
 
 export async function startProxy(target: string): Promise<Proxy> {
   const to = new URL(target);
-  const state = { bytesOut: 0, requests: 0, fail503: 0 };
+  const state = { bytesOut: 0, requests: 0, fail503: 0, puts: [] as string[] };
   const server = http.createServer((req, res) => {
     state.requests++;
     if (state.fail503 > 0) {
@@ -23,6 +25,7 @@ export async function startProxy(target: string): Promise<Proxy> {
       res.writeHead(503, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
       return;
     }
+    if (req.method === 'PUT') state.puts.push((req.url ?? '').split('?')[0]!);
     const up = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
       upRes.on('data', (chunk: Buffer) => {

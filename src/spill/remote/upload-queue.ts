@@ -67,12 +67,18 @@ export async function enqueueTranscript(dir: string, item: PendingTranscript): P
 /** Transcript entries sort after blob entries (hex names). */
 const TRANSCRIPT_PREFIX = 'transcript-';
 
+export function isTranscriptEntry(name: string): boolean {
+  return name.startsWith(TRANSCRIPT_PREFIX);
+}
+
+/** Written beside its name, then linked into place: an uploader never reads an entry half written (EEXIST kept). */
 async function writeEntry(dir: string, name: string, item: PendingUpload): Promise<void> {
-  const handle = await fsp.open(path.join(dir, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+  const temp = path.join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+  await fsp.writeFile(temp, JSON.stringify(item) + '\n', { flag: 'wx', mode: 0o600 });
   try {
-    await handle.writeFile(JSON.stringify(item) + '\n');
+    await fsp.link(temp, path.join(dir, name));
   } finally {
-    await handle.close();
+    await fsp.rm(temp, { force: true });
   }
 }
 

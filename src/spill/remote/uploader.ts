@@ -1,20 +1,26 @@
 // Drains the upload queue: each pending blob is copied to its content-addressed
 // key (HeadObject first: a copy already there, from a run killed after its
 // upload, is not sent again), its manifest record put beside it, and only then
-// is the queue entry removed. One uploader at a time (a lock file naming its
-// pid); an error stops the drain and leaves the rest queued for the next run.
+// is the queue entry removed. Several copies go up at once; a session's
+// transcript goes after the blobs listed with it. One uploader at a time
+// (queue-lock.ts); it takes what is queued while it runs too, so an entry whose
+// own uploader found the lock held is not left for a later run. An error stops
+// the drain and leaves the rest queued for the next run.
 import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';
-import * as path from 'node:path';
+import type { Readable } from 'node:stream';
 import { LineIndexer } from './line-index';
+import { takeQueueLock } from './queue-lock';
 import { blobKeys, parseS3Url, transcriptKey } from './s3-location';
 import { describeS3Error } from './s3-client';
-import { ensureQueueDir, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
+import { ensureQueueDir, isTranscriptEntry, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
 
 /** Multipart above this (S3's minimum part is 5 MiB); parts in flight at once: memory stays under 4 x 8 MiB. */
 export const PART_BYTES = 8 << 20;
 export const PARTS_IN_FLIGHT = 4;
+/** Queue entries copied at once: small blobs are round trips, not bandwidth. A big one holds PARTS_IN_FLIGHT parts. */
+export const COPIES_IN_FLIGHT = 8;
 
 export interface DrainResult {
   uploaded: number;
@@ -30,33 +36,71 @@ export interface DrainResult {
   busy?: boolean;
 }
 
-const LOCK = 'uploader.lock';
-
 export async function drainUploads(dir: string, client: S3Client): Promise<DrainResult> {
   const result: DrainResult = { uploaded: 0, present: 0, dropped: 0, pending: 0 };
   await ensureQueueDir(dir);
-  const release = await takeLock(dir);
-  if (!release) return { ...result, busy: true, pending: (await pendingNames(dir)).length };
-  try {
-    const names = await pendingNames(dir);
-    for (let i = 0; i < names.length; i++) {
-      const item = await readPending(dir, names[i]!);
-      if (!item) continue;
-      let outcome: 'uploaded' | 'present' | 'dropped';
-      try {
-        outcome = await copyOne(client, item);
-      } catch (err) {
-        result.error = describeS3Error(err, `uploading ${item.file} to ${item.store}`);
-        result.pending = names.length - i;
-        return result;
-      }
-      result[outcome]++;
-      await removePending(dir, names[i]!);
+  /** Entries this run took up and left (unreadable, or not copied): not taken up again. */
+  const tried = new Set<string>();
+  let took = false;
+  for (;;) {
+    const release = await takeQueueLock(dir);
+    if (!release) {
+      result.busy = !took;
+      break;
     }
-    return result;
-  } finally {
-    await release();
+    took = true;
+    try {
+      await drainListed(dir, client, result, tried);
+    } finally {
+      await release();
+    }
+    // An entry queued after the last listing, whose own uploader found the lock held, is still this run's.
+    if (result.error || !(await pendingNames(dir)).some((n) => !tried.has(n))) break;
   }
+  result.pending = (await pendingNames(dir)).length;
+  return result;
+}
+
+/** Copies what the queue lists, listing again until nothing new is there: blobs first, then transcripts. */
+async function drainListed(dir: string, client: S3Client, result: DrainResult, tried: Set<string>): Promise<void> {
+  for (;;) {
+    const names = (await pendingNames(dir)).filter((n) => !tried.has(n));
+    if (names.length === 0) return;
+    // Two entries of one content (the same output spilled twice) go one after the other: the second finds the
+    // first's copy there and is not sent again.
+    const sameKey = new Map<string, Promise<unknown>>();
+    for (const batch of [names.filter((n) => !isTranscriptEntry(n)), names.filter(isTranscriptEntry)]) {
+      await inParallel(batch, COPIES_IN_FLIGHT, async (name) => {
+        tried.add(name);
+        const item = await readPending(dir, name);
+        if (!item) return true;
+        const key = JSON.stringify([item.store, item.agent, item.sessionId, item.kind ?? item.sha256]);
+        const copy = (sameKey.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => copyOne(client, item));
+        sameKey.set(key, copy);
+        try {
+          result[await copy]++;
+        } catch (err) {
+          result.error ??= describeS3Error(err, `uploading ${item.file} to ${item.store}`);
+          return false;
+        }
+        await removePending(dir, name);
+        // Done: a transcript entry of this name queued again later is a new request (it grew since).
+        tried.delete(name);
+        return true;
+      });
+      if (result.error) return;
+    }
+  }
+}
+
+/** Runs `work` over `items`, `limit` at a time; once one returns false no new item is started. */
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<boolean>): Promise<void> {
+  let next = 0;
+  let stopped = false;
+  const worker = async () => {
+    while (!stopped && next < items.length) if (!(await work(items[next++]!))) stopped = true;
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded' | 'present' | 'dropped'> {
@@ -77,13 +121,7 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded
       if (present) {
         for await (const _ of indexed);
       } else {
-        await new Upload({
-          client,
-          params: { Bucket: loc.bucket, Key: keys.blob, Body: indexed, ContentLength: item.bytes, ContentType: 'text/plain; charset=utf-8' },
-          partSize: PART_BYTES,
-          queueSize: PARTS_IN_FLIGHT,
-          leavePartsOnError: false,
-        }).done();
+        await streamUp(client, loc.bucket, keys.blob, indexed, item.bytes, 'text/plain; charset=utf-8');
       }
     } finally {
       await handle.close();
@@ -117,17 +155,17 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<'u
     if ((await sizeAt(client, loc.bucket, key)) === st.size) return 'present';
     // Only the bytes there now: lines the agent appends meanwhile go up with the next entry.
     const body = st.size > 0 ? createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: st.size - 1 }) : '';
-    await new Upload({
-      client,
-      params: { Bucket: loc.bucket, Key: key, Body: body, ContentLength: st.size, ContentType: 'application/x-ndjson' },
-      partSize: PART_BYTES,
-      queueSize: PARTS_IN_FLIGHT,
-      leavePartsOnError: false,
-    }).done();
+    await streamUp(client, loc.bucket, key, body, st.size, 'application/x-ndjson');
     return 'uploaded';
   } finally {
     await handle.close();
   }
+}
+
+/** One object from a stream, in parts above PART_BYTES (lib-storage holds PARTS_IN_FLIGHT of them, never the whole). */
+async function streamUp(client: S3Client, bucket: string, key: string, body: Readable | string, bytes: number, type: string): Promise<void> {
+  const params = { Bucket: bucket, Key: key, Body: body, ContentLength: bytes, ContentType: type };
+  await new Upload({ client, params, partSize: PART_BYTES, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false }).done();
 }
 
 /** The object's size, or undefined when there is none. */
@@ -138,33 +176,5 @@ async function sizeAt(client: S3Client, bucket: string, key: string): Promise<nu
     const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
     if (e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404) return undefined;
     throw err;
-  }
-}
-
-/** The queue's lock, or undefined while a live process holds it (a dead holder's lock is taken over). */
-async function takeLock(dir: string): Promise<(() => Promise<void>) | undefined> {
-  const file = path.join(dir, LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await fsp.open(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => fsp.rm(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(await fsp.readFile(file, 'utf8').catch(() => ''));
-      if (holder > 0 && alive(holder)) return undefined;
-      await fsp.rm(file, { force: true });
-    }
-  }
-  return undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

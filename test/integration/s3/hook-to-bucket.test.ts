@@ -7,17 +7,15 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
+import { copyRealSession, hookInput, SESSION } from '../../s3/claude-session';
 import { startRgw, type Rgw } from '../../s3/rgw';
+import { uploadAll } from '../../s3/upload-all';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
 const BUCKET = 'hook-spills';
 const ROOT = `s3://${BUCKET}/team`;
-const SESSION = 'a8596db4-f8da-40c2-9db5-c17f7cb847a8';
-const FIXTURE_CONFIG = '/home/dev/.claude';
-const fixture = path.join(REAL_CLAUDE_FIXTURES, 'run2');
 let rgw: Rgw;
 let home: string;
 let config: string;
@@ -29,11 +27,7 @@ function cliRun(args: string[], extra: NodeJS.ProcessEnv = {}, input?: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const queued = () => (fs.existsSync(env.SPILLWAY_UPLOAD_QUEUE!) ? fs.readdirSync(env.SPILLWAY_UPLOAD_QUEUE!).filter((n) => n.endsWith('.pending.json')) : []);
-
-async function drained(): Promise<void> {
-  while (queued().length > 0 || fs.existsSync(path.join(env.SPILLWAY_UPLOAD_QUEUE!, 'uploader.lock'))) await new Promise((r) => setTimeout(r, 100));
-}
+const drained = () => uploadAll(env.SPILLWAY_UPLOAD_QUEUE!, () => cliRun(['upload'], env));
 
 async function keys(): Promise<Array<{ key: string; size: number }>> {
   const listed = await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'team/' }));
@@ -41,8 +35,7 @@ async function keys(): Promise<Array<{ key: string; size: number }>> {
 }
 
 function hook(event: string): void {
-  const input = fs.readFileSync(path.join(fixture, 'hook-stdin', event), 'utf8').split(FIXTURE_CONFIG).join(config);
-  const r = cliRun(['hook', 'claude-code'], env, input);
+  const r = cliRun(['hook', 'claude-code'], env, hookInput(event, config));
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain(`spillway show ${ROOT}/claude-code/${SESSION}/`);
 }
@@ -53,14 +46,7 @@ beforeAll(async () => {
   await rgw.createBucket(BUCKET);
   home = tempDir('spillway-s3hook-');
   config = path.join(home, '.claude');
-  const project = path.join(config, 'projects', '-home-dev-work');
-  const toolResults = path.join(project, SESSION, 'tool-results');
-  fs.mkdirSync(toolResults, { recursive: true });
-  transcriptFile = path.join(project, `${SESSION}.jsonl`);
-  fs.copyFileSync(path.join(fixture, 'projects', '-home-dev-work', `${SESSION}.jsonl`), transcriptFile);
-  for (const name of fs.readdirSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results'))) {
-    fs.copyFileSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results', name), path.join(toolResults, name));
-  }
+  ({ transcriptFile } = copyRealSession(config));
   const state = tempDir('spillway-s3hook-state-');
   env = { ...rgw.env, SPILLWAY_STORE: ROOT, XDG_STATE_HOME: state, SPILLWAY_UPLOAD_QUEUE: path.join(state, 'uploads') };
 }, 240_000);

@@ -1,11 +1,12 @@
 // `spillway spill --store s3://…` against a real Ceph RGW: the local blob and digest at once, a durable copy
 // in the bucket by the detached uploader, each blob uploaded once, and the queue kept through an outage.
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../../s3/proxy';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
@@ -96,5 +97,30 @@ describe('spill into s3://bucket/prefix (real RGW)', () => {
     const key = `outage/spillway/s3/${sha(text)}.txt`;
     expect((await rgw.client().send(new HeadObjectCommand({ Bucket: 'team-spills', Key: key }))).ContentLength).toBe(Buffer.byteLength(text));
     expect(cliRun(['upload'], env).stdout).toBe('uploaded 0, already there 0, local blob gone 0, still queued 0\n');
+  });
+
+  it('twelve spills at once: their detached uploaders leave nothing queued, and each copy goes up once', async () => {
+    const proxy = await startProxy(rgw.endpoint);
+    try {
+      const env = state({ SPILLWAY_STORE: 's3://team-spills/many', AWS_ENDPOINT_URL: proxy.endpoint });
+      // Six contents, each spilled twice: twelve queue entries, six objects.
+      const texts = Array.from({ length: 12 }, (_, i) => output(`many-${i % 6}`));
+      await Promise.all(
+        texts.map(
+          (text, i) =>
+            new Promise<void>((resolve, reject) => {
+              const child = execFile(process.execPath, [cli, 'spill', '--session', 'many', '--tool', 'Bash', '--call-id', `c${i}`], { env: { ...process.env, ...env } }, (err) => (err ? reject(err) : resolve()));
+              child.stdin!.end(text);
+            }),
+        ),
+      );
+      // No `spillway upload` here: the uploaders the spills started must take every entry between them.
+      await waitFor(() => queued(env).length === 0);
+      const want = [...new Set(texts)].map((t) => `/team-spills/many/spillway/many/${sha(t)}.txt`).sort();
+      expect(proxy.puts.filter((p) => p.endsWith('.txt')).sort()).toEqual(want);
+      for (const t of new Set(texts)) expect(await body(`many/spillway/many/${sha(t)}.txt`)).toBe(t);
+    } finally {
+      await proxy.close();
+    }
   });
 });

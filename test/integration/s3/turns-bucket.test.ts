@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_NAME, readManifest } from '../../../src/spill/manifest';
-import { REAL_CLAUDE_FIXTURES } from '../../fixtures/build-home';
+import { copyRealSession, hookInput, SESSION } from '../../s3/claude-session';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
@@ -16,8 +16,6 @@ const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
 const BUCKET = 'turns-spills';
 const ROOT = `s3://${BUCKET}/team`;
-const SESSION = 'a8596db4-f8da-40c2-9db5-c17f7cb847a8';
-const FIXTURE_CONFIG = '/home/dev/.claude';
 let rgw: Rgw;
 let home: string;
 let config: string;
@@ -36,21 +34,12 @@ beforeAll(async () => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
   home = tempDir('spillway-s3turns-');
   config = path.join(home, '.claude');
-  const project = path.join(config, 'projects', '-home-dev-work');
-  sessionDir = path.join(project, SESSION);
-  const toolResults = path.join(sessionDir, 'tool-results');
-  fs.mkdirSync(toolResults, { recursive: true });
-  const fixture = path.join(REAL_CLAUDE_FIXTURES, 'run2');
   // The recorded transcript, then a line that is not JSON and a torn last line: both skipped, here and in the bucket.
-  const transcript = fs.readFileSync(path.join(fixture, 'projects', '-home-dev-work', `${SESSION}.jsonl`), 'utf8') + 'not json at all\n{"type":"user","message":{"role":"us';
-  fs.writeFileSync(path.join(project, `${SESSION}.jsonl`), transcript);
-  // The files Claude Code persisted in the recorded run, which the hook reads.
-  for (const name of fs.readdirSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results'))) {
-    fs.copyFileSync(path.join(fixture, 'projects', '-home-dev-work', SESSION, 'tool-results', name), path.join(toolResults, name));
-  }
+  let transcriptFile: string;
+  ({ transcriptFile, sessionDir } = copyRealSession(config, 'not json at all\n{"type":"user","message":{"role":"us'));
+  const transcript = fs.readFileSync(transcriptFile, 'utf8');
   for (const event of ['hookstdin-1.json', 'hookstdin-2.json']) {
-    const input = fs.readFileSync(path.join(fixture, 'hook-stdin', event), 'utf8').split(FIXTURE_CONFIG).join(config);
-    const r = cliRun(['hook', 'claude-code'], {}, input);
+    const r = cliRun(['hook', 'claude-code'], {}, hookInput(event, config));
     expect(r.code, r.stderr).toBe(0);
   }
   // The hook's records name the files Claude Code persisted (it spills by reference): those travel.

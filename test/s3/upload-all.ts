@@ -1,0 +1,12 @@
+// Waits for a queue to be empty the way a user would make sure of it: `spillway upload` again until nothing is
+// queued. A detached uploader still at work makes it say "another upload is running"; an error fails at once.
+import { existsSync, readdirSync } from 'node:fs';
+
+export async function uploadAll(queue: string, upload: () => Promise<{ code: number | null; stdout: string; stderr: string }> | { code: number | null; stdout: string; stderr: string }): Promise<void> {
+  const queued = () => existsSync(queue) && readdirSync(queue).some((n) => n.endsWith('.pending.json'));
+  while (queued()) {
+    const r = await upload();
+    if (r.code !== 0) throw new Error(`spillway upload failed: ${r.stderr}`);
+    if (r.stdout.startsWith('another upload is running')) await new Promise((done) => setTimeout(done, 100));
+  }
+}
