@@ -1,14 +1,12 @@
 // Blobs are evidence: every editor the extension opens on one goes through
-// this read-only file system (`spillway-blob:` + the blob's path), registered
-// with `isReadonly`, so no keystroke, paste, format-on-save, auto-save or other
-// extension can write to it. Only files the catalog lists are served, read
+// this read-only file system (`spillway-blob:` + the blob's path). Only files the catalog lists are served, read
 // through the catalog's own checked open (no symlink, no folder swapped for
 // one on the way).
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { CatalogService } from './catalogService';
-import { Disposable } from './lifecycle';
+import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 import { parseSliceQuery, SLICE_SCHEME } from './sliceUri';
 
 export const BLOB_SCHEME = 'spillway-blob';
@@ -18,20 +16,17 @@ export function blobUri(file: string): vscode.Uri {
   return vscode.Uri.file(file).with({ scheme: BLOB_SCHEME });
 }
 
-const readOnly = (uri: vscode.Uri): never => {
-  throw vscode.FileSystemError.NoPermissions(`${uri.fsPath}: spilled output is read-only`);
-};
-
-export class BlobFileSystem extends Disposable implements vscode.FileSystemProvider {
-  private readonly changed = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
-  readonly onDidChangeFile = this.changed.event;
+export class BlobFileSystem extends ReadOnlyFileSystem {
   /** What each watched file was at its last look ("size:mtime", or "" when gone), to tell editors what changed. */
   private readonly watched = new Map<string, string>();
 
   constructor(private readonly service: CatalogService) {
-    super();
-    this.register(vscode.workspace.registerFileSystemProvider(BLOB_SCHEME, this, { isReadonly: true, isCaseSensitive: true }));
+    super(BLOB_SCHEME);
     this.register(service.onDidChange(() => this.recheck()));
+  }
+
+  protected override where(uri: vscode.Uri): string {
+    return uri.fsPath;
   }
 
   /** Opens a listed blob through the catalog's checked read; anything else is "not found". */
@@ -66,7 +61,7 @@ export class BlobFileSystem extends Disposable implements vscode.FileSystemProvi
     }
   }
 
-  watch(uri: vscode.Uri): vscode.Disposable {
+  override watch(uri: vscode.Uri): vscode.Disposable {
     const key = uri.fsPath;
     this.watched.set(key, this.stamp(key));
     return new vscode.Disposable(() => this.watched.delete(key));
@@ -104,25 +99,5 @@ export class BlobFileSystem extends Disposable implements vscode.FileSystemProvi
       return false;
     });
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
-  }
-
-  readDirectory(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.FileNotADirectory(uri);
-  }
-
-  createDirectory(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  writeFile(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  delete(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  rename(uri: vscode.Uri): never {
-    return readOnly(uri);
   }
 }

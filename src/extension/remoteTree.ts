@@ -2,8 +2,8 @@
 // documents are line ranges of remote blobs (read by ranged GETs, never the whole object), and the commands that
 // open one and list a root's next page. What rows say and how slices are read is in remoteModel.ts.
 import * as vscode from 'vscode';
-import { Disposable } from './lifecycle';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
+import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 import {
   parseRemoteSliceQuery,
   REMOTE_FIRST_LINES,
@@ -35,20 +35,13 @@ export function remoteSliceUri(node: RemoteBlobNode, range: LineRange): vscode.U
   return vscode.Uri.from(remoteSliceUriParts({ root: node.root.url, key: node.blob.key, size: node.blob.bytes, range }));
 }
 
-const readOnly = (uri: vscode.Uri): never => {
-  throw vscode.FileSystemError.NoPermissions(`${uri.path}: spilled output is read-only`);
-};
-
-/** Registered with `isReadonly`: no editor, paste or save can write through it. */
-export class RemoteSliceFileSystem extends Disposable implements vscode.FileSystemProvider {
-  private readonly changed = this.register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
-  readonly onDidChangeFile = this.changed.event;
+/** Slices of remote blobs, read once each (VS Code stats a document before it reads it). */
+export class RemoteSliceFileSystem extends ReadOnlyFileSystem {
   /** The last text read per URI: VS Code stats a document before reading it, and a slice is read once for both. */
   private readonly texts = new Map<string, Promise<Uint8Array>>();
 
   constructor(private readonly roots: RemoteRoots) {
-    super();
-    this.register(vscode.workspace.registerFileSystemProvider(REMOTE_SCHEME, this, { isReadonly: true, isCaseSensitive: true }));
+    super(REMOTE_SCHEME);
   }
 
   private read(uri: vscode.Uri): Promise<Uint8Array> {
@@ -78,30 +71,6 @@ export class RemoteSliceFileSystem extends Disposable implements vscode.FileSyst
 
   readFile(uri: vscode.Uri): Promise<Uint8Array> {
     return this.read(uri);
-  }
-
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => undefined);
-  }
-
-  readDirectory(uri: vscode.Uri): never {
-    throw vscode.FileSystemError.FileNotADirectory(uri);
-  }
-
-  createDirectory(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  writeFile(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  delete(uri: vscode.Uri): never {
-    return readOnly(uri);
-  }
-
-  rename(uri: vscode.Uri): never {
-    return readOnly(uri);
   }
 }
 
