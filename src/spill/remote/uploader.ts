@@ -6,7 +6,7 @@
 // (queue-lock.ts); it takes what is queued while it runs too, so an entry whose
 // own uploader found the lock held is not left for a later run. An error stops
 // the drain and leaves the rest queued for the next run.
-import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -129,6 +129,7 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded
   } else if (!present) {
     await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.blob, Body: '', ContentType: 'text/plain; charset=utf-8' }));
   }
+  if (item.bytes > PART_BYTES) await abortLeftovers(client, loc.bucket, keys.blob);
   const record = { ...item.record, agent: item.agent, lineIndex: indexer.index };
   await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify(record) + '\n', ContentType: 'application/json' }));
   return present ? 'present' : 'uploaded';
@@ -166,6 +167,21 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<'u
 async function streamUp(client: S3Client, bucket: string, key: string, body: Readable | string, bytes: number, type: string): Promise<void> {
   const params = { Bucket: bucket, Key: key, Body: body, ContentLength: bytes, ContentType: type };
   await new Upload({ client, params, partSize: PART_BYTES, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false }).done();
+}
+
+/**
+ * The parts a run killed mid-upload left of this key: the copy is whole now, so they are only cost. Best effort (a
+ * policy may not allow listing them); a lifecycle rule that aborts incomplete uploads is the backstop (docs/store.md).
+ */
+async function abortLeftovers(client: S3Client, bucket: string, key: string): Promise<void> {
+  try {
+    const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
+    for (const u of listed.Uploads ?? []) {
+      if (u.Key === key && u.UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: u.UploadId }));
+    }
+  } catch {
+    // Left to the bucket's lifecycle rule.
+  }
 }
 
 /** The object's size, or undefined when there is none. */

@@ -34,10 +34,12 @@ async function keys(): Promise<Array<{ key: string; size: number }>> {
   return (listed.Contents ?? []).map((o) => ({ key: o.Key!, size: o.Size! })).sort((a, b) => a.key.localeCompare(b.key));
 }
 
-function hook(event: string): void {
-  const r = cliRun(['hook', 'claude-code'], env, hookInput(event, config));
+/** The hook's answer to a recorded call (with `extra` settings): a digest naming the bucket's copy. */
+function hook(event: string, extra: NodeJS.ProcessEnv = {}): string {
+  const r = cliRun(['hook', 'claude-code'], { ...env, ...extra }, hookInput(event, config));
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toContain(`spillway show ${ROOT}/claude-code/${SESSION}/`);
+  return r.stdout;
 }
 
 beforeAll(async () => {
@@ -96,5 +98,17 @@ describe("Claude Code's hook into s3://bucket/prefix (real RGW)", () => {
     const transcript = after.find((k) => k.key.endsWith('/transcript.jsonl'))!;
     expect(transcript.size).toBe(fs.statSync(transcriptFile).size);
     expect(after.map((k) => k.key)).toEqual(before.map((k) => k.key));
+  });
+
+  it('with the endpoint down the hook answers as it does with it up; the next run sends what it queued, once', async () => {
+    const before = await keys();
+    const answer = hook('hookstdin-2.json');
+    await drained();
+    fs.appendFileSync(transcriptFile, JSON.stringify({ type: 'user', sessionId: SESSION, message: { role: 'user', content: 'while down' } }) + '\n');
+    expect(hook('hookstdin-2.json', { AWS_ENDPOINT_URL: 'http://127.0.0.1:9' })).toBe(answer);
+    await drained();
+    const after = await keys();
+    expect(after.map((k) => k.key)).toEqual(before.map((k) => k.key));
+    expect(after.find((k) => k.key.endsWith('/transcript.jsonl'))!.size).toBe(fs.statSync(transcriptFile).size);
   });
 });

@@ -1,10 +1,11 @@
-// Faults against a real RGW: 503s (through a proxy on 127.0.0.1), bad credentials, a bucket that does not exist.
+// Faults against a real RGW: 503s (through a proxy on 127.0.0.1), bad credentials, a bucket that does not exist,
+// the uploader killed with -9 mid-multipart, the endpoint gone mid-upload.
 // The spill's result prints at once each time; `spillway upload` says what failed and keeps the copy queued;
 // a later run uploads it, once.
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { execFileSync, spawn } from 'node:child_process';
+import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type Proxy } from '../../s3/proxy';
@@ -27,9 +28,10 @@ afterAll(async () => {
   await rgw?.stop();
 });
 
-function cliRun(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cliRun(args: string[], env: NodeJS.ProcessEnv, input = '', started?: (child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env } });
+    started?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -108,5 +110,74 @@ describe('upload faults (real RGW)', () => {
     expect(readdirSync(env.SPILLWAY_UPLOAD_QUEUE).filter((n) => n.endsWith('.pending.json'))).toEqual([]);
     const head = await rgw.client().send(new HeadObjectCommand({ Bucket: 'fault-spills-later', Key: `x/spillway/nb/${sha(body)}.txt` }));
     expect(head.ContentLength).toBe(Buffer.byteLength(body));
+  });
+
+  describe('mid-multipart (a 30 MB blob: four parts)', () => {
+    const big = Array.from({ length: 600_000 }, (_, i) => `build step ${i} ${'x'.repeat(i % 60)}`).join('\n') + '\n';
+
+    /** A spill whose own uploader cannot reach the bucket (it fails, the entry stays): the queue for the fault. */
+    async function queuedBigSpill(name: string) {
+      const home = tempDir('spillway-s3fault-');
+      const env = { ...rgw.env, AWS_ENDPOINT_URL: proxy.endpoint, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: path.join(home, 'uploads'), SPILLWAY_STORE: `s3://fault-spills/${name}` };
+      const dead = { ...env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' };
+      expect((await cliRun(['spill', '--session', name, '--tool', 'Bash'], dead, big)).stdout).toContain('Full text:');
+      let r = await cliRun(['upload'], dead);
+      while (/another upload is running/.test(r.stdout)) r = await cliRun(['upload'], dead);
+      expect(r.code).toBe(1);
+      return { env, key: `${name}/spillway/${name}/${sha(big)}.txt` };
+    }
+
+    /** The copy in the bucket is the blob, whole, and no part of an unfinished upload of it is left. */
+    async function wholeOnce(key: string, env: NodeJS.ProcessEnv) {
+      const got = await rgw.client().send(new GetObjectCommand({ Bucket: 'fault-spills', Key: key }));
+      expect(sha(await got.Body!.transformToString())).toBe(sha(big));
+      const left = await rgw.client().send(new ListMultipartUploadsCommand({ Bucket: 'fault-spills', Prefix: key }));
+      expect(left.Uploads ?? []).toEqual([]);
+      expect(readdirSync(env.SPILLWAY_UPLOAD_QUEUE!).filter((n) => n.endsWith('.pending.json'))).toEqual([]);
+      expect((await cliRun(['upload'], env)).stdout).toBe('uploaded 0, already there 0, local blob gone 0, still queued 0\n');
+    }
+
+    it('the uploader killed with -9 after its second part: the entry stays, the next run takes over its lock and uploads the blob once', async () => {
+      const { env, key } = await queuedBigSpill('killed');
+      let killed = false;
+      for (let tries = 0; !killed && tries < 20; tries++) {
+        let child: ChildProcess | undefined;
+        proxy.onRequest = (method, _path, query) => {
+          if (method === 'PUT' && /(^|&)partNumber=2(&|$)/.test(query) && child && !killed) {
+            killed = child.kill('SIGKILL');
+          }
+        };
+        await cliRun(['upload'], env, '', (c) => (child = c));
+      }
+      proxy.onRequest = undefined;
+      expect(killed).toBe(true);
+      // The killed run's lock and entry are still there; its lock names a process that is gone.
+      const queue = readdirSync(env.SPILLWAY_UPLOAD_QUEUE);
+      expect(queue.filter((n) => n.endsWith('.pending.json'))).toHaveLength(1);
+      expect(queue).toContain('uploader.lock');
+      expect(readFileSync(path.join(env.SPILLWAY_UPLOAD_QUEUE, 'uploader.lock'), 'utf8')).toMatch(/^\d+ \d*\n$/);
+      const ok = await cliRun(['upload'], env);
+      expect(ok).toMatchObject({ code: 0, stdout: 'uploaded 1, already there 0, local blob gone 0, still queued 0\n' });
+      await wholeOnce(key, env);
+    });
+
+    it('the endpoint gone mid-upload: said so, kept; once it is back the next run uploads the blob once', async () => {
+      const { env, key } = await queuedBigSpill('gone');
+      proxy.onRequest = (method, _path, query) => {
+        if (method === 'PUT' && /(^|&)partNumber=2(&|$)/.test(query)) {
+          proxy.down = true;
+          proxy.cutNow();
+        }
+      };
+      let failed = await cliRun(['upload'], env);
+      while (/another upload is running/.test(failed.stdout)) failed = await cliRun(['upload'], env);
+      proxy.onRequest = undefined;
+      proxy.down = false;
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('1 kept in the queue');
+      const ok = await cliRun(['upload'], env);
+      expect(ok).toMatchObject({ code: 0, stdout: 'uploaded 1, already there 0, local blob gone 0, still queued 0\n' });
+      await wholeOnce(key, env);
+    });
   });
 });
