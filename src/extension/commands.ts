@@ -12,7 +12,7 @@ import type { AutoCleanup } from './autoCleanup';
 import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
-import { openRemoteBlob } from './remoteTree';
+import { deleteRemoteSession, openRemoteBlob } from './remoteTree';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
 import { cleanResultMessage, confirmCleanMessage, deleteMode, type DeleteMode, parseRetention, retentionPhrase } from './messages';
 import type { SearchNode, SearchView } from './search';
@@ -58,7 +58,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.search.cancel': () => deps.search.cancel(),
     'spillway.search.clear': () => deps.search.clear(),
     'spillway.deleteBlob': (n?: SpillNode, all?: SpillNode[]) => c.deleteBlobs(n, all),
-    'spillway.deleteSession': (n?: SpillNode) => c.deleteSession(n),
+    'spillway.deleteSession': (n?: SpillNode) => (n?.kind === 'remote-session' ? deleteRemoteSession(n, () => deps.tree.loadRemote(n, true)) : c.deleteSession(n)),
     'spillway.cleanUp': () => c.cleanUp(),
     'spillway.pinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, true),
     'spillway.unpinBlob': (n?: SpillNode, all?: SpillNode[]) => c.pin(n, all, false),

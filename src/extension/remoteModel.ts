@@ -4,6 +4,7 @@
 // thrown error. Lines of a remote blob are read by ranged GETs (s3-slice.ts). No vscode import: the tests drive it
 // against a real server.
 import type { S3Client } from '@aws-sdk/client-s3';
+import { executeRemoteClean, type RemoteCleanResult } from '../catalog/remote/s3-clean';
 import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/remote/s3-listing';
 import { readRemoteLines, type RemoteSlice } from '../catalog/remote/s3-slice';
 import { describeS3Error, newS3Client } from '../spill/remote/s3-client';
@@ -106,6 +107,16 @@ export class RemoteRoot {
   readLines(key: string, size: number, range: LineRange): Promise<RemoteSlice> {
     if (!this.loc) throw new Error(this.error ?? `not an s3:// location: ${this.url}`);
     return readRemoteLines(this.client(), this.loc, key, size, range.start, range.end);
+  }
+
+  /** Deletes exactly the session's listed blobs and their records (as `clean --session` does), then lists anew. */
+  async deleteSession(session: RemoteSession): Promise<RemoteCleanResult> {
+    if (!this.loc) throw new Error(this.error ?? `not an s3:// location: ${this.url}`);
+    try {
+      return await executeRemoteClean(this.client(), this.loc, { blobs: [...session.blobs], bytes: session.bytes });
+    } finally {
+      this.reset();
+    }
   }
 
   /** The blob at this key among the sessions listed so far. */
@@ -239,6 +250,22 @@ export function remoteRow(node: RemoteNode): RemoteRow {
     case 'remote-note':
       return { id: `${base}|note:${node.note}`, label: node.text, icon: node.note === 'error' ? 'error' : node.note === 'more' ? 'ellipsis' : 'info', contextValue: `spillway:remoteNote`, collapsible: false, ...(node.note === 'error' ? { tooltip: node.text } : {}) };
   }
+}
+
+/** The question before a remote session's copies go: there is no trash in a bucket. */
+export function confirmRemoteDelete(node: RemoteSessionNode): { message: string; detail: string; action: string } {
+  const s = node.session;
+  return {
+    message: `Delete ${blobCount(s.blobs.length)} (${formatBytes(s.bytes)}) of session "${s.id}" from ${node.root.url}?`,
+    detail: 'The copies in the bucket and their records are deleted permanently: a bucket has no trash. Local copies on the machines that spilled them stay.',
+    action: 'Delete',
+  };
+}
+
+export function remoteDeletedMessage(result: RemoteCleanResult): string {
+  const blobs = result.deleted.filter((k) => k.endsWith('.txt')).length;
+  const failed = result.failed.length ? `; ${result.failed.length} could not be deleted (${result.failed[0]!.key}: ${result.failed[0]!.reason})` : '';
+  return `Deleted ${blobCount(blobs)} and ${blobs === 1 ? 'its record' : 'their records'} from the bucket${failed}.`;
 }
 
 /** The parent row (for reveal): a blob's session, a session's agent, an agent's root. */

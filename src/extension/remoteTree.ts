@@ -5,16 +5,19 @@ import * as vscode from 'vscode';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
 import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 import {
+  confirmRemoteDelete,
   parseRemoteSliceQuery,
   REMOTE_FIRST_LINES,
   REMOTE_HEADER_LINES,
   REMOTE_SCHEME,
+  remoteDeletedMessage,
   remoteRow,
   remoteSliceText,
   remoteSliceUriParts,
   type RemoteBlobNode,
   type RemoteNode,
   type RemoteRoots,
+  type RemoteSessionNode,
 } from './remoteModel';
 
 export function remoteTreeItem(node: RemoteNode): vscode.TreeItem {
@@ -97,4 +100,17 @@ export async function openRemoteBlob(node: RemoteBlobNode, input?: string, ask =
   const sel = new vscode.Range(h, 0, last, doc.lineAt(last).range.end.character);
   const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
   editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+/** Deletes a remote session's copies once the user confirms; `relist` shows the root as it is after. */
+export async function deleteRemoteSession(node: RemoteSessionNode, relist: () => Promise<void>): Promise<void> {
+  const m = confirmRemoteDelete(node);
+  if ((await vscode.window.showWarningMessage(m.message, { modal: true, detail: m.detail }, m.action)) !== m.action) return;
+  try {
+    const result = await node.root.deleteSession(node.session);
+    const text = remoteDeletedMessage(result);
+    void (result.failed.length ? vscode.window.showWarningMessage(text) : vscode.window.showInformationMessage(text));
+  } finally {
+    await relist();
+  }
 }

@@ -1,11 +1,13 @@
 // The Spills tree's remote roots (src/extension/remoteModel.ts) against a real Ceph RGW: a root lists agents,
 // sessions and blobs a page of sessions at a time, a failing bucket or endpoint is a row saying what failed, and a
 // blob's line range is read by ranged GETs, not downloaded.
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../../../src/extension/settings';
 import {
+  confirmRemoteDelete,
   parseRemoteSliceQuery,
+  remoteDeletedMessage,
   remoteChildren,
   remoteParent,
   remoteRow,
@@ -14,6 +16,7 @@ import {
   remoteTopNodes,
   RemoteRoots,
   type RemoteNode,
+  type RemoteSessionNode,
 } from '../../../src/extension/remoteModel';
 import { freePort, startRgw, type Rgw } from '../../s3/rgw';
 
@@ -155,5 +158,21 @@ describe('remote roots in the Spills tree (real RGW)', () => {
     expect(rows[0]).toMatchObject({ kind: 'remote-note', note: 'error' });
     expect(remoteRow(rows[0]!).label).toMatch(/nothing answers at the endpoint/);
     down.dispose();
+  });
+
+  it("deletes a session's copies and records, nothing else, and lists the root again without it", async () => {
+    const roots = new RemoteRoots(() => rgw.client());
+    roots.sync([ROOT]);
+    const [root] = remoteTopNodes(roots);
+    const claude = (await kids(root!)).find((n) => remoteRow(n).label === 'claude-code')!;
+    const session = (await kids(claude)).find((n) => remoteRow(n).label === 's-1') as RemoteSessionNode;
+    expect(confirmRemoteDelete(session).message).toBe(`Delete 1 blob (${remoteRow({ kind: 'remote-blob', root: root!.root, blob: session.session.blobs[0]! }).description}) of session "s-1" from ${ROOT}?`);
+    const result = await root!.root.deleteSession(session.session);
+    expect(remoteDeletedMessage(result)).toBe('Deleted 1 blob and its record from the bucket.');
+    const left = ((await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key!).sort();
+    expect(left).toEqual(Object.keys(objects).filter((k) => !k.startsWith('team/ci/claude-code/s-1/')).sort());
+    const sessions = (await kids(remoteTopNodes(roots)[0]!)).flatMap((n) => (n.kind === 'remote-agent' ? n.sessions.map((s) => s.id) : []));
+    expect(sessions.sort()).toEqual(['s-2', 's-3']);
+    roots.dispose();
   });
 });
