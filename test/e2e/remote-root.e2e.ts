@@ -2,7 +2,7 @@
 // RGW: `spillway.remoteRoots` shows the s3:// root as a top row beside the local agents, its agents, sessions and
 // blobs listed under it, and a remote blob opens read-only at a line range read by ranged GETs.
 // Screenshots: test-results/e2e-remote/.
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -123,4 +123,25 @@ it('shows the bucket as a root beside the local agents and opens a remote blob a
   await wb.page.keyboard.type('x');
   expect(await wb.page.locator('.tabs-container .tab.dirty').count()).toBe(0);
   await wb.screenshotThemes('remote-blob-at-range');
+}, 300_000);
+
+it("deletes a remote session's copies after asking, and its row goes", async () => {
+  await wb.openSpillway();
+  await wb.row(exact('codex')).click();
+  const session = wb.row(exact('run-413'));
+  await session.waitFor({ state: 'visible', timeout: 30_000 });
+  await wb.contextMenu(session, "Delete Session's Blobs");
+  const dialog = wb.dialog();
+  await dialog.waitFor({ state: 'visible' });
+  const text = (await dialog.textContent()) ?? '';
+  expect(text).toContain(`Delete 1 blob (6 B) of session "run-413" from ${ROOT}?`);
+  expect(text).toContain('a bucket has no trash');
+  await wb.screenshotThemes('remote-delete-confirm');
+  await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
+  const keys = async () => ((await rgw!.client().send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key);
+  await waitFor(async () => !(await keys()).includes('ci/codex/run-413/9b1c.txt'), 'the copy to be deleted');
+  expect(await keys()).toEqual(['ci/claude-code/run-412/4f2a.txt']);
+  await waitFor(async () => !(await wb.treeRows()).some((r) => r.label === 'run-413'), 'the session row to go');
+  await waitFor(async () => (await wb.treeRows()).some((r) => r.label === 'run-412'), 'the other session listed again');
+  await wb.screenshot('remote-deleted');
 }, 300_000);
