@@ -17,6 +17,12 @@ export class LineIndexer extends Transform {
   private nextMark = INDEX_STEP;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.add(chunk);
+    done(null, chunk);
+  }
+
+  /** Takes the next bytes into the index (what `_transform` does, for a blob read whole). */
+  add(chunk: Buffer): void {
     let from = 0;
     for (let nl = chunk.indexOf(0x0a, from); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
       this.line++;
@@ -28,7 +34,6 @@ export class LineIndexer extends Transform {
       from = nl + 1;
     }
     this.offset += chunk.length;
-    done(null, chunk);
   }
 }
 

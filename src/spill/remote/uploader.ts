@@ -1,7 +1,6 @@
 // Drains the upload queue: each pending blob is copied to its content-addressed
-// key (HeadObject first: a copy already there, from a run killed after its
-// upload, is not sent again), its manifest record put beside it, and only then
-// is the queue entry removed. Several copies go up at once; a session's
+// key (never over a copy already there, from a run killed after its upload),
+// its manifest record put beside it, and only then is the queue entry removed. Several copies go up at once; a session's
 // transcript goes after the blobs listed with it. One uploader at a time
 // (queue-lock.ts); it takes what is queued while it runs too, so an entry whose
 // own uploader found the lock held is not left for a later run. An error stops
@@ -10,7 +9,7 @@ import { AbortMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCom
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { LineIndexer } from './line-index';
+import { LineIndexer, type LineIndex } from './line-index';
 import { takeQueueLock } from './queue-lock';
 import { blobKeys, parseS3Url, transcriptKey } from './s3-location';
 import { describeS3Error } from './s3-client';
@@ -21,6 +20,10 @@ export const PART_BYTES = 8 << 20;
 export const PARTS_IN_FLIGHT = 4;
 /** Queue entries copied at once: small blobs are round trips, not bandwidth. A big one holds PARTS_IN_FLIGHT parts. */
 export const COPIES_IN_FLIGHT = 8;
+
+type Outcome = 'uploaded' | 'present' | 'dropped';
+/** A blob sent or found there, and its line index for the record. */
+type Sent = { outcome: 'uploaded' | 'present'; index: LineIndex };
 
 export interface DrainResult {
   uploaded: number;
@@ -66,16 +69,17 @@ async function drainListed(dir: string, client: S3Client, result: DrainResult, t
   for (;;) {
     const names = (await pendingNames(dir)).filter((n) => !tried.has(n));
     if (names.length === 0) return;
-    // Two entries of one content (the same output spilled twice) go one after the other: the second finds the
-    // first's copy there and is not sent again.
-    const sameKey = new Map<string, Promise<unknown>>();
+    // Two entries of one content (the same output spilled twice) go one after the other: once the first's copy is
+    // there, the second sends nothing.
+    const sameKey = new Map<string, Promise<Outcome>>();
     for (const batch of [names.filter((n) => !isTranscriptEntry(n)), names.filter(isTranscriptEntry)]) {
       await inParallel(batch, COPIES_IN_FLIGHT, async (name) => {
         tried.add(name);
         const item = await readPending(dir, name);
         if (!item) return true;
         const key = JSON.stringify([item.store, item.agent, item.sessionId, item.kind ?? item.sha256]);
-        const copy = (sameKey.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => copyOne(client, item));
+        const before = sameKey.get(key)?.catch(() => undefined);
+        const copy = before ? before.then((b) => (b === 'uploaded' || b === 'present' ? 'present' : copyOne(client, item))) : copyOne(client, item);
         sameKey.set(key, copy);
         try {
           result[await copy]++;
@@ -103,43 +107,79 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-async function copyOne(client: S3Client, item: PendingUpload): Promise<'uploaded' | 'present' | 'dropped'> {
+async function copyOne(client: S3Client, item: PendingUpload): Promise<Outcome> {
   if (item.kind === 'transcript') return copyTranscript(client, item);
   const loc = parseS3Url(item.store);
   const keys = blobKeys(loc, item.agent, item.sessionId, item.sha256);
   const st = await fsp.stat(item.file).catch(() => undefined);
-  const there = await sizeAt(client, loc.bucket, keys.blob);
-  const present = there === item.bytes;
-  if (!present && (!st || st.size !== item.bytes)) return 'dropped';
-  // The line index is built as the blob streams up (lib-storage holds at most PARTS_IN_FLIGHT parts, never the whole
-  // blob); a copy already there only needs the index, read from the local file when it is still there.
-  const indexer = new LineIndexer();
-  if (st && st.size === item.bytes && item.bytes > 0) {
-    const handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
-    try {
-      const indexed = createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: item.bytes - 1 }).pipe(indexer);
-      if (present) {
-        for await (const _ of indexed);
-      } else {
-        await streamUp(client, loc.bucket, keys.blob, indexed, item.bytes, 'text/plain; charset=utf-8');
-      }
-    } finally {
-      await handle.close();
-    }
-  } else if (!present) {
-    await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.blob, Body: '', ContentType: 'text/plain; charset=utf-8' }));
+  let sent: Sent;
+  if (!st || st.size !== item.bytes) {
+    // The local blob is gone or not what was queued: only a copy already there can still be recorded.
+    if ((await sizeAt(client, loc.bucket, keys.blob)) !== item.bytes) return 'dropped';
+    sent = { outcome: 'present', index: new LineIndexer().index };
+  } else if (item.bytes <= PART_BYTES) {
+    sent = await putSmall(client, loc.bucket, keys.blob, item);
+  } else {
+    sent = await streamBig(client, loc.bucket, keys.blob, item);
+    await abortLeftovers(client, loc.bucket, keys.blob);
   }
-  if (item.bytes > PART_BYTES) await abortLeftovers(client, loc.bucket, keys.blob);
-  const record = { ...item.record, agent: item.agent, lineIndex: indexer.index };
+  const record = { ...item.record, agent: item.agent, lineIndex: sent.index };
   await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify(record) + '\n', ContentType: 'application/json' }));
-  return present ? 'present' : 'uploaded';
+  return sent.outcome;
+}
+
+const BLOB_TYPE = 'text/plain; charset=utf-8';
+
+/**
+ * A blob of one part, read whole (at most PART_BYTES) and sent in one request that the store refuses (412) where a
+ * copy of this content is already there: a HeadObject first would double the round trips of small blobs.
+ */
+async function putSmall(client: S3Client, bucket: string, key: string, item: PendingUpload): Promise<Sent> {
+  const body = Buffer.alloc(item.bytes);
+  const handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
+  try {
+    for (let at = 0; at < body.length; ) {
+      const { bytesRead } = await handle.read(body, at, body.length - at, at);
+      if (bytesRead === 0) throw new Error(`${item.file} is shorter than the ${item.bytes} bytes queued`);
+      at += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  const indexer = new LineIndexer();
+  indexer.add(body);
+  try {
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: BLOB_TYPE, IfNoneMatch: '*' }));
+    return { outcome: 'uploaded', index: indexer.index };
+  } catch (err) {
+    if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return { outcome: 'present', index: indexer.index };
+    throw err;
+  }
+}
+
+/**
+ * A blob of several parts: HeadObject first (a copy already there, from a run killed after its upload, is not sent
+ * again), else streamed up with its line index built on the way (lib-storage holds PARTS_IN_FLIGHT parts at most).
+ */
+async function streamBig(client: S3Client, bucket: string, key: string, item: PendingUpload): Promise<Sent> {
+  const present = (await sizeAt(client, bucket, key)) === item.bytes;
+  const indexer = new LineIndexer();
+  const handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
+  try {
+    const indexed = createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: item.bytes - 1 }).pipe(indexer);
+    if (present) for await (const _ of indexed);
+    else await streamUp(client, bucket, key, indexed, item.bytes, BLOB_TYPE);
+  } finally {
+    await handle.close();
+  }
+  return { outcome: present ? 'present' : 'uploaded', index: indexer.index };
 }
 
 /**
  * A session's transcript, as it is now, over its previous copy (the latest wins). A transcript only grows, so a
  * copy of the same size is this one: not sent again.
  */
-async function copyTranscript(client: S3Client, item: PendingUpload): Promise<'uploaded' | 'present' | 'dropped'> {
+async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Outcome> {
   const loc = parseS3Url(item.store);
   const key = transcriptKey(loc, item.agent, item.sessionId);
   let handle;

@@ -2,7 +2,7 @@
 // the uploader killed with -9 mid-multipart, the endpoint gone mid-upload.
 // The spill's result prints at once each time; `spillway upload` says what failed and keeps the copy queued;
 // a later run uploads it, once.
-import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -110,6 +110,24 @@ describe('upload faults (real RGW)', () => {
     expect(readdirSync(env.SPILLWAY_UPLOAD_QUEUE).filter((n) => n.endsWith('.pending.json'))).toEqual([]);
     const head = await rgw.client().send(new HeadObjectCommand({ Bucket: 'fault-spills-later', Key: `x/spillway/nb/${sha(body)}.txt` }));
     expect(head.ContentLength).toBe(Buffer.byteLength(body));
+  });
+
+  it('a run killed after its copy went up, before its entry went: the next run writes nothing over the copy there', async () => {
+    const home = tempDir('spillway-s3fault-');
+    const env = { ...rgw.env, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: path.join(home, 'uploads'), SPILLWAY_STORE: 's3://fault-spills/after' };
+    const dead = { ...env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' };
+    const body = text('after');
+    expect((await cliRun(['spill', '--session', 'after', '--tool', 'Bash'], dead, body)).code).toBe(0);
+    let r = await cliRun(['upload'], dead);
+    while (/another upload is running/.test(r.stdout)) r = await cliRun(['upload'], dead);
+    // The copy the killed run sent (marked, to tell it from a second write).
+    const key = `after/spillway/after/${sha(body)}.txt`;
+    await rgw.client().send(new PutObjectCommand({ Bucket: 'fault-spills', Key: key, Body: 'the first copy' }));
+    let ok = await cliRun(['upload'], env);
+    while (/another upload is running/.test(ok.stdout)) ok = await cliRun(['upload'], env);
+    expect(ok).toMatchObject({ code: 0, stdout: 'uploaded 0, already there 1, local blob gone 0, still queued 0\n' });
+    const got = await rgw.client().send(new GetObjectCommand({ Bucket: 'fault-spills', Key: key }));
+    expect(await got.Body!.transformToString()).toBe('the first copy');
   });
 
   describe('mid-multipart (a 30 MB blob: four parts)', () => {
