@@ -6,10 +6,13 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { executeRemoteClean, type RemoteCleanResult } from '../catalog/remote/s3-clean';
 import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/remote/s3-listing';
+import { readRecords } from '../catalog/remote/s3-session';
 import { readRemoteLines, type RemoteSlice } from '../catalog/remote/s3-slice';
+import { compactArgs } from '../common/one-line';
+import type { ManifestRecord } from '../spill/manifest';
 import { describeS3Error, newS3Client } from '../spill/remote/s3-client';
 import { parseS3Url, s3Url, type S3Location } from '../spill/remote/s3-location';
-import { blobCount, formatBytes, sessionCount } from './format';
+import { blobCount, formatBytes, formatCount, sessionCount } from './format';
 import type { LineRange } from './lineRange';
 
 /** Sessions a remote root lists at first, and how many more each "Show more" row adds. */
@@ -18,7 +21,8 @@ export const REMOTE_PAGE = 200;
 export type RemoteRootNode = { kind: 'remote-root'; root: RemoteRoot };
 export type RemoteAgentNode = { kind: 'remote-agent'; root: RemoteRoot; agent: string; sessions: RemoteSession[] };
 export type RemoteSessionNode = { kind: 'remote-session'; root: RemoteRoot; session: RemoteSession };
-export type RemoteBlobNode = { kind: 'remote-blob'; root: RemoteRoot; blob: RemoteBlob };
+/** `record`: what the blob's record says (tool, arguments, lines), read when its session is first expanded. */
+export type RemoteBlobNode = { kind: 'remote-blob'; root: RemoteRoot; blob: RemoteBlob; record?: ManifestRecord };
 /** A row that is no object: the root's error, "loading…", "no spills", or "Show more" (choosing it lists the next page). */
 export type RemoteNoteNode = { kind: 'remote-note'; root: RemoteRoot; note: 'error' | 'loading' | 'empty' | 'more'; text: string };
 
@@ -38,6 +42,8 @@ export class RemoteRoot {
   private loading: Promise<void> | undefined;
   private started = false;
   private done = false;
+  /** Each expanded session's records (by agent/session), read once per listing. */
+  private readonly records = new Map<string, Promise<ReadonlyArray<ManifestRecord | null | undefined>>>();
   error: string | undefined;
 
   constructor(
@@ -80,6 +86,7 @@ export class RemoteRoot {
     this.sessions = [];
     this.started = false;
     this.done = false;
+    this.records.clear();
     if (this.loc) this.error = undefined;
   }
 
@@ -107,6 +114,20 @@ export class RemoteRoot {
   readLines(key: string, size: number, range: LineRange): Promise<RemoteSlice> {
     if (!this.loc) throw new Error(this.error ?? `not an s3:// location: ${this.url}`);
     return readRemoteLines(this.client(), this.loc, key, size, range.start, range.end);
+  }
+
+  /**
+   * The records of a session's blobs, in its blobs' order (a GET each, 8 at a time); none where they cannot be
+   * read: the rows then name the blobs by key, as before.
+   */
+  recordsOf(session: RemoteSession): Promise<ReadonlyArray<ManifestRecord | null | undefined>> {
+    const id = `${session.agent}/${session.id}`;
+    let read = this.records.get(id);
+    if (!read) {
+      read = this.loc ? readRecords(this.client(), this.loc.bucket, session.blobs.map((b) => b.key)).catch(() => []) : Promise.resolve([]);
+      this.records.set(id, read);
+    }
+    return read;
   }
 
   /** Deletes exactly the session's listed blobs and their records (as `clean --session` does), then lists anew. */
@@ -186,8 +207,13 @@ export async function remoteChildren(node: RemoteNode): Promise<RemoteNode[]> {
     }
     case 'remote-agent':
       return node.sessions.map((session) => ({ kind: 'remote-session', root: node.root, session }));
-    case 'remote-session':
-      return node.session.blobs.map((blob) => ({ kind: 'remote-blob', root: node.root, blob }));
+    case 'remote-session': {
+      const records = await node.root.recordsOf(node.session);
+      return node.session.blobs.map((blob, i) => {
+        const record = records[i];
+        return { kind: 'remote-blob', root: node.root, blob, ...(record ? { record } : {}) };
+      });
+    }
     default:
       return [];
   }
@@ -245,7 +271,15 @@ export function remoteRow(node: RemoteNode): RemoteRow {
     case 'remote-blob': {
       const b = node.blob;
       const name = b.key.slice(b.key.lastIndexOf('/') + 1);
-      return { id: `${base}|blob:${b.key}`, label: name, description: formatBytes(b.bytes), tooltip: `${s3Url({ bucket: node.root.loc!.bucket, prefix: '' }, b.key)}\n${formatBytes(b.bytes)}`, icon: 'file', contextValue: 'spillway:remoteBlob', collapsible: false };
+      const url = s3Url({ bucket: node.root.loc!.bucket, prefix: '' }, b.key);
+      const row = { id: `${base}|blob:${b.key}`, icon: 'file', contextValue: 'spillway:remoteBlob', collapsible: false };
+      const r = node.record;
+      if (!r) return { ...row, label: name, description: formatBytes(b.bytes), tooltip: `${url}\n${formatBytes(b.bytes)}` };
+      // As a local blob's row: its facts, then what made it.
+      const args = compactArgs(r.args, 60);
+      const what = args ? `${r.tool} ${args}` : r.tool;
+      const facts = `${formatBytes(b.bytes)}${Number.isSafeInteger(r.lines) ? ` · ${formatCount(r.lines)} lines` : ''}`;
+      return { ...row, label: facts, description: what, tooltip: `${url}\n${r.tool}${r.toolCallId ? ` (call ${r.toolCallId})` : ''}\n${facts}${r.createdAt ? `\nspilled ${r.createdAt}` : ''}` };
     }
     case 'remote-note':
       return { id: `${base}|note:${node.note}`, label: node.text, icon: node.note === 'error' ? 'error' : node.note === 'more' ? 'ellipsis' : 'info', contextValue: `spillway:remoteNote`, collapsible: false, ...(node.note === 'error' ? { tooltip: node.text } : {}) };

@@ -48,6 +48,9 @@ beforeAll(async () => {
   const c = rgw.client();
   const body = Array.from({ length: LINES }, (_, i) => `ci step ${i + 1} <b>not html</b> ${'.'.repeat(i % 30)}\n`).join('');
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/claude-code/run-412/4f2a.txt', Body: body }));
+  // Its record, as the uploader puts it beside the blob: the row says what made it.
+  const record = { v: 1, file: 'bash-1.txt', tool: 'Bash', toolCallId: 'toolu_ci1', args: { command: 'make ci' }, bytes: Buffer.byteLength(body), lines: LINES, createdAt: new Date().toISOString(), sessionId: 'run-412' };
+  await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/claude-code/run-412/4f2a.json', Body: JSON.stringify(record) }));
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/codex/run-413/9b1c.txt', Body: 'short\n' }));
 
   const setup = JSON.parse(execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { node24: string; codeServer: string };
@@ -95,9 +98,11 @@ it('shows the bucket as a root beside the local agents and opens a remote blob a
   await wb.row(exact('codex')).waitFor({ state: 'visible' });
   await wb.row(exact('claude-code')).click();
   await wb.row(exact('run-412')).click();
-  const blob = wb.row(exact('4f2a.txt'));
+  // Named as a local blob is: its size and lines, then the tool and command that made it.
+  const blob = wb.row(exact('3.5 MB · 80,000 lines'));
   await blob.waitFor({ state: 'visible' });
   await waitFor(async () => (await wb.treeRows()).find((r) => r.label === ROOT)?.description.includes('2 blobs'), 'the root row counting its blobs');
+  expect((await wb.treeRows()).find((r) => r.label === '3.5 MB · 80,000 lines')?.description).toBe('Bash make ci');
   await wb.screenshot('remote-root-in-tree');
 
   // Open at a line range: only those lines, read-only, the range selected below the header.
@@ -140,7 +145,7 @@ it("deletes a remote session's copies after asking, and its row goes", async () 
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   const keys = async () => ((await rgw!.client().send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key);
   await waitFor(async () => !(await keys()).includes('ci/codex/run-413/9b1c.txt'), 'the copy to be deleted');
-  expect(await keys()).toEqual(['ci/claude-code/run-412/4f2a.txt']);
+  expect(await keys()).toEqual(['ci/claude-code/run-412/4f2a.json', 'ci/claude-code/run-412/4f2a.txt']);
   await waitFor(async () => !(await wb.treeRows()).some((r) => r.label === 'run-413'), 'the session row to go');
   await waitFor(async () => (await wb.treeRows()).some((r) => r.label === 'run-412'), 'the other session listed again');
   await wb.screenshot('remote-deleted');

@@ -34,12 +34,22 @@ export async function freePort(): Promise<number> {
 
 export async function startRgw(opts: { backend?: 'memstore' | 'bluestore'; memstoreBytes?: number } = {}): Promise<Rgw> {
   // Short: the cluster's admin sockets live in it (a UNIX socket path is at most 107 bytes).
-  const dir = mkdtempSync('/tmp/swrgw-');
-  const [s3Port, monPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, CEPH_DIR: dir, S3_PORT: String(s3Port), MON_PORT: String(monPort), OSD_BACKEND: opts.backend ?? 'memstore', ...(opts.memstoreBytes ? { MEMSTORE_BYTES: String(opts.memstoreBytes) } : {}) };
-  const { stdout } = await run(path.join(HERE, 'rgw-start.sh'), [], { env, maxBuffer: 16 << 20 }).catch((err: { stderr?: string; message: string }) => {
-    throw new Error(`Ceph RGW did not start (npm test installs it: node scripts/setup.mjs s3): ${err.stderr ?? err.message}`);
-  });
+  let dir = '';
+  let stdout = '';
+  // A port found free may be taken before the server binds it (another cluster's OSD, another test): fresh ports then.
+  for (let attempt = 1; ; attempt++) {
+    dir = mkdtempSync('/tmp/swrgw-');
+    const [s3Port, monPort] = [await freePort(), await freePort()];
+    const env = { ...process.env, CEPH_DIR: dir, S3_PORT: String(s3Port), MON_PORT: String(monPort), OSD_BACKEND: opts.backend ?? 'memstore', ...(opts.memstoreBytes ? { MEMSTORE_BYTES: String(opts.memstoreBytes) } : {}) };
+    try {
+      ({ stdout } = await run(path.join(HERE, 'rgw-start.sh'), [], { env, maxBuffer: 16 << 20 }));
+      break;
+    } catch (err) {
+      const why = (err as { stderr?: string }).stderr ?? (err as Error).message;
+      if (attempt < 3 && /Address already in use/.test(why)) continue;
+      throw new Error(`Ceph RGW did not start (npm test installs it: node scripts/setup.mjs s3): ${why}`);
+    }
+  }
   const vars = Object.fromEntries(stdout.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
   const endpoint = vars.S3_ENDPOINT!;
   const accessKeyId = vars.S3_ACCESS_KEY!;

@@ -138,7 +138,7 @@ function fromRecord(file: { path: string; name: string }, stat: { size: number; 
 }
 
 /** Each blob's record, in order: undefined when it has none, null when it is not a record (counted as skipped). */
-async function readRecords(client: S3Client, bucket: string, blobKeys: readonly string[]): Promise<Array<ManifestRecord | null | undefined>> {
+export async function readRecords(client: S3Client, bucket: string, blobKeys: readonly string[]): Promise<Array<ManifestRecord | null | undefined>> {
   const out: Array<ManifestRecord | null | undefined> = new Array(blobKeys.length);
   let next = 0;
   const worker = async (): Promise<void> => {

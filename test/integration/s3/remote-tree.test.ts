@@ -32,9 +32,11 @@ function numbered(count: number): string {
 const BIG_LINES = 100_000;
 const objects: Record<string, string> = {
   'team/ci/claude-code/s-1/aaa.txt': numbered(10),
-  'team/ci/claude-code/s-1/aaa.json': '{"tool":"Bash"}',
+  'team/ci/claude-code/s-1/aaa.json': '{"tool":"Bash","toolCallId":"toolu_1","args":{"command":"npm test"},"lines":10}',
   'team/ci/claude-code/s-2/bbb.txt': numbered(BIG_LINES),
   'team/ci/codex/s-3/ccc.txt': 'only line, no newline',
+  // A record that is not one: the blob is named by its key.
+  'team/ci/codex/s-3/ccc.json': 'not json',
   'team/ci/codex/s-3/transcript.jsonl': '{}\n',
   // Beside the prefix and off the layout: neither is listed.
   'team/other/claude-code/s-9/zzz.txt': 'elsewhere\n',
@@ -80,6 +82,10 @@ describe('remote roots in the Spills tree (real RGW)', () => {
 
     const sessions = await kids(rows[0]!);
     expect(sessions.map((r) => remoteRow(r).label)).toEqual(['s-1', 's-2']);
+    // A blob with a record: its facts and what made it, as a local blob's row.
+    const described = (await kids(sessions[0]!))[0]!;
+    expect(remoteRow(described)).toMatchObject({ label: `${Buffer.byteLength(objects['team/ci/claude-code/s-1/aaa.txt']!)} B · 10 lines`, description: 'Bash npm test' });
+    expect(remoteRow(described).tooltip).toContain('Bash (call toolu_1)');
     const blobs = await kids(sessions[1]!);
     expect(blobs).toHaveLength(1);
     const blob = blobs[0]!;
