@@ -12,6 +12,14 @@ import { Disposable } from './lifecycle';
 import type { SpillwaySettings } from './settings';
 import { sessionLabel } from './treeModel';
 
+/** What one chart shows: its title, its data when the page asks, and where a clicked blob leads. */
+export interface ChartSource {
+  readonly key: string;
+  readonly title: string;
+  load(settings: SpillwaySettings): Promise<HostToPage>;
+  revealBlob(blobId: string): Promise<void>;
+}
+
 export class ChartPanels extends Disposable {
   private readonly panels = new Map<string, ChartPanel>();
 
@@ -24,25 +32,63 @@ export class ChartPanels extends Disposable {
   ) {
     super();
     this.register(service.onDidChange((e) => {
-      for (const [key, panel] of this.panels) if (!e || e.full || e.changed.includes(key)) void panel.send();
+      for (const [key, panel] of this.panels) if (panel.local && (!e || e.full || e.changed.includes(key))) void panel.send();
     }));
     this.register({ dispose: () => [...this.panels.values()].forEach((p) => p.dispose()) });
   }
 
+  /** The chart of a session the catalog holds. */
   show(sessionKey: string): void {
-    const existing = this.panels.get(sessionKey);
+    const session = this.service.current()?.session(sessionKey) ?? this.kept?.get(sessionKey)?.session;
+    this.open(new LocalChart(sessionKey, session ? sessionLabel(session) : 'session', this.service, this.revealBlob, this.kept), true);
+  }
+
+  /** The chart of a session read from elsewhere (a bucket); it is read again when opened again. */
+  showSource(source: ChartSource): void {
+    this.open(source, false);
+  }
+
+  private open(source: ChartSource, local: boolean): void {
+    const existing = this.panels.get(source.key);
     if (existing) {
       existing.reveal();
+      if (!local) void existing.send();
       return;
     }
-    const panel = new ChartPanel(this.extensionUri, sessionKey, this.service, this.settings, this.revealBlob, this.kept);
-    this.panels.set(sessionKey, panel);
-    panel.onDidDispose(() => this.panels.delete(sessionKey));
+    const panel = new ChartPanel(this.extensionUri, source, local, this.settings);
+    this.panels.set(source.key, panel);
+    panel.onDidDispose(() => this.panels.delete(source.key));
   }
 
   /** Re-send data to every open chart (a chart setting changed). */
   refreshAll(): void {
     for (const p of this.panels.values()) void p.send();
+  }
+}
+
+/** A session of the catalog (or one kept after its files went), charted from its transcript. */
+class LocalChart implements ChartSource {
+  constructor(
+    readonly key: string,
+    readonly title: string,
+    private readonly service: CatalogService,
+    readonly revealBlob: (key: string) => Promise<void>,
+    private readonly kept?: KeptSessions,
+  ) {}
+
+  async load(s: SpillwaySettings): Promise<HostToPage> {
+    const catalog = await this.service.ready();
+    const kept = this.kept?.get(this.key);
+    const session = catalog?.session(this.key) ?? kept?.session;
+    if (!catalog || !session) return { type: 'error', message: 'This session is gone.' };
+    try {
+      const series = (await catalog.turnsFor(this.key)) ?? kept?.series;
+      return series
+        ? { type: 'chartData', data: toChartData(session, series, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }) }
+        : { type: 'error', message: 'No transcript with token usage was found for this session.' };
+    } catch (err) {
+      return { type: 'error', message: `Cannot read the transcript: ${err instanceof Error ? err.message : String(err)}` };
+    }
   }
 }
 
@@ -53,21 +99,14 @@ class ChartPanel extends Disposable {
 
   constructor(
     extensionUri: vscode.Uri,
-    private readonly sessionKey: string,
-    private readonly service: CatalogService,
+    private readonly source: ChartSource,
+    /** Whether the catalog's changes redraw it. */
+    readonly local: boolean,
     private readonly settings: () => SpillwaySettings,
-    private readonly revealBlob: (key: string) => Promise<void>,
-    private readonly kept?: KeptSessions,
   ) {
     super();
-    const session = service.current()?.session(sessionKey) ?? kept?.get(sessionKey)?.session;
     const roots = [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')];
-    this.panel = vscode.window.createWebviewPanel(
-      'spillway.chart',
-      `Context: ${session ? sessionLabel(session) : 'session'}`,
-      vscode.ViewColumn.Active,
-      { enableScripts: true, localResourceRoots: roots },
-    );
+    this.panel = vscode.window.createWebviewPanel('spillway.chart', `Context: ${source.title}`, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: roots });
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'spillway.svg');
     this.onDidDispose = this.panel.onDidDispose;
     this.panel.webview.html = chartHtml(this.panel.webview, extensionUri);
@@ -85,30 +124,13 @@ class ChartPanel extends Disposable {
       this.pageReady = true;
       await this.send();
     } else if (msg.type === 'revealBlob') {
-      await this.revealBlob(msg.blobId);
+      await this.source.revealBlob(msg.blobId);
     }
   }
 
   async send(): Promise<void> {
     if (!this.pageReady) return;
-    const catalog = await this.service.ready();
-    const kept = this.kept?.get(this.sessionKey);
-    const session = catalog?.session(this.sessionKey) ?? kept?.session;
-    let message: HostToPage;
-    if (!catalog || !session) {
-      message = { type: 'error', message: 'This session is gone.' };
-    } else {
-      try {
-        const series = (await catalog.turnsFor(this.sessionKey)) ?? kept?.series;
-        const s = this.settings();
-        message = series
-          ? { type: 'chartData', data: toChartData(session, series, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }) }
-          : { type: 'error', message: 'No transcript with token usage was found for this session.' };
-      } catch (err) {
-        message = { type: 'error', message: `Cannot read the transcript: ${err instanceof Error ? err.message : String(err)}` };
-      }
-    }
-    await this.panel.webview.postMessage(message);
+    await this.panel.webview.postMessage(await this.source.load(this.settings()));
   }
 
   override dispose(): void {

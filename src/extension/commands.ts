@@ -12,7 +12,7 @@ import type { AutoCleanup } from './autoCleanup';
 import { blobUri } from './blobFileSystem';
 import type { KeptSessions } from './keptSessions';
 import { formatBytes } from './format';
-import { deleteRemoteSession, openRemoteBlob } from './remoteTree';
+import { deleteRemoteSession, openRemoteBlob, remoteChart } from './remoteTree';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
 import { cleanResultMessage, confirmCleanMessage, deleteMode, type DeleteMode, parseRetention, retentionPhrase } from './messages';
 import type { SearchNode, SearchView } from './search';
@@ -66,7 +66,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'spillway.revealInOS': (n?: SpillNode) => c.revealInOS(n),
     'spillway.revealInExplorer': (n?: SpillNode) => c.revealInExplorer(n),
     'spillway.copyPath': (n?: SpillNode) => c.copyPath(n),
-    'spillway.showChart': (n?: SpillNode) => c.showChart(n),
+    'spillway.showChart': (n?: SpillNode) => (n?.kind === 'remote-session' ? deps.charts.showSource(remoteChart(n)) : c.showChart(n)),
     'spillway.addFolder': () => c.addFolder(),
     'spillway.showRoots': () => c.showRoots(),
     'spillway.revealBlob': (key: string) => c.revealBlob(key),

@@ -3,6 +3,7 @@
 // open one and list a root's next page. What rows say and how slices are read is in remoteModel.ts.
 import * as vscode from 'vscode';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
+import type { ChartSource } from './chartPanel';
 import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 import {
   confirmRemoteDelete,
@@ -113,4 +114,18 @@ export async function deleteRemoteSession(node: RemoteSessionNode, relist: () =>
   } finally {
     await relist();
   }
+}
+
+/** A remote session's chart: read from the bucket each time it is opened; a clicked blob opens at its first lines. */
+export function remoteChart(node: RemoteSessionNode): ChartSource {
+  const { root, session } = node;
+  return {
+    key: `remote:${root.url}|${session.agent}/${session.id}`,
+    title: `${session.id} (${root.url})`,
+    load: (s) => root.chart(session, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }),
+    async revealBlob(url) {
+      const blob = session.blobs.find((b) => url.endsWith(`/${b.key}`));
+      if (blob) await openRemoteBlob({ kind: 'remote-blob', root, blob });
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemoteRoots, remoteTopNodes } from '../../../src/extension/remoteModel';
 import { copyRealSession, hookInput, SESSION } from '../../s3/claude-session';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { uploadAll } from '../../s3/upload-all';
@@ -87,6 +88,18 @@ describe("Claude Code's hook into s3://bucket/prefix (real RGW)", () => {
     expect(want.blobs.every((b) => b.tool === 'Bash' && (b.turn ?? 0) > 0)).toBe(true);
     expect(want.tokensSaved.tokens).toBeGreaterThan(0);
     expect(JSON.parse(remote.stdout)).toEqual(want);
+
+    // The chart of the session in VS Code's tree, from the same copies: a point per call, the same saving.
+    const roots = new RemoteRoots(() => rgw.client());
+    roots.sync([ROOT]);
+    const [top] = remoteTopNodes(roots);
+    await top!.root.loadMore();
+    const chart = await top!.root.chart(top!.root.listed().find((x) => x.id === SESSION)!, { contextWindow: 200_000, budgetDelta: 0.1 });
+    roots.dispose();
+    if (chart.type !== 'chartData') throw new Error(chart.message);
+    expect(chart.data.turns).toHaveLength(want.points.length);
+    expect(chart.data.tokensSaved).toBe(want.tokensSaved.tokens);
+    expect(chart.data.blobCount).toBe(2);
   });
 
   it('a transcript that grew goes up again at the next call; the blobs are not sent again', async () => {
