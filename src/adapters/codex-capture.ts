@@ -18,16 +18,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
+import { isMirrored } from '../spill/open-store';
+import { remoteHint } from '../spill/remote/mirrored-store';
+import { hashAndCount } from '../spill/save-record';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
 import { ansiCQuote, shellQuote } from './shell-quote';
 import { whyShellRejects, wrapperTool } from './shell-tools';
 import { codexRuleFolders, looksLikeForcedRm, readCodexRules, restrictiveRuleMatch } from './codex-rules';
-import { captureFileName, codexCaptureLocation, codexSessionStore, finalCapturePath } from './codex-final-path';
+import { type CaptureLocation, captureFileName, codexCaptureLocation, codexSessionStore, finalCapturePath } from './codex-final-path';
 import { moveCodexCaptures } from './codex-mover';
 import { DONE_SUFFIX, makeStagingFolder } from './codex-staging';
 
-export { CODEX_SPILL_FOLDER, codexCaptureLocation } from './codex-final-path';
 /** Every wrapper starts so: how a wrapped command is recognised. */
 export const CODEX_CAPTURE_MARKER = '__spillway_f=';
 /** Linux takes no single argument over 128 KiB; the wrapper and Codex's own words need room too. */
@@ -196,7 +198,7 @@ export async function finishCodexCapture(file: string, finalFile: string, status
     budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
     toolName: 'Bash',
     locator: finalFile,
-    retrievalHint: LOCAL_RETRIEVAL_HINT,
+    retrievalHint: await retrievalHintFor(file, where),
   });
   // Written after the digest is made: the mover may take the file as soon as the marker is there.
   await fsp.writeFile(`${file}${DONE_SUFFIX}`, JSON.stringify({ command, status }), { flag: 'wx', mode: 0o600 });
@@ -204,6 +206,13 @@ export async function finishCodexCapture(file: string, finalFile: string, status
     ? `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${finalFile}]`
     : `[spillway: the command ended (${status}); its complete output (stdout and stderr) is in ${finalFile}]`;
   return `${digest}${digest.endsWith('\n') ? '' : '\n'}${trailer}\n`;
+}
+
+/** How to read the file; with a bucket configured, also the copy the mover's record will queue (same bytes, same key). */
+async function retrievalHintFor(file: string, where: CaptureLocation): Promise<string> {
+  const store = codexSessionStore(where.root, where.sessionDir);
+  if (!isMirrored(store)) return LOCAL_RETRIEVAL_HINT;
+  return remoteHint(LOCAL_RETRIEVAL_HINT, store.remoteUrl(where.sessionId, (await hashAndCount(file)).sha256));
 }
 
 /** The hook: reads the event, prints the rewrite (or nothing). Never throws: a failing hook must not fail the call. */

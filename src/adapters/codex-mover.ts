@@ -76,11 +76,11 @@ async function moveCapture(folder: string, name: string, final: string, opts: Co
   const command = await readMarkerCommand(marker);
   const store = codexSessionStore(where.root, where.sessionDir, opts.logger);
   // The store makes the session folder (0700, never through a symlink); its probe file goes at once.
-  await fsp.unlink(await store.createEmpty({ sessionId: opts.sessionId }, `.probe-${process.pid}-${name}`));
+  await fsp.unlink(await store.createEmpty({ sessionId: where.sessionId }, `.probe-${process.pid}-${name}`));
   const source = path.join(folder, name);
   await placeFile(source, final);
   await store.recordExternal({
-    owner: { sessionId: opts.sessionId },
+    owner: { sessionId: where.sessionId },
     source: { toolName: 'Bash', callId: where.callId, label: labelFor({ command }) },
     file: name,
     args: { command },
