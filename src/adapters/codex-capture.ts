@@ -174,7 +174,8 @@ export function wrapCodexCommand(command: string, opts: CodexWrapOptions): strin
     'if [ "$__spillway_w" = 1 ]; then exec 1>&8 2>&9 8>&- 9>&-; ' +
       // $(( )) drops the spaces some wc put before the number.
       `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_final" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; fi`,
+      // A failed finish step: the output goes out whole, and the file, which nothing names, goes.
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_final" "$__spillway_s" "$__spillway_cmd" || { ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; }; fi; fi`,
     'exit $__spillway_s',
   ].join('\n');
 }

@@ -48,6 +48,7 @@ async function moveFolder(folder: string, opts: CodexMoveOptions): Promise<strin
   const why = await whyNotPrivateFolder(folder);
   if (why) throw new Error(`not a private capture folder (${why})`);
   const moved: string[] = [];
+  let finished = 0;
   for (const name of await fsp.readdir(folder)) {
     if (!name.endsWith(DONE_SUFFIX)) continue;
     const capture = name.slice(0, -DONE_SUFFIX.length);
@@ -55,10 +56,12 @@ async function moveFolder(folder: string, opts: CodexMoveOptions): Promise<strin
     const where = codexCaptureLocation(final);
     // A folder holds its own call's capture only: the name says which call it was made for.
     if (!where || captureFileName(where.callId) !== capture || !isCallFolder(folder, opts.sessionId, where.callId)) continue;
-    moved.push(await moveCapture(folder, capture, final, opts));
+    const placed = await moveCapture(folder, capture, final, opts);
+    finished++;
+    if (placed) moved.push(placed);
   }
   const left = await fsp.readdir(folder);
-  if (left.length === 0 && (moved.length > 0 || (opts.callId !== undefined && isCallFolder(folder, opts.sessionId, opts.callId)) || (await isStale(folder)))) {
+  if (left.length === 0 && (finished > 0 || (opts.callId !== undefined && isCallFolder(folder, opts.sessionId, opts.callId)) || (await isStale(folder)))) {
     await fsp.rmdir(folder).catch(() => undefined);
   }
   return moved;
@@ -70,14 +73,19 @@ async function isStale(folder: string): Promise<boolean> {
 }
 
 /** One capture: to its final path (a hard link, or an exclusive copy across file systems), recorded, its marker gone. */
-async function moveCapture(folder: string, name: string, final: string, opts: CodexMoveOptions): Promise<string> {
+async function moveCapture(folder: string, name: string, final: string, opts: CodexMoveOptions): Promise<string | undefined> {
   const where = codexCaptureLocation(final)!;
   const marker = path.join(folder, `${name}${DONE_SUFFIX}`);
+  const source = path.join(folder, name);
+  if (!(await lstatOrUndefined(source)) && !(await lstatOrUndefined(final))) {
+    // The wrapper printed the output whole and removed it (a finish step that failed late): only the marker is left.
+    await fsp.unlink(marker);
+    return undefined;
+  }
   const command = await readMarkerCommand(marker);
   const store = codexSessionStore(where.root, where.sessionDir, opts.logger);
   // The store makes the session folder (0700, never through a symlink); its probe file goes at once.
   await fsp.unlink(await store.createEmpty({ sessionId: where.sessionId }, `.probe-${process.pid}-${name}`));
-  const source = path.join(folder, name);
   await placeFile(source, final);
   await store.recordExternal({
     owner: { sessionId: where.sessionId },

@@ -129,6 +129,15 @@ describe('moveCodexCaptures', () => {
     expect(fs.existsSync(file)).toBe(true);
   });
 
+  it('drops a done marker whose capture the wrapper removed (printed whole), and the folder with it', async () => {
+    const { folder, file, final } = await staged('call_9');
+    fs.rmSync(file);
+    expect(await move()).toEqual([]);
+    expect(fs.existsSync(final)).toBe(false);
+    expect(fs.existsSync(folder)).toBe(false);
+    expect(warnings).toEqual([]);
+  });
+
   it('only looks at folders of its own session', async () => {
     await staged('call_8');
     expect(await sessionStagingFolders(env, `${SESSION}x`)).toEqual([]);

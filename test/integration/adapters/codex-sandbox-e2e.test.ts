@@ -6,8 +6,9 @@
 // builds of 20 KB, 300 KB and 5 MB (exit 2, the failure line at a random place
 // in the middle) reach the model with the failure line, the exit code and the
 // final path, where the whole output is; `echo ok` and a forbidden command
-// reach it as without Spillway. `-s read-only` lets nothing be written: the
-// output is Codex's own, as without Spillway.
+// reach it as without Spillway. `-s danger-full-access` takes the same path.
+// `-s read-only` lets nothing be written: the output is Codex's own, as
+// without Spillway.
 // CODEX_HOME is outside /tmp: under /tmp Codex refuses to set up its sandbox.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -26,7 +27,7 @@ const ECHO = 'echo ok';
 const FORBIDDEN = 'touch forbidden-1';
 const RULES = 'prefix_rule(pattern = ["touch"], decision = "forbidden", justification = "nothing is touched here")\n';
 
-type RunName = 'writeSpillway' | 'writeAlone' | 'readOnlySpillway' | 'readOnlyAlone';
+type RunName = 'writeSpillway' | 'writeAlone' | 'readOnlySpillway' | 'readOnlyAlone' | 'fullAccessSpillway';
 interface Run {
   home: string;
   work: string;
@@ -44,7 +45,7 @@ function spillway(args: string[], home: string): { status: number | null; stdout
   return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, CODEX_HOME: home, HOME: path.join(base, 'no-home') } });
 }
 
-async function start(name: RunName, sandbox: 'workspace-write' | 'read-only', commands: ScriptedCommand[], install: boolean): Promise<void> {
+async function start(name: RunName, sandbox: 'workspace-write' | 'read-only' | 'danger-full-access', commands: ScriptedCommand[], install: boolean): Promise<void> {
   const home = path.join(base, name, 'codex-home');
   const work = path.join(base, name, 'work');
   fs.mkdirSync(path.join(home, 'rules'), { recursive: true });
@@ -82,7 +83,11 @@ beforeAll(async () => {
   const all = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
   await Promise.all([start('writeSpillway', 'workspace-write', all, true), start('writeAlone', 'workspace-write', [ECHO, FORBIDDEN], false)]);
   const readOnly = [BUILDS[1]!.command, ECHO];
-  await Promise.all([start('readOnlySpillway', 'read-only', readOnly, true), start('readOnlyAlone', 'read-only', readOnly, false)]);
+  await Promise.all([
+    start('readOnlySpillway', 'read-only', readOnly, true),
+    start('readOnlyAlone', 'read-only', readOnly, false),
+    start('fullAccessSpillway', 'danger-full-access', [BUILDS[1]!.command], true),
+  ]);
   for (const r of Object.values(runs)) expect(r.run.code, r.run.stderr.slice(-2000)).toBe(0);
 }, 600_000);
 
@@ -160,5 +165,19 @@ describe('real Codex with the Spillway hook, -s read-only', () => {
     const sessions = path.join(runs.readOnlySpillway.home, 'spillway');
     const files = fs.existsSync(sessions) ? fs.readdirSync(sessions).flatMap((s) => fs.readdirSync(path.join(sessions, s))) : [];
     expect(files.filter((f) => f.startsWith('bash-'))).toEqual([]);
+  });
+});
+
+describe('real Codex with the Spillway hook, -s danger-full-access', () => {
+  it('takes the same path: the digest names the final path, which holds the whole output; nothing is left in $TMPDIR', () => {
+    const { home, work, tmpdir } = runs.fullAccessSpillway;
+    const build = BUILDS[1]!;
+    const seen = outputFor(lastRequest('fullAccessSpillway'), build.command);
+    expect(seen).toContain(build.failureLine);
+    const file = /complete output \(stdout and stderr\) is in (\S+)\]/.exec(seen)![1]!;
+    expect(path.dirname(path.dirname(file))).toBe(path.join(home, 'spillway'));
+    expect(fs.readFileSync(file, 'utf8')).toBe(fullOutputOf(build, work));
+    expect(runs.fullAccessSpillway.onDiskAtNextRequest.get(file)).toBe(true);
+    expect(fs.readdirSync(tmpdir).filter((n) => n.startsWith('spillway-codex-'))).toEqual([]);
   });
 });

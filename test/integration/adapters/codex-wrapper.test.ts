@@ -96,12 +96,14 @@ describe('large outputs', () => {
     const command = 'seq 1 5000; exit 1';
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     // Not a folder the finish step accepts (no `spillway` parent): it refuses, and the wrapper prints the capture.
-    const { wrapper } = await wrapped(command, { finalFile: path.join(tmp, 'elsewhere', 'session', 'bash-call_y.txt') });
+    const { wrapper, file } = await wrapped(command, { finalFile: path.join(tmp, 'elsewhere', 'session', 'bash-call_y.txt') });
     const alone = run(command, cwd);
     const seen = run(wrapper, cwd);
     expect(seen.status).toBe(alone.status);
     expect(seen.out).toMatch(/^spillway: could not digest .*, printing it whole: /);
     expect(seen.out.slice(seen.out.indexOf('\n') + 1)).toBe(alone.out);
+    // Printed whole, named nowhere: removed.
+    expect(fs.existsSync(file)).toBe(false);
   });
 });
 
