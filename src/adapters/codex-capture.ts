@@ -6,34 +6,38 @@
 // with its whole output (stdout and stderr, in order) going to a private file;
 // when it ends, an output of at most `inlineBytes` is printed back byte for
 // byte and the file removed, a larger one becomes Spillway's digest (head,
-// failure lines with their line numbers, tail, the exit code, the file), and
-// the wrapper exits with the command's status. Codex judges the command it
-// runs, the wrapper: a command the user's rules or Codex's own checks would
+// failure lines with their line numbers, tail, the exit code, the file's final
+// path), and the wrapper exits with the command's status. The file is made in
+// a private temporary folder (codex-staging.ts: Codex's sandbox lets a command
+// write there, not in $CODEX_HOME) and moved to its final path by the next hook
+// (codex-mover.ts), which runs outside the sandbox. Codex judges the command
+// it runs, the wrapper: a command the user's rules or Codex's own checks would
 // refuse or ask about is never rewritten (codex-rules.ts).
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
-import { LOCAL_RETRIEVAL_HINT, type LocalSpillStore, sanitizeSegment } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
-import { uploadQueuedInBackground } from '../spill/remote/configured';
-import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
+import { LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
+import { isMirrored } from '../spill/open-store';
+import { remoteHint } from '../spill/remote/mirrored-store';
+import { hashAndCount } from '../spill/save-record';
+import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, MIN_DIGEST_BYTES } from '../spill/policy';
 import type { SpillLogger } from '../spill/types';
 import { ansiCQuote, shellQuote } from './shell-quote';
 import { whyShellRejects, wrapperTool } from './shell-tools';
 import { codexRuleFolders, looksLikeForcedRm, readCodexRules, restrictiveRuleMatch } from './codex-rules';
+import { type CaptureLocation, captureFileName, codexCaptureLocation, codexSessionStore, finalCapturePath } from './codex-final-path';
+import { moveCodexCaptures } from './codex-mover';
+import { DONE_SUFFIX, makeStagingFolder } from './codex-staging';
 
-/** The folder under `$CODEX_HOME` that holds one folder per Codex session (its manifest and captures). */
-export const CODEX_SPILL_FOLDER = 'spillway';
-const CAPTURE_PREFIX = 'bash-';
 /** Every wrapper starts so: how a wrapped command is recognised. */
 export const CODEX_CAPTURE_MARKER = '__spillway_f=';
 /** Linux takes no single argument over 128 KiB; the wrapper and Codex's own words need room too. */
 const MAX_COMMAND_BYTES = 120 * 1024;
 
-/** What Codex hands a PreToolUse hook (the fields Spillway reads). */
-export interface CodexPreToolUse {
-  hook_event_name: 'PreToolUse';
+/** What Codex hands a PreToolUse or PostToolUse hook (the fields Spillway reads). */
+export interface CodexToolEvent {
+  hook_event_name: 'PreToolUse' | 'PostToolUse';
   session_id: string;
   tool_use_id: string;
   tool_name: string;
@@ -45,7 +49,7 @@ export interface CodexPreToolUse {
 export interface CodexCaptureOptions {
   maxInlineBytes?: number;
   digestBytes?: number;
-  /** Shell words that run the finish step; the capture file, the exit status and the command are appended. */
+  /** Shell words that run the finish step; the capture file, its final path, the exit status and the command are appended. */
   finishCommand: string;
   logger?: SpillLogger;
 }
@@ -66,22 +70,22 @@ export function codexHomeOf(event: { transcript_path?: string }, env: NodeJS.Pro
   return path.join(env.HOME?.trim() || os.homedir(), '.codex');
 }
 
-export function parseCodexEvent(text: string): CodexPreToolUse | undefined {
+export function parseCodexEvent(text: string): CodexToolEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const e = value as Partial<CodexPreToolUse> | null;
-  if (!e || typeof e !== 'object' || e.hook_event_name !== 'PreToolUse') return undefined;
+  const e = value as Partial<CodexToolEvent> | null;
+  if (!e || typeof e !== 'object' || (e.hook_event_name !== 'PreToolUse' && e.hook_event_name !== 'PostToolUse')) return undefined;
   if (typeof e.session_id !== 'string' || typeof e.tool_use_id !== 'string' || typeof e.tool_name !== 'string') return undefined;
   if (typeof e.tool_input !== 'object' || e.tool_input === null || Array.isArray(e.tool_input)) return undefined;
-  return e as CodexPreToolUse;
+  return e as CodexToolEvent;
 }
 
 /** Why the command is run as typed, or undefined when it may be wrapped. */
-export async function whyCodexLeavesAlone(command: string, event: CodexPreToolUse, codexHome: string): Promise<string | undefined> {
+export async function whyCodexLeavesAlone(command: string, event: CodexToolEvent, codexHome: string): Promise<string | undefined> {
   if (command.trim() === '') return 'empty command';
   if (command.includes('\0')) return 'command holds a NUL byte';
   if (Buffer.byteLength(command) * 2 > MAX_COMMAND_BYTES) return 'command too long to wrap';
@@ -95,7 +99,7 @@ export async function whyCodexLeavesAlone(command: string, event: CodexPreToolUs
 }
 
 /** PreToolUse: the rewrite, or undefined to leave the call as it is. */
-export async function codexCaptureRewrite(event: CodexPreToolUse, env: NodeJS.ProcessEnv, opts: CodexCaptureOptions): Promise<CodexRewrite | undefined> {
+export async function codexCaptureRewrite(event: CodexToolEvent, env: NodeJS.ProcessEnv, opts: CodexCaptureOptions): Promise<CodexRewrite | undefined> {
   if (event.tool_name !== 'Bash') return undefined;
   const command = event.tool_input.command;
   if (typeof command !== 'string') return undefined;
@@ -105,15 +109,15 @@ export async function codexCaptureRewrite(event: CodexPreToolUse, env: NodeJS.Pr
     opts.logger?.debug?.(`command left as typed: ${why}`);
     return undefined;
   }
-  let captureFile: string;
+  let files: { captureFile: string; finalFile: string };
   try {
-    captureFile = await prepareCaptureFile(codexHome, event);
+    files = await prepareCapture(codexHome, event, env);
   } catch (err) {
     opts.logger?.warn(`could not prepare the capture folder, command left as typed: ${(err as Error).message}`);
     return undefined;
   }
   const wrapped = wrapCodexCommand(command, {
-    captureFile,
+    ...files,
     inlineBytes: opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES,
     finishCommand: opts.finishCommand,
   });
@@ -122,23 +126,28 @@ export async function codexCaptureRewrite(event: CodexPreToolUse, env: NodeJS.Pr
 }
 
 /**
- * The capture file's path, in the session's private folder (made 0700 here).
- * The file itself is made by the wrapper, when the command really runs: a
- * command Codex then refuses leaves nothing behind.
+ * The capture file's path, in a private temporary folder made for this call,
+ * and its final path, whose session folder is made here (0700) so that a
+ * $CODEX_HOME Spillway cannot write leaves the command as typed. The capture
+ * file itself is made by the wrapper, when the command really runs: a command
+ * Codex then refuses leaves nothing behind.
  */
-async function prepareCaptureFile(codexHome: string, event: CodexPreToolUse): Promise<string> {
-  const root = path.join(codexHome, CODEX_SPILL_FOLDER);
-  const sessionDir = path.join(root, sanitizeSegment(event.session_id));
-  const name = sanitizeSegment(`${CAPTURE_PREFIX}${event.tool_use_id}.txt`);
+async function prepareCapture(codexHome: string, event: CodexToolEvent, env: NodeJS.ProcessEnv): Promise<{ captureFile: string; finalFile: string }> {
+  const finalFile = finalCapturePath(codexHome, event.session_id, event.tool_use_id);
+  const where = codexCaptureLocation(finalFile);
+  if (!where) throw new Error(`not a capture path: ${finalFile}`);
+  const name = captureFileName(event.tool_use_id);
   // The store makes the folders safely (0700, no symlink on the way); the probe file it needs for that goes at once.
-  const store = storeFor(root, sessionDir);
-  const probe = await store.createEmpty({ sessionId: event.session_id }, `.probe-${process.pid}-${name}`);
+  const probe = await codexSessionStore(where.root, where.sessionDir).createEmpty({ sessionId: event.session_id }, `.probe-${process.pid}-${name}`);
   await fsp.unlink(probe);
-  return path.join(sessionDir, name);
+  const folder = await makeStagingFolder(env, event.session_id, event.tool_use_id);
+  return { captureFile: path.join(folder, name), finalFile };
 }
 
 export interface CodexWrapOptions {
   captureFile: string;
+  /** Where the hook moves the capture; the digest names it. */
+  finalFile: string;
   inlineBytes: number;
   finishCommand: string;
 }
@@ -156,7 +165,7 @@ export function wrapCodexCommand(command: string, opts: CodexWrapOptions): strin
   const inline = Math.max(0, Math.floor(opts.inlineBytes));
   const [wc, cat, rm] = (['wc', 'cat', 'rm'] as const).map((name) => wrapperTool(name));
   return [
-    `${CODEX_CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}; __spillway_cmd=${ansiCQuote(command)}; __spillway_w=0`,
+    `${CODEX_CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}; __spillway_final=${ansiCQuote(opts.finalFile)}; __spillway_cmd=${ansiCQuote(command)}; __spillway_w=0`,
     `if ( umask 077; set -C; : > "$__spillway_f" ) 2>/dev/null; then __spillway_w=1; exec 8>&1 9>&2 >>"$__spillway_f" 2>&1; fi`,
     '(',
     command,
@@ -165,7 +174,8 @@ export function wrapCodexCommand(command: string, opts: CodexWrapOptions): strin
     'if [ "$__spillway_w" = 1 ]; then exec 1>&8 2>&9 8>&- 9>&-; ' +
       // $(( )) drops the spaces some wc put before the number.
       `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; ` +
-      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_s" "$__spillway_cmd" || ${cat} "$__spillway_f"; fi; fi`,
+      // A failed finish step: the output goes out whole, and the file, which nothing names, goes.
+      `else ${opts.finishCommand} "$__spillway_f" "$__spillway_final" "$__spillway_s" "$__spillway_cmd" || { ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; }; fi; fi`,
     'exit $__spillway_s',
   ].join('\n');
 }
@@ -177,61 +187,33 @@ export function codexFinishCommand(script: string, viaCli: boolean, digestBytes:
 }
 
 /**
- * The finish step (the wrapper runs it for a large output): records the
- * capture in its session's manifest and returns what the model sees.
+ * The finish step (the wrapper runs it for a large output, inside Codex's
+ * sandbox): returns what the model sees, naming the file's final path, and
+ * marks the capture done (a marker holding the command) so that the next
+ * hook, outside the sandbox, moves it there and records it.
  */
-export async function finishCodexCapture(file: string, status: string, command: string, digestBytes: number, logger?: SpillLogger): Promise<string> {
-  const where = codexCaptureLocation(file);
-  if (!where) throw new Error(`not a Spillway capture file of Codex: ${file}`);
-  let hint = LOCAL_RETRIEVAL_HINT;
-  try {
-    // Recorded before the digest is made: a mirrored store's hint names the bucket's copy too.
-    hint = (
-      await storeFor(where.root, where.sessionDir, logger).recordExternal({
-        owner: { sessionId: where.sessionId },
-        source: { toolName: 'Bash', callId: where.callId, label: labelFor({ command }) },
-        file: path.basename(file),
-        args: { command },
-      })
-    ).retrievalHint;
-  } catch (err) {
-    // The digest still names the file; only the catalog loses the tool name.
-    logger?.warn(`could not record ${file} in the manifest: ${(err as Error).message}`);
-  }
+export async function finishCodexCapture(file: string, finalFile: string, status: string, command: string, digestBytes: number): Promise<string> {
+  const where = codexCaptureLocation(finalFile);
+  if (!where || path.basename(file) !== path.basename(finalFile)) throw new Error(`not a Spillway capture file of Codex: ${file} -> ${finalFile}`);
   const digest = await digestFile(file, {
     budgetBytes: Math.max(MIN_DIGEST_BYTES, digestBytes),
     toolName: 'Bash',
-    locator: file,
-    retrievalHint: hint,
+    locator: finalFile,
+    retrievalHint: await retrievalHintFor(file, where),
   });
+  // Written after the digest is made: the mover may take the file as soon as the marker is there.
+  await fsp.writeFile(`${file}${DONE_SUFFIX}`, JSON.stringify({ command, status }), { flag: 'wx', mode: 0o600 });
   const trailer = /^\d+$/.test(status)
-    ? `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${file}]`
-    : `[spillway: the command ended (${status}); its complete output (stdout and stderr) is in ${file}]`;
+    ? `[spillway: the command exited with code ${status}; its complete output (stdout and stderr) is in ${finalFile}]`
+    : `[spillway: the command ended (${status}); its complete output (stdout and stderr) is in ${finalFile}]`;
   return `${digest}${digest.endsWith('\n') ? '' : '\n'}${trailer}\n`;
 }
 
-interface CaptureLocation {
-  root: string;
-  sessionDir: string;
-  sessionId: string;
-  callId: string;
-}
-
-/** `<CODEX_HOME>/spillway/<session>/bash-<call id>.txt`, or undefined for any other path. */
-export function codexCaptureLocation(file: string): CaptureLocation | undefined {
-  if (!path.isAbsolute(file)) return undefined;
-  const resolved = path.resolve(file);
-  const name = path.basename(resolved);
-  const sessionDir = path.dirname(resolved);
-  const root = path.dirname(sessionDir);
-  if (path.basename(root) !== CODEX_SPILL_FOLDER || !name.startsWith(CAPTURE_PREFIX) || !name.endsWith('.txt')) return undefined;
-  const callId = name.slice(CAPTURE_PREFIX.length, -'.txt'.length);
-  if (callId === '') return undefined;
-  return { root, sessionDir, sessionId: path.basename(sessionDir), callId };
-}
-
-function storeFor(root: string, sessionDir: string, logger?: SpillLogger): LocalSpillStore {
-  return openSpillStore({ root, layout: { dirFor: () => sessionDir }, agent: 'codex', ...(logger ? { logger } : {}) });
+/** How to read the file; with a bucket configured, also the copy the mover's record will queue (same bytes, same key). */
+async function retrievalHintFor(file: string, where: CaptureLocation): Promise<string> {
+  const store = codexSessionStore(where.root, where.sessionDir);
+  if (!isMirrored(store)) return LOCAL_RETRIEVAL_HINT;
+  return remoteHint(LOCAL_RETRIEVAL_HINT, store.remoteUrl(where.sessionId, (await hashAndCount(file)).sha256));
 }
 
 /** The hook: reads the event, prints the rewrite (or nothing). Never throws: a failing hook must not fail the call. */
@@ -245,6 +227,15 @@ export async function runCodexHook(
   try {
     const event = parseCodexEvent(input);
     if (!event) return;
+    // Captures of this session whose command has ended go to their final path first (PostToolUse: the call just ended).
+    await moveCodexCaptures({
+      env,
+      codexHome: codexHomeOf(event, env),
+      sessionId: event.session_id,
+      ...(event.hook_event_name === 'PostToolUse' ? { callId: event.tool_use_id } : {}),
+      logger,
+    });
+    if (event.hook_event_name !== 'PreToolUse') return;
     const digestBytes = positiveInt(env.SPILLWAY_DIGEST_BYTES) ?? DEFAULT_DIGEST_BYTES;
     const rewrite = await codexCaptureRewrite(event, env, {
       maxInlineBytes: positiveInt(env.SPILLWAY_MAX_INLINE_BYTES) ?? DEFAULT_MAX_INLINE_BYTES,
@@ -263,18 +254,16 @@ function positiveInt(raw: string | undefined): number | undefined {
   return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
 }
 
-/** `finish DIGEST_BYTES FILE STATUS COMMAND`: prints the digest; exit 1 (the wrapper then prints the output whole) on failure. */
+/** `finish DIGEST_BYTES FILE FINAL STATUS COMMAND`: prints the digest; exit 1 (the wrapper then prints the output whole) on failure. */
 export async function runCodexFinish(args: string[], out: { stdout: (text: string) => void; stderr: (text: string) => void }): Promise<number> {
-  const [digestBytes, file, status, command] = args;
+  const [digestBytes, file, finalFile, status, command] = args;
   const budget = Number(digestBytes);
-  if (!file || status === undefined || command === undefined || !Number.isFinite(budget) || budget <= 0) {
-    out.stderr('usage: codex finish DIGEST_BYTES FILE STATUS COMMAND\n');
+  if (!file || !finalFile || status === undefined || command === undefined || !Number.isFinite(budget) || budget <= 0) {
+    out.stderr('usage: codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND\n');
     return 2;
   }
   try {
-    out.stdout(await finishCodexCapture(file, status, command, Math.floor(budget), { warn: (m) => out.stderr(`spillway: ${m}\n`) }));
-    // The model's text is out: copies owed to a bucket go up in a process of their own.
-    await uploadQueuedInBackground(process.env);
+    out.stdout(await finishCodexCapture(file, finalFile, status, command, Math.floor(budget)));
     return 0;
   } catch (err) {
     out.stderr(`spillway: could not digest ${file}, printing it whole: ${err instanceof Error ? err.message : String(err)}\n`);

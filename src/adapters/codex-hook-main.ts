@@ -1,7 +1,7 @@
 // dist/codex-hook.js: the Codex CLI hook on its own (no catalog), so Codex
 // waits only for Node start-up plus the hook's own work.
 // Usage (what `spillway hook install codex` writes): node dist/codex-hook.js codex
-// The capture's finish step: node dist/codex-hook.js codex finish DIGEST_BYTES FILE STATUS COMMAND
+// The capture's finish step: node dist/codex-hook.js codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND
 import { runCodexFinish, runCodexHook } from './codex-capture';
 import { failIfUnfinished } from '../common/unfinished';
 

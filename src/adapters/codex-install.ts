@@ -1,8 +1,10 @@
-// `spillway hook install|uninstall codex`: Spillway's PreToolUse entry in a
-// Codex hooks.json (`$CODEX_HOME/hooks.json`, or `DIR/.codex/hooks.json`),
-// and, only when asked (`--trust`), the trust record Codex wants before it runs
-// a hook (`[hooks.state."<hooks.json>:pre_tool_use:G:H"] trusted_hash`, in the
-// user's config.toml). Uninstall gives both files back byte for byte: the
+// `spillway hook install|uninstall codex`: Spillway's PreToolUse and
+// PostToolUse entries in a Codex hooks.json (`$CODEX_HOME/hooks.json`, or
+// `DIR/.codex/hooks.json`): PreToolUse wraps the command, PostToolUse moves its
+// capture out of the sandbox's reach (codex-mover.ts). Only when asked
+// (`--trust`), the trust records Codex wants before it runs a hook
+// (`[hooks.state."<hooks.json>:<event>:G:H"] trusted_hash`, in the user's
+// config.toml). Uninstall gives both files back byte for byte: the
 // hooks.json from the copy taken at install (when nothing else changed in it
 // since), the config.toml by cutting out exactly the block that was added.
 import { createHash } from 'node:crypto';
@@ -23,6 +25,12 @@ export interface CodexInstallResult {
 /** Codex waits for the hook at most this many seconds. */
 export const CODEX_HOOK_TIMEOUT_SECONDS = 30;
 const MATCHER = 'Bash';
+/** The events Spillway hooks, with the names Codex uses in trust keys. */
+const EVENTS = [
+  { name: 'PreToolUse', key: 'pre_tool_use' },
+  { name: 'PostToolUse', key: 'post_tool_use' },
+] as const;
+type HookEvent = (typeof EVENTS)[number];
 const OUR_COMMAND = /(?:^|[\s/'"])(?:codex-hook\.js['"]?\s+codex|hook['"]?\s+codex)\s*$/;
 const TRUST_BEGIN = '# >>> spillway: trust for its Codex hook (spillway hook uninstall codex removes this block)';
 const TRUST_END = '# <<< spillway';
@@ -77,31 +85,38 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
   if (!isSpillwayCodexCommand(command)) throw new Error(`the hook command must end with 'codex-hook.js codex' or 'hook codex'`);
   const { text, value } = await readHooks(hooksPath);
   const changes: string[] = [];
-  const groups = preToolUse(value, hooksPath);
-  let at = groups.findIndex((g) => (g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
-  const current = at === -1 ? undefined : groups[at]!;
-  const same = current && current.matcher === MATCHER && current.hooks?.length === 1 && current.hooks[0]!.command === command && current.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
-  if (same) changes.push(`already installed in ${hooksPath}`);
+  const found = EVENTS.map((event) => {
+    const groups = groupsOf(value, event, hooksPath);
+    const at = groups.findIndex((g) => (g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
+    return { event, groups, at };
+  });
+  const isOurs = (g: HookGroup | undefined) =>
+    g !== undefined && g.matcher === MATCHER && g.hooks?.length === 1 && g.hooks[0]!.command === command && g.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
+  const trustKeys: Array<{ key: string; hash: string; event: HookEvent }> = [];
+  if (found.every((f) => isOurs(f.groups[f.at]))) changes.push(`already installed in ${hooksPath}`);
   else {
-    if (current) {
-      groups.splice(at, 1);
-      changes.push('replaced an earlier Spillway hook entry');
-    }
-    groups.push({ matcher: MATCHER, hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }] });
-    at = groups.length - 1;
     // The copy uninstall gives back: the file as it was before Spillway (never one holding an earlier install).
-    if (text !== undefined && !current) await fsp.writeFile(backupOf(hooksPath), text, { mode: 0o600 });
+    if (text !== undefined && found.every((f) => f.at === -1)) await fsp.writeFile(backupOf(hooksPath), text, { mode: 0o600 });
+    for (const f of found) {
+      if (f.at !== -1) {
+        f.groups.splice(f.at, 1);
+        changes.push(`replaced an earlier Spillway ${f.event.name} entry`);
+      }
+      f.groups.push({ matcher: MATCHER, hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }] });
+      f.at = f.groups.length - 1;
+      changes.push(`added ${f.event.name} hook (matcher "${MATCHER}"): ${command}`);
+    }
     await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
-    changes.push(`added PreToolUse hook (matcher "${MATCHER}"): ${command}`, `wrote ${hooksPath}`);
+    changes.push(`wrote ${hooksPath}`);
   }
-  const key = `${hooksPath}:pre_tool_use:${at}:0`;
-  const hash = codexTrustHash('pre_tool_use', MATCHER, command, CODEX_HOOK_TIMEOUT_SECONDS);
-  if (opts.trust) changes.push(...(await recordTrust(opts.configPath, key, hash)));
+  for (const f of found) trustKeys.push({ event: f.event, key: `${hooksPath}:${f.event.key}:${f.at}:0`, hash: codexTrustHash(f.event.key, MATCHER, command, CODEX_HOOK_TIMEOUT_SECONDS) });
+  if (opts.trust) changes.push(...(await recordTrust(opts.configPath, trustKeys)));
   else {
     changes.push(
       'Codex runs a new hook only once you trust it (`codex exec` skips it silently until then):',
-      '  start `codex`, open /hooks ("Hooks need review") and trust the Spillway PreToolUse hook, or',
-      `  run this install again with --trust to record it yourself: [hooks.state."${key}"] trusted_hash = "${hash}" in ${opts.configPath}`,
+      '  start `codex`, open /hooks ("Hooks need review") and trust the Spillway PreToolUse and PostToolUse hooks, or',
+      `  run this install again with --trust to record it yourself in ${opts.configPath}:`,
+      ...trustKeys.map((t) => `    [hooks.state."${t.key}"] trusted_hash = "${t.hash}"`),
     );
   }
   return { changes };
@@ -112,13 +127,18 @@ export async function uninstallCodexHook(hooksPath: string, configPath: string):
   const { text, value } = await readHooks(hooksPath);
   if (text === undefined) changes.push(`nothing to remove: ${hooksPath} does not exist`);
   else {
-    const groups = preToolUse(value, hooksPath);
-    const kept = groups.filter((g) => !(g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
-    if (kept.length === groups.length) changes.push(`no Spillway hook in ${hooksPath}`);
+    let removedAny = false;
+    for (const event of EVENTS) {
+      const present = value.hooks?.[event.name] !== undefined;
+      const groups = groupsOf(value, event, hooksPath);
+      const kept = groups.filter((g) => !(g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
+      if (kept.length !== groups.length) removedAny = true;
+      if (kept.length > 0 || (present && kept.length === groups.length)) value.hooks![event.name] = kept;
+      else delete value.hooks![event.name];
+    }
+    if (Object.keys(value.hooks!).length === 0) delete value.hooks;
+    if (!removedAny) changes.push(`no Spillway hook in ${hooksPath}`);
     else {
-      if (kept.length > 0) value.hooks!.PreToolUse = kept;
-      else delete value.hooks!.PreToolUse;
-      if (Object.keys(value.hooks!).length === 0) delete value.hooks;
       const backup = await fsp.readFile(backupOf(hooksPath), 'utf8').catch(() => undefined);
       const backupValue = backup === undefined ? undefined : parseOr(backup);
       if (backup !== undefined && isDeepStrictEqual(backupValue, value)) {
@@ -129,7 +149,7 @@ export async function uninstallCodexHook(hooksPath: string, configPath: string):
         changes.push(`removed ${hooksPath} (Spillway had created it)`);
       } else {
         await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
-        changes.push(`removed the Spillway hook entry from ${hooksPath} (the file was changed since the install, so it was rewritten)`);
+        changes.push(`removed the Spillway hook entries from ${hooksPath} (the file was changed since the install, so it was rewritten)`);
       }
       await fsp.rm(backupOf(hooksPath), { force: true });
     }
@@ -159,11 +179,12 @@ async function readHooks(file: string): Promise<{ text: string | undefined; valu
   return { text, value: value as HooksFile };
 }
 
-function preToolUse(value: HooksFile, file: string): HookGroup[] {
+/** The event's groups (an empty list put in place when it has none). */
+function groupsOf(value: HooksFile, event: HookEvent, file: string): HookGroup[] {
   value.hooks ??= {};
-  const groups = value.hooks.PreToolUse ?? [];
-  if (!Array.isArray(groups)) throw new Error(`${file}: "hooks.PreToolUse" is not an array; nothing was changed`);
-  value.hooks.PreToolUse = groups;
+  const groups = value.hooks[event.name] ?? [];
+  if (!Array.isArray(groups)) throw new Error(`${file}: "hooks.${event.name}" is not an array; nothing was changed`);
+  value.hooks[event.name] = groups;
   return groups as HookGroup[];
 }
 
@@ -181,24 +202,25 @@ function indentOf(text: string | undefined): string {
   return (text && /^([ \t]+)\S/m.exec(text)?.[1]) ?? '  ';
 }
 
-/** Appends the trust block to config.toml (replacing an earlier Spillway block); refuses when the user's own table names the key. */
-async function recordTrust(configPath: string, key: string, hash: string): Promise<string[]> {
+/** Appends the trust block to config.toml (replacing an earlier Spillway block); refuses when the user's own table names a key. */
+async function recordTrust(configPath: string, trust: Array<{ key: string; hash: string }>): Promise<string[]> {
   const before = await fsp.readFile(configPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
   });
   const base = before === undefined ? '' : withoutTrustBlock(before);
-  const header = `[hooks.state.${JSON.stringify(key)}]`;
-  if (base.includes(JSON.stringify(key))) {
-    return [`not recording trust: ${configPath} already has an entry for ${key}; trust the hook in Codex's /hooks instead`];
+  const taken = trust.find((t) => base.includes(JSON.stringify(t.key)));
+  if (taken) {
+    return [`not recording trust: ${configPath} already has an entry for ${taken.key}; trust the hooks in Codex's /hooks instead`];
   }
-  const block = `${TRUST_BEGIN}\n${header}\ntrusted_hash = ${JSON.stringify(hash)}\n${TRUST_END}\n`;
+  const tables = trust.map((t) => `[hooks.state.${JSON.stringify(t.key)}]\ntrusted_hash = ${JSON.stringify(t.hash)}\n`);
+  const block = `${TRUST_BEGIN}\n${tables.join('')}${TRUST_END}\n`;
   // The block goes on a line of its own; a newline added for it is part of what uninstall removes.
   const joiner = base === '' || base.endsWith('\n') ? '' : '\n';
   const after = `${base}${joiner}${joiner ? TRUST_BEGIN.replace('# >>>', '# >>>+') : TRUST_BEGIN}${block.slice(TRUST_BEGIN.length)}`;
   if (after === before) return [`trust already recorded in ${configPath}`];
   await replaceFile(configPath, after);
-  return [`recorded trust for the hook in ${configPath}: ${header} trusted_hash = "${hash}"`];
+  return trust.map((t) => `recorded trust for the hook in ${configPath}: [hooks.state.${JSON.stringify(t.key)}] trusted_hash = "${t.hash}"`);
 }
 
 /** config.toml without Spillway's trust block (and the newline it added before itself, marked `>>>+`). */

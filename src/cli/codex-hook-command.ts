@@ -8,13 +8,14 @@ import { readAll, type CliIO } from './io';
 import { parseInstallFlags } from './install-flags';
 
 export const CODEX_HELP = `  spillway hook codex
-      Codex CLI PreToolUse hook: reads the event on stdin, prints the rewrite
-      of a shell command (or nothing). Never fails the tool call.
-  spillway hook codex finish DIGEST_BYTES FILE STATUS COMMAND
+      Codex CLI PreToolUse and PostToolUse hook: reads the event on stdin,
+      moves the session's finished captures to $CODEX_HOME/spillway/, and
+      prints the rewrite of a shell command (or nothing). Never fails the call.
+  spillway hook codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND
       The step a captured command runs when it ends (written by the hook).
   spillway hook install codex [--user | --project DIR] [--command CMD] [--trust]
-      Add the hook to $CODEX_HOME/hooks.json (~/.codex) or DIR/.codex/hooks.json.
-      --trust also records Codex's trust for it in $CODEX_HOME/config.toml
+      Add the hooks to $CODEX_HOME/hooks.json (~/.codex) or DIR/.codex/hooks.json.
+      --trust also records Codex's trust for them in $CODEX_HOME/config.toml
       (without it, Codex asks you to review the hook first).
   spillway hook uninstall codex [--user | --project DIR]
       Remove the hook and the trust record again (files restored byte for byte).

@@ -11,7 +11,7 @@ import type { Described, Source } from './source';
 import type { LineReducer } from '../transcripts/transcripts';
 import { describeManifestFolder, wholeFolder } from './common';
 
-/** The folder under `$CODEX_HOME` the Codex hook writes to (src/adapters/codex-capture.ts). */
+/** The folder under `$CODEX_HOME` the Codex hook moves captures to (src/adapters/codex-final-path.ts). */
 const SPILL_FOLDER = 'spillway';
 /** Codex's session ids are UUIDs. */
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

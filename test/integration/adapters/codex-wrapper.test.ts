@@ -2,14 +2,18 @@
 // adds `-l`, whose profile only costs time here and is the same with or without the wrapper):
 // for each case the same output, byte for byte, and the same exit status as
 // the command alone when the output is small; a large one becomes a digest
-// naming a file that holds all of it; a capture file that cannot be made
-// leaves the output going out as it would have.
+// naming the final path, and the hook's mover puts the file holding all of it
+// there; a capture file that cannot be made leaves the output going out as it
+// would have.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexFinishCommand, wrapCodexCommand } from '../../../src/adapters/codex-capture';
+import { finalCapturePath } from '../../../src/adapters/codex-final-path';
+import { moveCodexCaptures } from '../../../src/adapters/codex-mover';
+import { makeStagingFolder } from '../../../src/adapters/codex-staging';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const hookScript = path.join(repoRoot, 'dist', 'codex-hook.js');
@@ -28,11 +32,16 @@ function run(command: string, cwd: string): { out: string; status: number | null
   return { out: res.stdout, status: res.status };
 }
 
-function wrapped(command: string, opts: { folder?: string } = {}): { wrapper: string; file: string } {
-  const sessionDir = opts.folder ?? path.join(tmp, 'codex-home', 'spillway', '0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000');
-  fs.mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
-  const file = path.join(sessionDir, `bash-call_${++n}.txt`);
-  return { wrapper: wrapCodexCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) }), file };
+const SESSION = '0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000';
+
+/** The wrapper as the hook makes it: the capture in a private folder under $TMPDIR, the digest naming the final path. */
+async function wrapped(command: string, opts: { finalFile?: string } = {}): Promise<{ wrapper: string; file: string; finalFile: string; callId: string }> {
+  const callId = `call_${++n}`;
+  const folder = await makeStagingFolder({ TMPDIR: tmp }, SESSION, callId);
+  const file = path.join(folder, `bash-${callId}.txt`);
+  const finalFile = opts.finalFile ?? finalCapturePath(path.join(tmp, 'codex-home'), SESSION, callId);
+  const wrapper = wrapCodexCommand(command, { captureFile: file, finalFile, inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) });
+  return { wrapper, file, finalFile, callId };
 }
 
 describe('small outputs: as without Spillway', () => {
@@ -49,10 +58,10 @@ describe('small outputs: as without Spillway', () => {
     ['binary bytes', "printf '\\x00\\xff\\x01'"],
     ['exit from a nested shell', 'bash -c "exit 7"'],
     ['a background job', 'sleep 0.2 & echo started; wait'],
-  ])('%s', (_name, command) => {
+  ])('%s', async (_name, command) => {
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     const alone = run(command, cwd);
-    const { wrapper, file } = wrapped(command);
+    const { wrapper, file } = await wrapped(command);
     const withSpillway = run(wrapper, cwd);
     expect(withSpillway).toEqual(alone);
     expect(fs.existsSync(file)).toBe(false);
@@ -60,33 +69,41 @@ describe('small outputs: as without Spillway', () => {
 });
 
 describe('large outputs', () => {
-  it('a failing 250 KB build becomes a digest with the failure line, the exit code and the file holding all of it', () => {
+  it('a failing 250 KB build becomes a digest with the failure line, the exit code and the final path; the mover puts all of it there', async () => {
     const command = 'for i in $(seq 1 8000); do echo "[$i] unit ok"; done; echo "error: the linker failed at unit 4321" >&2; for i in $(seq 8001 9000); do echo "[$i] unit ok"; done; exit 2';
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     const alone = run(command, cwd);
-    const { wrapper, file } = wrapped(command);
+    const { wrapper, file, finalFile, callId } = await wrapped(command);
     const seen = run(wrapper, cwd);
     expect(seen.status).toBe(2);
     expect(seen.out).toContain('error: the linker failed at unit 4321');
     expect(seen.out).toContain('[9000] unit ok');
-    expect(seen.out).toContain(`[spillway: the command exited with code 2; its complete output (stdout and stderr) is in ${file}]`);
+    expect(seen.out).toContain(`[spillway: the command exited with code 2; its complete output (stdout and stderr) is in ${finalFile}]`);
     expect(seen.out.length).toBeLessThan(4000);
     expect(fs.readFileSync(file, 'utf8')).toBe(alone.out);
     expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
-    const manifest = fs.readFileSync(path.join(path.dirname(file), 'spillway.jsonl'), 'utf8');
-    expect(manifest).toContain(`"toolCallId":"call_${n}"`);
+    const moved = await moveCodexCaptures({ env: { TMPDIR: tmp }, codexHome: path.join(tmp, 'codex-home'), sessionId: SESSION, callId });
+    expect(moved).toEqual([finalFile]);
+    expect(fs.readFileSync(finalFile, 'utf8')).toBe(alone.out);
+    expect((fs.statSync(finalFile).mode & 0o777).toString(8)).toBe('600');
+    expect((fs.statSync(path.dirname(finalFile)).mode & 0o777).toString(8)).toBe('700');
+    expect(fs.existsSync(path.dirname(file))).toBe(false);
+    const manifest = fs.readFileSync(path.join(path.dirname(finalFile), 'spillway.jsonl'), 'utf8');
+    expect(manifest).toContain(`"toolCallId":"${callId}"`);
   });
 
-  it('a finish step that fails prints the output whole', () => {
+  it('a finish step that fails prints the output whole', async () => {
     const command = 'seq 1 5000; exit 1';
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     // Not a folder the finish step accepts (no `spillway` parent): it refuses, and the wrapper prints the capture.
-    const { wrapper } = wrapped(command, { folder: path.join(tmp, 'elsewhere', 'session') });
+    const { wrapper, file } = await wrapped(command, { finalFile: path.join(tmp, 'elsewhere', 'session', 'bash-call_y.txt') });
     const alone = run(command, cwd);
     const seen = run(wrapper, cwd);
     expect(seen.status).toBe(alone.status);
     expect(seen.out).toMatch(/^spillway: could not digest .*, printing it whole: /);
     expect(seen.out.slice(seen.out.indexOf('\n') + 1)).toBe(alone.out);
+    // Printed whole, named nowhere: removed.
+    expect(fs.existsSync(file)).toBe(false);
   });
 });
 
@@ -95,13 +112,13 @@ describe('a capture file that cannot be made', () => {
     const command = 'seq 1 5000; echo done >&2; exit 5';
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     const file = path.join(tmp, 'missing', 'spillway', 'session', 'bash-call_x.txt');
-    const wrapper = wrapCodexCommand(command, { captureFile: file, inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) });
+    const wrapper = wrapCodexCommand(command, { captureFile: file, finalFile: finalCapturePath(tmp, SESSION, 'call_x'), inlineBytes: 4096, finishCommand: codexFinishCommand(hookScript, false, 2048) });
     expect(run(wrapper, cwd)).toEqual(run(command, cwd));
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  it('never writes through a file already in its place', () => {
-    const { wrapper, file } = wrapped('seq 1 5000');
+  it('never writes through a file already in its place', async () => {
+    const { wrapper, file } = await wrapped('seq 1 5000');
     const target = path.join(tmp, 'target.txt');
     fs.writeFileSync(target, 'keep\n');
     fs.symlinkSync(target, file);

@@ -65,6 +65,9 @@ describe('install and uninstall codex', () => {
     expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);
     const text = installed.changes.join('\n');
     expect(text).toContain(`added PreToolUse hook (matcher "Bash"): ${COMMAND}`);
+    expect(text).toContain(`added PostToolUse hook (matcher "Bash"): ${COMMAND}`);
+    expect(value.hooks.PostToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }]);
+    expect(text).toContain(`[hooks.state."${hooksPath}:post_tool_use:0:0"] trusted_hash = "${codexTrustHash('post_tool_use', 'Bash', COMMAND, 30)}"`);
     expect(text).toContain('/hooks');
     expect(text).toContain(`[hooks.state."${hooksPath}:pre_tool_use:1:0"] trusted_hash = "${codexTrustHash('pre_tool_use', 'Bash', COMMAND, 30)}"`);
     expect((await installCodexHook(hooksPath, COMMAND, { trust: false, configPath })).changes[0]).toContain('already installed');
@@ -73,6 +76,7 @@ describe('install and uninstall codex', () => {
     const config = fs.readFileSync(configPath, 'utf8');
     expect(config.startsWith(`${USER_CONFIG}\n`)).toBe(true);
     expect(config).toContain(`[hooks.state."${hooksPath}:pre_tool_use:1:0"]\ntrusted_hash = "${codexTrustHash('pre_tool_use', 'Bash', COMMAND, 30)}"\n`);
+    expect(config).toContain(`[hooks.state."${hooksPath}:post_tool_use:0:0"]\ntrusted_hash = "${codexTrustHash('post_tool_use', 'Bash', COMMAND, 30)}"\n`);
 
     const removed = await uninstallCodexHook(hooksPath, configPath);
     expect(removed.changes.join('\n')).toContain('restored');
@@ -105,6 +109,24 @@ describe('install and uninstall codex', () => {
     await uninstallCodexHook(hooksPath, configPath);
     const after = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
     expect(after).toEqual({ ...JSON.parse(USER_HOOKS), added: true });
+  });
+
+  it('an earlier install with only the PreToolUse hook gains the PostToolUse one, and uninstall still gives the user\'s file back', async () => {
+    fs.writeFileSync(hooksPath, USER_HOOKS);
+    fs.writeFileSync(configPath, USER_CONFIG);
+    await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    // What an earlier Spillway left: its PreToolUse group only.
+    const value = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    delete value.hooks.PostToolUse;
+    fs.writeFileSync(hooksPath, JSON.stringify(value, null, 4) + '\n');
+    const again = await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    expect(again.changes.join('\n')).toContain('added PostToolUse hook');
+    const after = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    expect(after.hooks.PreToolUse).toHaveLength(2);
+    expect(after.hooks.PostToolUse).toHaveLength(1);
+    await uninstallCodexHook(hooksPath, configPath);
+    expect(fs.readFileSync(hooksPath, 'utf8')).toBe(USER_HOOKS);
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);
   });
 
   it('refuses invalid JSON and changes nothing', async () => {
