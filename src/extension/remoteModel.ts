@@ -8,6 +8,7 @@ import { executeRemoteClean, type RemoteCleanResult } from '../catalog/remote/s3
 import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/remote/s3-listing';
 import { readRecords, readRemoteSession } from '../catalog/remote/s3-session';
 import { buildTurnSeries } from '../catalog/turns/turns';
+import type { SessionInfo, TurnSeries } from '../catalog/types';
 import { readRemoteLines, type RemoteSlice } from '../catalog/remote/s3-slice';
 import { compactArgs } from '../common/one-line';
 import type { ManifestRecord } from '../spill/manifest';
@@ -15,8 +16,6 @@ import { describeS3Error, newS3Client } from '../spill/remote/s3-client';
 import { parseS3Url, s3Url, type S3Location } from '../spill/remote/s3-location';
 import { blobCount, formatBytes, formatCount, sessionCount } from './format';
 import type { LineRange } from './lineRange';
-import { toChartData } from './chartModel';
-import type { HostToPage } from '../webview/protocol';
 
 /** Sessions a remote root lists at first, and how many more each "Show more" row adds. */
 export const REMOTE_PAGE = 200;
@@ -133,17 +132,16 @@ export class RemoteRoot {
     return read;
   }
 
-  /** What the chart of one of this root's sessions shows, from its transcript's copy and its blobs' records. */
-  async chart(session: RemoteSession, options: { contextWindow: number; budgetDelta: number }): Promise<HostToPage> {
-    if (!this.loc) return { type: 'error', message: this.error ?? `not an s3:// location: ${this.url}` };
+  /** What the chart of one of this root's sessions draws, from its transcript's copy and its blobs' records. */
+  async turns(session: RemoteSession): Promise<{ session: SessionInfo; series: TurnSeries } | { error: string }> {
+    if (!this.loc) return { error: this.error ?? `not an s3:// location: ${this.url}` };
     try {
       const read = await readRemoteSession(this.client(), this.loc, { agent: session.agent, id: session.id }, { transcript: true });
-      if (!read) return { type: 'error', message: `This session is gone from ${this.url}.` };
-      if (read.calls.length === 0) return { type: 'error', message: 'No transcript with token usage is in the bucket for this session (the transcripts of Claude Code sessions travel).' };
-      const series = buildTurnSeries(read.session.key, read.calls, read.session.blobs, read.session.skipped, read.session.source);
-      return { type: 'chartData', data: toChartData(read.session, series, options) };
+      if (!read) return { error: `This session is gone from ${this.url}.` };
+      if (read.calls.length === 0) return { error: 'No transcript with token usage is in the bucket for this session (the transcripts of Claude Code sessions travel).' };
+      return { session: read.session, series: buildTurnSeries(read.session.key, read.calls, read.session.blobs, read.session.skipped, read.session.source) };
     } catch (err) {
-      return { type: 'error', message: describeS3Error(err, `reading the session from ${this.url}`) };
+      return { error: describeS3Error(err, `reading the session from ${this.url}`) };
     }
   }
 

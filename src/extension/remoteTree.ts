@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { parseLineRange, validateLineRange, type LineRange } from './lineRange';
 import type { ChartSource } from './chartPanel';
+import { toChartData } from './chartModel';
 import { ReadOnlyFileSystem } from './readOnlyFileSystem';
 import {
   confirmRemoteDelete,
@@ -122,7 +123,11 @@ export function remoteChart(node: RemoteSessionNode): ChartSource {
   return {
     key: `remote:${root.url}|${session.agent}/${session.id}`,
     title: `${session.id} (${root.url})`,
-    load: (s) => root.chart(session, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }),
+    async load(s) {
+      const read = await root.turns(session);
+      if ('error' in read) return { type: 'error', message: read.error };
+      return { type: 'chartData', data: toChartData(read.session, read.series, { contextWindow: s.contextWindow, budgetDelta: s.budgetDelta }) };
+    },
     async revealBlob(url) {
       const blob = session.blobs.find((b) => url.endsWith(`/${b.key}`));
       if (blob) await openRemoteBlob({ kind: 'remote-blob', root, blob });

@@ -87,7 +87,7 @@ describe('remote roots in the Spills tree (real RGW)', () => {
     expect(remoteRow(described)).toMatchObject({ label: `${Buffer.byteLength(objects['team/ci/claude-code/s-1/aaa.txt']!)} B · 10 lines`, description: 'Bash npm test' });
     expect(remoteRow(described).tooltip).toContain('Bash (call toolu_1)');
     // No transcript travelled with s-2: its chart says so instead of drawing nothing.
-    expect(await top!.root.chart((sessions[1] as RemoteSessionNode).session, { contextWindow: 200_000, budgetDelta: 0.1 })).toEqual({ type: 'error', message: expect.stringContaining('No transcript with token usage is in the bucket') });
+    expect(await top!.root.turns((sessions[1] as RemoteSessionNode).session)).toEqual({ error: expect.stringContaining('No transcript with token usage is in the bucket') });
     const blobs = await kids(sessions[1]!);
     expect(blobs).toHaveLength(1);
     const blob = blobs[0]!;
