@@ -80,7 +80,7 @@ function showHeader(d: ChartData): void {
   const threshold = Math.round(d.budgetDelta * d.contextWindow);
   const drops = d.turns.filter((t) => t.drop && t.drop.tokens > 0).length;
   $('summary').textContent =
-    `${d.turns.length} turns · ${d.blobCount} blobs (${fmtBytes(d.spilledBytes)}), ${spills} tied to a turn · ` +
+    `${d.turns.length} turn${d.turns.length === 1 ? '' : 's'} · ${d.blobCount} blob${d.blobCount === 1 ? '' : 's'} (${fmtBytes(d.spilledBytes)}), ${spills} tied to a turn · ` +
     `${compactions} compaction${compactions === 1 ? '' : 's'} · ${drops} drop${drops === 1 ? '' : 's'} · budget-delta line at ${fmtTokens(threshold)} ` +
     `(${Math.round(d.budgetDelta * 100)}% of ${fmtTokens(d.contextWindow)})`;
   $('saved').textContent = d.savedText;

@@ -51,6 +51,15 @@ beforeAll(async () => {
   // Its record, as the uploader puts it beside the blob: the row says what made it.
   const record = { v: 1, file: 'bash-1.txt', tool: 'Bash', toolCallId: 'toolu_ci1', args: { command: 'make ci' }, bytes: Buffer.byteLength(body), lines: LINES, createdAt: new Date().toISOString(), sessionId: 'run-412' };
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/claude-code/run-412/4f2a.json', Body: JSON.stringify(record) }));
+  // The session's transcript, as the uploader copies it: two calls, the first of which ran the spilled command.
+  const line = { sessionId: 'run-412', cwd: '/ci/app', isSidechain: false, timestamp: new Date().toISOString() };
+  const transcript = [
+    { ...line, type: 'user', message: { role: 'user', content: 'run the ci build' } },
+    { ...line, type: 'assistant', message: { id: 'msg_ci1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 'toolu_ci1', name: 'Bash', input: { command: 'make ci' } }], usage: { input_tokens: 1200, output_tokens: 20 } } },
+    { ...line, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_ci1', content: 'digest of make ci' }] } },
+    { ...line, type: 'assistant', message: { id: 'msg_ci2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'The build failed at step 40000.' }], usage: { input_tokens: 2600, output_tokens: 12 } } },
+  ];
+  await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/claude-code/run-412/transcript.jsonl', Body: transcript.map((l) => JSON.stringify(l)).join('\n') + '\n' }));
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ci/codex/run-413/9b1c.txt', Body: 'short\n' }));
 
   const setup = JSON.parse(execFileSync(process.execPath, [path.join(repo, 'scripts', 'e2e-setup.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as { node24: string; codeServer: string };
@@ -130,6 +139,19 @@ it('shows the bucket as a root beside the local agents and opens a remote blob a
   await wb.screenshotThemes('remote-blob-at-range');
 }, 300_000);
 
+it("charts a remote session from the transcript's copy in the bucket", async () => {
+  await wb.openSpillway();
+  await wb.contextMenu(wb.row(exact('run-412')), 'Show Context Chart');
+  const frame = wb.chartFrame();
+  const chart = frame.locator('#chart[data-bars]');
+  await chart.waitFor({ state: 'attached', timeout: 30_000 });
+  expect(Number(await chart.getAttribute('data-bars'))).toBe(2);
+  expect(Number(await chart.getAttribute('data-spill-marks'))).toBe(1);
+  expect(await frame.locator('#summary').textContent()).toContain('2 turns');
+  await wb.screenshotThemes('remote-chart');
+  await wb.page.keyboard.press('Control+W');
+}, 300_000);
+
 it("deletes a remote session's copies after asking, and its row goes", async () => {
   await wb.openSpillway();
   await wb.row(exact('codex')).click();
@@ -145,7 +167,7 @@ it("deletes a remote session's copies after asking, and its row goes", async () 
   await dialog.locator('.monaco-button', { hasText: /^Delete$/ }).click();
   const keys = async () => ((await rgw!.client().send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key);
   await waitFor(async () => !(await keys()).includes('ci/codex/run-413/9b1c.txt'), 'the copy to be deleted');
-  expect(await keys()).toEqual(['ci/claude-code/run-412/4f2a.json', 'ci/claude-code/run-412/4f2a.txt']);
+  expect(await keys()).toEqual(['ci/claude-code/run-412/4f2a.json', 'ci/claude-code/run-412/4f2a.txt', 'ci/claude-code/run-412/transcript.jsonl']);
   await waitFor(async () => !(await wb.treeRows()).some((r) => r.label === 'run-413'), 'the session row to go');
   await waitFor(async () => (await wb.treeRows()).some((r) => r.label === 'run-412'), 'the other session listed again');
   await wb.screenshot('remote-deleted');
