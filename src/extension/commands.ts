@@ -245,6 +245,11 @@ class Commands {
     const n = node ?? this.d.search.view.selection[0];
     if (n?.kind !== 'line') return;
     const pinned = this.d.search.activate(n) === 'pinned';
+    const remote = this.d.search.remoteHit(n.blob.path);
+    if (remote) {
+      await openRemoteBlob(remote.node, `${Math.max(1, n.line - 100)}-${n.line + 100}`, false, n.line);
+      return;
+    }
     const catalog = await this.catalog();
     const blob = catalog.blob(n.blob.key);
     if (!blob) throw new Error('the blob is gone');

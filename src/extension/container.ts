@@ -61,7 +61,7 @@ export class Container extends Disposable {
     const setContext = (key: string, value: unknown) => vscode.commands.executeCommand('setContext', key, value);
     void setContext('spillway.sort', this.tree.sort);
     void setContext('spillway.state', 'loading');
-    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log, facts)));
+    const search = (this.search = this.register(new SearchView(this.service, settings, context.globalState, this.log, facts, remote)));
     registerCommands(context, {
       service: this.service,
       tree: this.tree,

@@ -5,6 +5,7 @@
 // against a real server.
 import type { S3Client } from '@aws-sdk/client-s3';
 import { executeRemoteClean, type RemoteCleanResult } from '../catalog/remote/s3-clean';
+import { grepRemote, type RemoteGrepOptions, type RemoteGrepSummary } from '../catalog/remote/s3-grep';
 import { listSessions, type RemoteBlob, type RemoteSession } from '../catalog/remote/s3-listing';
 import { readRecords, readRemoteSession } from '../catalog/remote/s3-session';
 import { buildTurnSeries } from '../catalog/turns/turns';
@@ -143,6 +144,12 @@ export class RemoteRoot {
     } catch (err) {
       return { error: describeS3Error(err, `reading the session from ${this.url}`) };
     }
+  }
+
+  /** Searches every blob under the root (streamed, a few at a time, stopped at `max` matches). */
+  grep(opts: RemoteGrepOptions): Promise<RemoteGrepSummary> {
+    if (!this.loc) return Promise.reject(new Error(this.error ?? `not an s3:// location: ${this.url}`));
+    return grepRemote(this.client(), this.loc, opts);
   }
 
   /** Deletes exactly the session's listed blobs and their records (as `clean --session` does), then lists anew. */

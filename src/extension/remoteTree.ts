@@ -79,8 +79,11 @@ export class RemoteSliceFileSystem extends ReadOnlyFileSystem {
   }
 }
 
-/** Opens lines of a remote blob, the range selected below the header (the first lines when none is given). */
-export async function openRemoteBlob(node: RemoteBlobNode, input?: string, ask = false): Promise<void> {
+/**
+ * Opens lines of a remote blob, the range selected below the header (the first lines when none is given), or only
+ * line `focus` of it (a search's match).
+ */
+export async function openRemoteBlob(node: RemoteBlobNode, input?: string, ask = false, focus?: number): Promise<void> {
   let range: LineRange = { start: 1, end: REMOTE_FIRST_LINES };
   if (input !== undefined || ask) {
     const text =
@@ -99,7 +102,8 @@ export async function openRemoteBlob(node: RemoteBlobNode, input?: string, ask =
   const doc = await vscode.workspace.openTextDocument(remoteSliceUri(node, range));
   const h = REMOTE_HEADER_LINES;
   const last = Math.max(h, Math.min(doc.lineCount - 1, h + (range.end - range.start)));
-  const sel = new vscode.Range(h, 0, last, doc.lineAt(last).range.end.character);
+  const at = focus === undefined ? undefined : Math.min(last, h + focus - range.start);
+  const sel = at === undefined ? new vscode.Range(h, 0, last, doc.lineAt(last).range.end.character) : new vscode.Range(at, 0, at, doc.lineAt(at).range.end.character);
   const editor = await vscode.window.showTextDocument(doc, { preview: true, selection: sel });
   editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }

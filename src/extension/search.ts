@@ -2,17 +2,20 @@
 // match highlighted) that stays until the next search or Clear, the way VS
 // Code's own Search view works. Smart case by default; Match Case and Regex
 // are view-title toggles (context keys pick which icon shows). Progress runs
-// inside the view. The catalog's grep does the searching.
+// inside the view. The catalog's grep does the searching; remote roots are
+// searched after the local blobs, within the same count.
 
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import type { BlobInfo, GrepSummary, SessionInfo } from '../catalog/types';
+import type { BlobInfo, GrepMatch, GrepSummary, SessionInfo } from '../catalog/types';
 import type { CatalogService } from './catalogService';
 import { formatCount } from './format';
 import type { LazyFacts } from './lazyFacts';
 import { Disposable } from './lifecycle';
 import { grepProgressMessage } from './messages';
 import { findRipgrep } from './ripgrep';
+import type { RemoteRoots } from './remoteModel';
+import { RemoteHits, searchRemoteRoots, type RemoteHit } from './remoteSearch';
 import { lineRow, matcherFor, searchSummary, SearchResults, type BlobResult, type SearchQuery, type SessionResult } from './searchModel';
 import type { SpillwaySettings } from './settings';
 import { blobIcon, blobLabel, sessionLabel, sessionName } from './treeModel';
@@ -35,6 +38,8 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
   private results: SearchResults | undefined;
   private matcher: RegExp | undefined;
   private abort: AbortController | undefined;
+  /** The last search's matched blobs under remote roots. */
+  private remoteHits = new RemoteHits();
   /** Toggles, kept between searches (and windows). */
   matchCase: boolean;
   regex: boolean;
@@ -45,6 +50,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
     private readonly facts: LazyFacts,
+    private readonly remote?: RemoteRoots,
   ) {
     super();
     this.matchCase = state.get<boolean>('spillway.search.matchCase') ?? false;
@@ -115,7 +121,10 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     const matcher = matcherFor(query);
     const scope = query.sessionKey ? catalog.session(query.sessionKey) : undefined;
     const s = this.settings();
+    const hits = (this.remoteHits = new RemoteHits());
     const results = new SearchResults(query, { perBlob: s.searchMaxPerBlob, total: s.searchMaxResults }, (p) => {
+      const remote = hits.get(p);
+      if (remote) return remote;
       const blob = catalog.blob(p);
       const session = blob && catalog.session(blob.sessionKey);
       if (blob) this.nameLater(blob);
@@ -136,8 +145,8 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
       this.changed.fire();
     };
     try {
-      summary = await vscode.window.withProgress({ location: { viewId: SEARCH_VIEW }, title: `Searching for "${query.pattern}"` }, () =>
-        catalog.grep(
+      summary = await vscode.window.withProgress({ location: { viewId: SEARCH_VIEW }, title: `Searching for "${query.pattern}"` }, async () => {
+        const local = await catalog.grep(
           {
             pattern: query.pattern,
             regex: query.regex,
@@ -154,8 +163,21 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
           (p) => {
             if (this.results === results) this.view.message = `${searchSummary(results, undefined, true)} (${grepProgressMessage(p.filesDone, p.filesTotal, p.matches)})`;
           },
-        ),
-      );
+        );
+        // A search limited to a local session stays there.
+        const roots = scope ? [] : (this.remote?.all() ?? []);
+        if (roots.length === 0 || local.cancelled || local.matches >= COUNT_LIMIT) return local;
+        const test = (line: string) => {
+          matcher.lastIndex = 0;
+          return matcher.test(line);
+        };
+        const add = (m: GrepMatch) => {
+          results.add(m);
+          redraw();
+        };
+        const remote = await searchRemoteRoots(roots, test, COUNT_LIMIT - local.matches, hits, add, () => abort.signal.aborted);
+        return { ...local, matches: local.matches + remote.matches, truncated: local.truncated || remote.truncated, cancelled: abort.signal.aborted, errors: [...local.errors, ...remote.errors] };
+      });
       if (summary.errors.length) this.log.warn(`search: ${summary.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
     } finally {
       if (this.abort === abort) this.abort = undefined;
@@ -253,6 +275,11 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     const again = this.previewed === id && selected?.kind === 'line' && lineId(selected) === id;
     this.previewed = again ? undefined : id;
     return again ? 'pinned' : 'preview';
+  }
+
+  /** A matched blob under a remote root, by URL. */
+  remoteHit(url: string): RemoteHit | undefined {
+    return this.remoteHits.get(url);
   }
 
   /** The match to select when a line opens. */

@@ -152,6 +152,26 @@ it("charts a remote session from the transcript's copy in the bucket", async () 
   await wb.page.keyboard.press('Control+W');
 }, 300_000);
 
+it('finds a line of a remote blob in the Search view and opens it there, read by ranged GETs', async () => {
+  await wb.openSpillway();
+  await wb.runCommand('Spillway: Search Spills...');
+  await wb.answerInput('ci step 40005 ');
+  const search = wb.pane('Search');
+  const hit = search.locator('.monaco-list-row', { hasText: '40005  ' }).first();
+  await hit.waitFor({ state: 'visible', timeout: 30_000 });
+  await expect.poll(async () => (await search.textContent()) ?? '').toContain('1 match in 1 blob for "ci step 40005 "');
+  const rows = await wb.treeRows('Search');
+  expect(rows.find((r) => r.level === 1)?.label).toContain(`run-412 (${ROOT})`);
+  await wb.screenshotThemes('remote-search');
+  await hit.click();
+  const tab = wb.page.locator('.tabs-container .tab', { hasText: '4f2a.txt (lines 39905-40105)' });
+  await tab.waitFor({ state: 'visible', timeout: 30_000 });
+  // The matching line selected: the slice's line 103 (two header lines, then 39905 on).
+  await waitFor(async () => (await wb.selectionStatus()).startsWith('Ln 103,'), 'the match line selected');
+  await search.hover();
+  await search.locator('.action-label[aria-label="Clear Search Results"]').click();
+}, 300_000);
+
 it("deletes a remote session's copies after asking, and its row goes", async () => {
   await wb.openSpillway();
   await wb.row(exact('codex')).click();

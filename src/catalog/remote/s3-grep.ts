@@ -11,6 +11,8 @@ export const GREP_PARALLEL = 4;
 
 export interface RemoteMatch {
   key: string;
+  /** The blob as listed (its size, agent and session). */
+  blob: RemoteBlob;
   line: number;
   text: string;
 }
@@ -90,7 +92,7 @@ async function searchBlob(client: S3Client, bucket: string, blob: RemoteBlob, te
       for (const l of lines) {
         line++;
         if (test(l)) {
-          matches.push({ key: blob.key, line, text: l });
+          matches.push({ key: blob.key, blob, line, text: l });
           if (matches.length >= max) return matches;
         }
       }
@@ -103,6 +105,6 @@ async function searchBlob(client: S3Client, bucket: string, blob: RemoteBlob, te
     body.destroy();
   }
   carry += decoder.decode();
-  if (carry.length > 0 && test(carry)) matches.push({ key: blob.key, line: line + 1, text: carry });
+  if (carry.length > 0 && test(carry)) matches.push({ key: blob.key, blob, line: line + 1, text: carry });
   return matches;
 }

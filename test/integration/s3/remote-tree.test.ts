@@ -18,6 +18,7 @@ import {
   type RemoteNode,
   type RemoteSessionNode,
 } from '../../../src/extension/remoteModel';
+import { RemoteHits, searchRemoteRoots } from '../../../src/extension/remoteSearch';
 import { freePort, startRgw, type Rgw } from '../../s3/rgw';
 
 const BUCKET = 'tree-spills';
@@ -166,6 +167,25 @@ describe('remote roots in the Spills tree (real RGW)', () => {
     expect(rows[0]).toMatchObject({ kind: 'remote-note', note: 'error' });
     expect(remoteRow(rows[0]!).label).toMatch(/nothing answers at the endpoint/);
     down.dispose();
+  });
+
+  it('searches every blob under the roots for the Search view, each match with its blob and session; a failing root is an error, not the end', async () => {
+    const roots = new RemoteRoots(() => rgw.client());
+    roots.sync(['s3://no-such-bucket/p', ROOT]);
+    const hits = new RemoteHits();
+    const found: Array<{ path: string; line: number; text: string }> = [];
+    const r = await searchRemoteRoots(roots.all(), (l) => /^line 7 /.test(l), 100, hits, (m) => found.push(m), () => false);
+    expect(r).toMatchObject({ matches: 2, truncated: false });
+    expect(r.errors).toEqual([{ path: 's3://no-such-bucket/p', message: expect.stringMatching(/bucket does not exist/) }]);
+    expect(found.map((m) => `${m.path}:${m.line}`).sort()).toEqual([`s3://${BUCKET}/team/ci/claude-code/s-1/aaa.txt:7`, `s3://${BUCKET}/team/ci/claude-code/s-2/bbb.txt:7`]);
+    const hit = hits.get(found[0]!.path)!;
+    expect(hit.session).toMatchObject({ source: 'claude-code', root: ROOT });
+    expect(hit.session.blobs.map((b) => b.path)).toContain(found[0]!.path);
+    expect(hit.node).toMatchObject({ kind: 'remote-blob', blob: { key: found[0]!.path.slice(`s3://${BUCKET}/`.length) } });
+    // The count is shared across roots: one match asked for, one given, and said to be cut.
+    const capped = await searchRemoteRoots(roots.all(), (l) => l.startsWith('line'), 1, new RemoteHits(), () => undefined, () => false);
+    expect(capped).toMatchObject({ matches: 1, truncated: true });
+    roots.dispose();
   });
 
   it("deletes a session's copies and records, nothing else, and lists the root again without it", async () => {
