@@ -10,7 +10,9 @@
 // path), and the wrapper exits with the command's status. The file is made in
 // a private temporary folder (codex-staging.ts: Codex's sandbox lets a command
 // write there, not in $CODEX_HOME) and moved to its final path by the next hook
-// (codex-mover.ts), which runs outside the sandbox. Codex judges the command
+// (codex-mover.ts), which runs outside the sandbox. Where no file can be made
+// (`-s read-only`), the output streams through the digest on a pipe instead
+// (codex-pipe-digest.ts): the same digest and exit code, nothing kept. Codex judges the command
 // it runs, the wrapper: a command the user's rules or Codex's own checks would
 // refuse or ask about is never rewritten (codex-rules.ts).
 import { promises as fsp } from 'node:fs';
@@ -51,6 +53,8 @@ export interface CodexCaptureOptions {
   digestBytes?: number;
   /** Shell words that run the finish step; the capture file, its final path, the exit status and the command are appended. */
   finishCommand: string;
+  /** Shell words of the digest on a pipe (see CodexWrapOptions). */
+  digestCommand?: string;
   logger?: SpillLogger;
 }
 
@@ -120,6 +124,7 @@ export async function codexCaptureRewrite(event: CodexToolEvent, env: NodeJS.Pro
     ...files,
     inlineBytes: opts.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES,
     finishCommand: opts.finishCommand,
+    ...(opts.digestCommand ? { digestCommand: opts.digestCommand } : {}),
   });
   if (whyShellRejects(wrapped, 'bash')) return undefined;
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { ...event.tool_input, command: wrapped } } };
@@ -150,13 +155,15 @@ export interface CodexWrapOptions {
   finalFile: string;
   inlineBytes: number;
   finishCommand: string;
+  /** Shell words of the digest on a pipe, for when the capture file cannot be made; without them the output then goes out as typed. */
+  digestCommand?: string;
 }
 
 /**
  * The command Codex runs instead (in its `bash -lc`). The capture file is
  * created exclusively (noclobber, umask 077) when the command starts; where
- * it cannot be (Codex's sandbox keeps the folder read-only), the command runs
- * with its output going to Codex as without Spillway. The command runs as
+ * it cannot be (Codex's read-only sandbox), the output goes through the
+ * digest on a pipe (`digestCommand`), else to Codex as without Spillway. The command runs as
  * code in a subshell (so its `exit` ends only that), with the descriptors that
  * lead to Codex closed (a background job of the command must not hold them).
  * Spillway's own tools are reached by absolute path: the login shell resets PATH.
@@ -164,20 +171,35 @@ export interface CodexWrapOptions {
 export function wrapCodexCommand(command: string, opts: CodexWrapOptions): string {
   const inline = Math.max(0, Math.floor(opts.inlineBytes));
   const [wc, cat, rm] = (['wc', 'cat', 'rm'] as const).map((name) => wrapperTool(name));
+  // No file can be made (a read-only sandbox): the output goes through the digest on a pipe (a process
+  // substitution, so that the shell goes on and can tell it the status). Fd 7 is a pipe opened read-write
+  // from /dev/fd (no file is made): the status line goes there once the command has ended, which a
+  // background job holding the output pipe cannot delay. A digest that cannot start passes it all on (cat).
+  const pipePath = opts.digestCommand
+    ? ` elif { exec 7<> <(:); } 2>/dev/null; then __spillway_w=2; exec 8>&1 9>&2; exec 6> >(${opts.digestCommand} 3<&7 7>&- 8>&- 9>&- || exec ${cat} 7>&- 8>&- 9>&-); __spillway_d=$!; exec >&6 2>&1 6>&-;`
+    : '';
   return [
     `${CODEX_CAPTURE_MARKER}${ansiCQuote(opts.captureFile)}; __spillway_final=${ansiCQuote(opts.finalFile)}; __spillway_cmd=${ansiCQuote(command)}; __spillway_w=0`,
-    `if ( umask 077; set -C; : > "$__spillway_f" ) 2>/dev/null; then __spillway_w=1; exec 8>&1 9>&2 >>"$__spillway_f" 2>&1; fi`,
+    `if ( umask 077; set -C; : > "$__spillway_f" ) 2>/dev/null; then __spillway_w=1; exec 8>&1 9>&2 >>"$__spillway_f" 2>&1;${pipePath} fi`,
     '(',
     command,
-    ') 8>&- 9>&-',
+    opts.digestCommand ? ') 7>&- 8>&- 9>&-' : ') 8>&- 9>&-',
     '__spillway_s=$?',
     'if [ "$__spillway_w" = 1 ]; then exec 1>&8 2>&9 8>&- 9>&-; ' +
       // $(( )) drops the spaces some wc put before the number.
       `if [ "$(( $(${wc} -c < "$__spillway_f") ))" -le ${inline} ]; then ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; ` +
       // A failed finish step: the output goes out whole, and the file, which nothing names, goes.
       `else ${opts.finishCommand} "$__spillway_f" "$__spillway_final" "$__spillway_s" "$__spillway_cmd" || { ${cat} "$__spillway_f"; ${rm} -- "$__spillway_f"; }; fi; fi`,
+    // The status first, then the output pipe closes (its end then finds the status there); wait: the digest is printed before the wrapper ends.
+    ...(opts.digestCommand ? ['if [ "$__spillway_w" = 2 ]; then printf \'%s\\n\' "$__spillway_s" >&7; exec 1>&8 2>&9 7>&- 8>&- 9>&-; wait "$__spillway_d"; fi'] : []),
     'exit $__spillway_s',
   ].join('\n');
+}
+
+/** The digest on a pipe as this process would run it: same Node, same script, then `codex digest INLINE DIGEST_BYTES`. */
+export function codexPipeDigestCommand(script: string, viaCli: boolean, inlineBytes: number, digestBytes: number, nodePath: string = process.execPath): string {
+  const words = viaCli ? ['hook', 'codex', 'digest'] : ['codex', 'digest'];
+  return [nodePath, path.resolve(script), ...words, String(inlineBytes), String(digestBytes)].map(shellQuote).join(' ');
 }
 
 /** The finish step as this process would run it: same Node, same script, then `codex finish DIGEST_BYTES`. */
@@ -237,10 +259,12 @@ export async function runCodexHook(
     });
     if (event.hook_event_name !== 'PreToolUse') return;
     const digestBytes = positiveInt(env.SPILLWAY_DIGEST_BYTES) ?? DEFAULT_DIGEST_BYTES;
+    const maxInlineBytes = positiveInt(env.SPILLWAY_MAX_INLINE_BYTES) ?? DEFAULT_MAX_INLINE_BYTES;
     const rewrite = await codexCaptureRewrite(event, env, {
-      maxInlineBytes: positiveInt(env.SPILLWAY_MAX_INLINE_BYTES) ?? DEFAULT_MAX_INLINE_BYTES,
+      maxInlineBytes,
       digestBytes,
       finishCommand: codexFinishCommand(entry.script, entry.viaCli, digestBytes),
+      digestCommand: codexPipeDigestCommand(entry.script, entry.viaCli, maxInlineBytes, digestBytes),
       logger,
     });
     if (rewrite) out.stdout(JSON.stringify(rewrite));

@@ -2,7 +2,9 @@
 // waits only for Node start-up plus the hook's own work.
 // Usage (what `spillway hook install codex` writes): node dist/codex-hook.js codex
 // The capture's finish step: node dist/codex-hook.js codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND
+// Where no capture can be made: ... | node dist/codex-hook.js codex digest INLINE_BYTES DIGEST_BYTES 3<status pipe
 import { runCodexFinish, runCodexHook } from './codex-capture';
+import { processPipeDigestIo, runCodexPipeDigest } from './codex-pipe-digest';
 import { failIfUnfinished } from '../common/unfinished';
 
 async function main(): Promise<void> {
@@ -11,6 +13,14 @@ async function main(): Promise<void> {
   if (agent !== 'codex') {
     process.stderr.write(`usage: node codex-hook.js codex (got ${agent ?? 'nothing'})\n`);
     return;
+  }
+  if (sub === 'digest') {
+    // The output goes out whole when the digest cannot be made: exit 1 lets the wrapper pass the rest on.
+    process.exitCode = await runCodexPipeDigest(rest, processPipeDigestIo()).catch((err: unknown) => {
+      process.stderr.write(`spillway codex digest: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    });
+    process.exit();
   }
   if (sub === 'finish') {
     const finish = runCodexFinish(rest, out);

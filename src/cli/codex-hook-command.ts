@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCodexFinish, runCodexHook } from '../adapters/codex-capture';
+import { processPipeDigestIo, runCodexPipeDigest } from '../adapters/codex-pipe-digest';
 import { codexHome, codexHooksPath, defaultCodexHookCommand, installCodexHook, uninstallCodexHook } from '../adapters/codex-install';
 import { readAll, type CliIO } from './io';
 import { parseInstallFlags } from './install-flags';
@@ -13,6 +14,9 @@ export const CODEX_HELP = `  spillway hook codex
       prints the rewrite of a shell command (or nothing). Never fails the call.
   spillway hook codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND
       The step a captured command runs when it ends (written by the hook).
+  spillway hook codex digest INLINE_BYTES DIGEST_BYTES
+      Where no capture file can be made (a read-only sandbox): digests the
+      output on stdin, its exit status coming on fd 3 (written by the hook).
   spillway hook install codex [--user | --project DIR] [--command CMD] [--trust]
       Add the hooks to $CODEX_HOME/hooks.json (~/.codex) or DIR/.codex/hooks.json.
       --trust also records Codex's trust for them in $CODEX_HOME/config.toml
@@ -23,6 +27,8 @@ export const CODEX_HELP = `  spillway hook codex
 
 export async function codexHookCommand(rest: string[], io: CliIO): Promise<number> {
   if (rest[0] === 'finish') return runCodexFinish(rest.slice(1), io);
+  // Reads the process's own stdin and fd 3 (the wrapper's pipes), not the CLI's io.
+  if (rest[0] === 'digest') return runCodexPipeDigest(rest.slice(1), processPipeDigestIo());
   const cli = require.main?.filename ?? process.argv[1];
   // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
   await runCodexHook((await readAll(io.stdin())).toString('utf8'), io.env, io, { script: cli ?? '', viaCli: true });

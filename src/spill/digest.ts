@@ -37,6 +37,8 @@ export interface DigestOptions {
   label?: string;
   /** Keep failure-looking lines from the elided middle (default true). */
   salience?: boolean;
+  /** No full text exists (the output could not be kept): the notice says this instead of naming `locator`. */
+  notKept?: string;
 }
 
 const READ_CHUNK = 1 << 20;
@@ -45,11 +47,12 @@ const READ_CHUNK = 1 << 20;
  * The planner asks for bytes through these requests, so one generator serves
  * a Buffer (answered synchronously) and an open file (answered with reads).
  */
-type Request =
+export type Request =
   | { op: 'read'; start: number; end: number }
-  | { op: 'scan'; start: number; end: number; scanner: LineScanner }
+  /** Answered with a LineScanner started at `start` (line `lineNo`) that has been fed up to `end` and finished. */
+  | { op: 'scan'; start: number; end: number; lineNo: number }
   | { op: 'count'; start: number; end: number };
-type Answer = Buffer | number | undefined;
+export type Answer = Buffer | number | LineScanner | undefined;
 
 interface Cut {
   headEnd: number;
@@ -96,10 +99,11 @@ function renderNotice(opts: DigestOptions, f: NoticeFacts): string {
       ? `lines ${formatCount(f.firstElidedLine)}-${formatCount(f.lastElidedLine)}`
       : `line ${formatCount(f.firstElidedLine)}`;
   const hint = opts.retrievalHint ?? 'Read it with offset/limit, or grep it.';
+  const where = opts.notKept !== undefined ? opts.notKept : `Full text: ${opts.locator} — ${hint}`;
   return (
     `[... spillway: ${what} ${formatCount(f.totalBytes)} bytes, ${formatCount(f.totalLines)} lines; ` +
     `${lines} (${formatCount(f.elidedBytes)} bytes) are not shown, the cut starts at line ${formatCount(f.firstElidedLine)}. ` +
-    `Full text: ${opts.locator} — ${hint}]\n`
+    `${where}]\n`
   );
 }
 
@@ -116,13 +120,35 @@ function noticeReserve(opts: DigestOptions, size: number): number {
   return utf8Bytes(widest) + 1; // + a newline closing a mid-line head
 }
 
-function* planDigest(size: number, opts: DigestOptions): Generator<Request, string, Answer> {
-  const lineOffset = opts.lineOffset ?? 0;
+/** How much head and tail a digest keeps (widest and narrowest) and how much goes to failure lines. */
+export interface DigestWindows {
+  avail: number;
+  weight: number;
+  maxSalience: number;
+  full: { head: number; tail: number };
+  min: { head: number; tail: number };
+}
+
+/** `reserveSize`: the size the notice's numbers are reserved for (a stream's size is known only at its end). */
+export function digestWindows(opts: DigestOptions, reserveSize: number): DigestWindows {
   const weight = headWeight(opts.kind ?? toolKind(opts.toolName));
-  const avail = Math.max(0, Math.floor(opts.budgetBytes) - noticeReserve(opts, size));
+  const avail = Math.max(0, Math.floor(opts.budgetBytes) - noticeReserve(opts, reserveSize));
   const maxSalience = opts.salience === false ? 0 : Math.floor(avail * SALIENCE_SHARE);
-  const full = split(avail, weight);
-  const min = split(avail - maxSalience, weight);
+  return { avail, weight, maxSalience, full: split(avail, weight), min: split(avail - maxSalience, weight) };
+}
+
+/** Where the scan for failure lines starts (byte and line number), given the first `full.head` bytes. */
+export function scanStart(headBuf: Buffer, w: DigestWindows, opts: DigestOptions): { start: number; lineNo: number } {
+  const start = cutHead(headBuf, w.min.head);
+  return { start, lineNo: (opts.lineOffset ?? 0) + countNewlines(headBuf, 0, start) + 1 };
+}
+
+/** The largest size a stream's notice is reserved for. */
+export const STREAM_RESERVE_SIZE = Number.MAX_SAFE_INTEGER;
+
+export function* planDigest(size: number, opts: DigestOptions, reserveSize: number = size): Generator<Request, string, Answer> {
+  const lineOffset = opts.lineOffset ?? 0;
+  const { avail, weight, maxSalience, full, min } = digestWindows(opts, reserveSize);
 
   const headBuf = (yield { op: 'read', start: 0, end: full.head }) as Buffer;
   const tailBufStart = size - full.tail;
@@ -136,8 +162,9 @@ function* planDigest(size: number, opts: DigestOptions): Generator<Request, stri
 
   // One pass over the widest middle the digest can have: failure candidates
   // with their line numbers.
-  const scanner = new LineScanner(widest.headEnd, lineOffset + countNewlines(headBuf, 0, widest.headEnd) + 1);
-  if (maxSalience > 0) yield { op: 'scan', start: widest.headEnd, end: widest.tailStart, scanner };
+  const from = scanStart(headBuf, { avail, weight, maxSalience, full, min }, opts);
+  const scanner =
+    maxSalience > 0 ? ((yield { op: 'scan', start: from.start, end: widest.tailStart, lineNo: from.lineNo }) as LineScanner) : new LineScanner(from.start, from.lineNo);
   const candidates = scanner.candidates();
   // A verdict's next line that the tail shows is not shown twice.
   const inMiddle = (c: Cut) =>
@@ -188,10 +215,10 @@ function* planDigest(size: number, opts: DigestOptions): Generator<Request, stri
  * (failure lines) + tail in at most `budgetBytes` UTF-8 bytes (a budget smaller
  * than the notice itself yields the notice alone).
  */
-export function digestText(text: string, opts: DigestOptions): string {
+export function digestText(text: string, opts: DigestOptions, reserveSize?: number): string {
   if (utf8Bytes(text) <= opts.budgetBytes) return text;
   const buf = Buffer.from(text, 'utf8');
-  const plan = planDigest(buf.length, opts);
+  const plan = planDigest(buf.length, opts, reserveSize ?? buf.length);
   let step = plan.next();
   while (!step.done) {
     const r = step.value;
@@ -199,8 +226,10 @@ export function digestText(text: string, opts: DigestOptions): string {
     if (r.op === 'read') answer = buf.subarray(r.start, r.end);
     else if (r.op === 'count') answer = countNewlines(buf, r.start, r.end);
     else {
-      r.scanner.feed(buf.subarray(r.start, r.end));
-      r.scanner.finish();
+      const scanner = new LineScanner(r.start, r.lineNo);
+      scanner.feed(buf.subarray(r.start, r.end));
+      scanner.finish();
+      answer = scanner;
     }
     step = plan.next(answer);
   }
@@ -235,13 +264,14 @@ export async function digestFile(filePath: string, opts: DigestOptions): Promise
       if (r.op === 'read') answer = await read(r.start, r.end);
       else {
         let newlines = 0;
+        const scanner = r.op === 'scan' ? new LineScanner(r.start, r.lineNo) : undefined;
         for (let at = r.start; at < r.end; at += READ_CHUNK) {
           const chunk = await read(at, Math.min(r.end, at + READ_CHUNK), middle);
-          if (r.op === 'scan') r.scanner.feed(chunk);
+          if (scanner) scanner.feed(chunk);
           else newlines += countNewlines(chunk);
         }
-        if (r.op === 'scan') r.scanner.finish();
-        else answer = newlines;
+        scanner?.finish();
+        answer = scanner ?? newlines;
       }
       step = plan.next(answer);
     }

@@ -7,8 +7,10 @@
 // in the middle) reach the model with the failure line, the exit code and the
 // final path, where the whole output is; `echo ok` and a forbidden command
 // reach it as without Spillway. `-s danger-full-access` takes the same path.
-// `-s read-only` lets nothing be written: the output is Codex's own, as
-// without Spillway.
+// `-s read-only` lets nothing be written: the output goes through the digest
+// on a pipe, so the same builds reach the model with the failure line, its line
+// number and the exit code, saying the whole output could not be kept; `echo
+// ok` and a forbidden command as without Spillway; nothing is written.
 // CODEX_HOME is outside /tmp: under /tmp Codex refuses to set up its sandbox.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -82,10 +84,10 @@ beforeAll(async () => {
   base = fs.mkdtempSync(path.join(repoRoot, 'test-results', 'codex-sandbox-'));
   const all = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
   await Promise.all([start('writeSpillway', 'workspace-write', all, true), start('writeAlone', 'workspace-write', [ECHO, FORBIDDEN], false)]);
-  const readOnly = [BUILDS[1]!.command, ECHO];
+  const readOnly = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
   await Promise.all([
     start('readOnlySpillway', 'read-only', readOnly, true),
-    start('readOnlyAlone', 'read-only', readOnly, false),
+    start('readOnlyAlone', 'read-only', [ECHO, FORBIDDEN], false),
     start('fullAccessSpillway', 'danger-full-access', [BUILDS[1]!.command], true),
   ]);
   for (const r of Object.values(runs)) expect(r.run.code, r.run.stderr.slice(-2000)).toBe(0);
@@ -154,14 +156,37 @@ describe('real Codex with the Spillway hook, -s workspace-write', () => {
 });
 
 describe('real Codex with the Spillway hook, -s read-only', () => {
-  it.each([BUILDS[1]!.command, ECHO])('%s reaches the model as without Spillway (nothing can be written)', (command) => {
-    const withSpillway = outputFor(lastRequest('readOnlySpillway'), command);
-    expect(withSpillway).not.toContain('[spillway:');
-    expect(bodyOf(withSpillway)).toBe(bodyOf(outputFor(lastRequest('readOnlyAlone'), command)));
+  it.each(BUILDS.map((b) => [b.bytes, b] as const))('a failing build of %i bytes reaches the model with its failure line, its line number and the exit code', (_bytes, build) => {
+    const seen = outputFor(lastRequest('readOnlySpillway'), build.command);
+    expect(seen).toContain(`Process exited with code ${build.exitCode}`);
+    expect(seen, seen.slice(0, 3000)).toContain(`[line ${build.failureAt}] ${build.failureLine}`);
+    expect(seen).toContain(`[spillway: the command exited with code ${build.exitCode}; its whole output could not be kept: the sandbox lets nothing be written]`);
+    expect(seen).not.toContain('complete output (stdout and stderr) is in');
+    // The head and the tail of the build are there too.
+    expect(seen).toContain('[000001] unit_1 ok, 0 failed');
+    expect(seen).toContain('build finished: 1 unit failed');
   });
 
-  it('leaves no capture folder and no blob', () => {
-    expect(fs.readdirSync(runs.readOnlySpillway.tmpdir).filter((n) => n.startsWith('spillway-codex-'))).toEqual([]);
+  it('echo ok reaches the model as without Spillway', () => {
+    const withSpillway = bodyOf(outputFor(lastRequest('readOnlySpillway'), ECHO));
+    expect(withSpillway.endsWith('ok\n')).toBe(true);
+    expect(withSpillway).toBe(bodyOf(outputFor(lastRequest('readOnlyAlone'), ECHO)));
+  });
+
+  it('a forbidden command stays refused, with the same answer', () => {
+    const steady = (text: string) => text.replace(/Chunk ID: \w+|Wall time: [\d.]+ seconds/g, '');
+    const seen = outputFor(lastRequest('readOnlySpillway'), FORBIDDEN);
+    expect(seen).toMatch(/rejected|forbidden|not permitted/i);
+    expect(steady(seen)).toBe(steady(outputFor(lastRequest('readOnlyAlone'), FORBIDDEN)));
+    expect(fs.existsSync(path.join(runs.readOnlySpillway.work, 'forbidden-1'))).toBe(false);
+  });
+
+  it('writes nothing: no capture folder in $TMPDIR, nothing in the work folder, no blob', () => {
+    // Codex's sandbox leaves its own `codex-bwrap-*` entry there, with or without Spillway.
+    const ours = (dir: string) => fs.readdirSync(dir).filter((n) => !n.startsWith('codex-bwrap-'));
+    expect(ours(runs.readOnlySpillway.tmpdir)).toEqual([]);
+    expect(ours(runs.readOnlyAlone.tmpdir)).toEqual([]);
+    expect(fs.readdirSync(runs.readOnlySpillway.work)).toEqual([]);
     const sessions = path.join(runs.readOnlySpillway.home, 'spillway');
     const files = fs.existsSync(sessions) ? fs.readdirSync(sessions).flatMap((s) => fs.readdirSync(path.join(sessions, s))) : [];
     expect(files.filter((f) => f.startsWith('bash-'))).toEqual([]);

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexFinishCommand, wrapCodexCommand } from '../../../src/adapters/codex-capture';
+import { codexFinishCommand, codexPipeDigestCommand, wrapCodexCommand } from '../../../src/adapters/codex-capture';
 import { finalCapturePath } from '../../../src/adapters/codex-final-path';
 import { moveCodexCaptures } from '../../../src/adapters/codex-mover';
 import { makeStagingFolder } from '../../../src/adapters/codex-staging';
@@ -125,5 +125,68 @@ describe('a capture file that cannot be made', () => {
     const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
     expect(run(wrapper, cwd)).toEqual(run('seq 1 5000', cwd));
     expect(fs.readFileSync(target, 'utf8')).toBe('keep\n');
+  });
+});
+
+describe('no capture file can be made (a read-only sandbox): the digest on a pipe', () => {
+  const SMALL = [
+    'echo ok',
+    'echo out; exit 3',
+    'echo one; echo two >&2; echo three',
+    'cat <<EOF\nline $((1+1))\nEOF',
+    'set -e; false; echo never',
+    'printf "no newline"',
+    "printf '\\x00\\xff\\x01'",
+    'bash -c "exit 7"',
+    'sleep 0.2 & echo started; wait',
+    'head -c 4096 /dev/zero | tr "\\0" x',
+  ];
+  /** The wrapper as the hook makes it, its capture folder missing (nothing can be created there). */
+  const piped = (command: string, digestCommand = codexPipeDigestCommand(hookScript, false, 4096, 2048)): string =>
+    wrapCodexCommand(command, {
+      captureFile: path.join(tmp, 'missing', 'bash-call_ro.txt'),
+      finalFile: finalCapturePath(path.join(tmp, 'codex-home'), SESSION, 'call_ro'),
+      inlineBytes: 4096,
+      finishCommand: codexFinishCommand(hookScript, false, 2048),
+      digestCommand,
+    });
+
+  it.each(SMALL)('a small output is as without Spillway: %s', (command) => {
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    expect(run(piped(command), cwd)).toEqual(run(command, cwd));
+    expect(fs.readdirSync(cwd)).toEqual([]);
+  });
+
+  it('a large output becomes a digest: head, the failure line with its number, tail, exit code; the command\'s status stays', () => {
+    const command = 'for i in $(seq 1 8000); do echo "[$i] unit ok"; done; echo "error: the linker failed at unit 4321" >&2; for i in $(seq 8001 9000); do echo "[$i] unit ok"; done; exit 2';
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const seen = run(piped(command), cwd);
+    expect(seen.status).toBe(2);
+    expect(seen.out.startsWith('[1] unit ok\n')).toBe(true);
+    expect(seen.out).toContain('[line 8001] error: the linker failed at unit 4321');
+    expect(seen.out).toContain('[9000] unit ok\n[spillway: the command exited with code 2; its whole output could not be kept: the sandbox lets nothing be written]\n');
+    expect(seen.out.length).toBeLessThan(2300);
+  });
+
+  it('a background job holding the pipe does not hold the digest: it comes when the command ends', () => {
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    // The job would print after the command ended; the digest does not wait for it (no wall clock: its line is simply not there).
+    const command = '(sleep 30; echo late-line) & seq 1 3000; echo "error: x failed"; seq 3001 6000; exit 4';
+    const res = spawnSync('bash', ['-c', `exec 2>&1; ${piped(command)}`], { cwd, encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+    expect(res.status).toBe(4);
+    expect(res.stdout).toContain('[line 3001] error: x failed');
+    expect(res.stdout).toContain('[spillway: the command exited with code 4;');
+    expect(res.stdout).not.toContain('late-line');
+  });
+
+  it('a digest that cannot start lets the output through whole', () => {
+    const cwd = fs.mkdtempSync(path.join(tmp, 'cwd-'));
+    const command = 'seq 1 5000; echo done >&2; exit 5';
+    const seen = run(piped(command, `${process.execPath} ${path.join(tmp, 'no-such-script.js')}`), cwd);
+    const alone = run(command, cwd);
+    expect(seen.status).toBe(5);
+    // Node says why on stderr first; then every byte of the output.
+    expect(seen.out.endsWith(alone.out)).toBe(true);
+    expect(seen.out).toContain('no-such-script.js');
   });
 });
