@@ -26,6 +26,9 @@ const cli = path.join(repoRoot, 'dist', 'cli.js');
 
 const BUILDS: FailingBuild[] = [failingBuild(20_000, 2, Math.random, 0), failingBuild(300_000, 2, Math.random, 2, true), failingBuild(5_000_000, 2, Math.random, 4)];
 const ECHO = 'echo ok';
+/** Still running when Codex hands back its first answer (after 300 ms): the digest comes with a later `write_stdin`. */
+const SLOW = failingBuild(300_000, 2, Math.random, 1);
+const SLOW_COMMAND = `sleep 2; ${SLOW.command}`;
 const FORBIDDEN = 'touch forbidden-1';
 const RULES = 'prefix_rule(pattern = ["touch"], decision = "forbidden", justification = "nothing is touched here")\n';
 
@@ -84,7 +87,7 @@ beforeAll(async () => {
   base = fs.mkdtempSync(path.join(repoRoot, 'test-results', 'codex-sandbox-'));
   const all = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
   await Promise.all([start('writeSpillway', 'workspace-write', all, true), start('writeAlone', 'workspace-write', [ECHO, FORBIDDEN], false)]);
-  const readOnly = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
+  const readOnly: ScriptedCommand[] = [ECHO, ...BUILDS.map((b) => b.command), { cmd: SLOW_COMMAND, yieldMs: 300 }, FORBIDDEN];
   await Promise.all([
     start('readOnlySpillway', 'read-only', readOnly, true),
     start('readOnlyAlone', 'read-only', [ECHO, FORBIDDEN], false),
@@ -156,8 +159,8 @@ describe('real Codex with the Spillway hook, -s workspace-write', () => {
 });
 
 describe('real Codex with the Spillway hook, -s read-only', () => {
-  it.each(BUILDS.map((b) => [b.bytes, b] as const))('a failing build of %i bytes reaches the model with its failure line, its line number and the exit code', (_bytes, build) => {
-    const seen = outputFor(lastRequest('readOnlySpillway'), build.command);
+  it.each([...BUILDS.map((b) => [`${b.bytes} bytes`, b, b.command] as const), ['still running after the first answer', SLOW, SLOW_COMMAND] as const])('a failing build (%s) reaches the model with its failure line, its line number and the exit code', (_name, build, command) => {
+    const seen = outputFor(lastRequest('readOnlySpillway'), command);
     expect(seen).toContain(`Process exited with code ${build.exitCode}`);
     expect(seen, seen.slice(0, 3000)).toContain(`[line ${build.failureAt}] ${build.failureLine}`);
     expect(seen).toContain(`[spillway: the command exited with code ${build.exitCode}; its whole output could not be kept: the sandbox lets nothing be written]`);
@@ -165,6 +168,14 @@ describe('real Codex with the Spillway hook, -s read-only', () => {
     // The head and the tail of the build are there too.
     expect(seen).toContain('[000001] unit_1 ok, 0 failed');
     expect(seen).toContain('build finished: 1 unit failed');
+  });
+
+  it('a command still running at the first answer: that answer holds none of its output, the digest comes when it ends', () => {
+    const pieces = outputFor(lastRequest('readOnlySpillway'), SLOW_COMMAND).split(/(?=^Chunk ID: )/m);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces[0]).toMatch(/Process running with session ID/);
+    expect(bodyOf(pieces[0]!)).not.toContain('unit_');
+    expect(pieces[pieces.length - 1]).toContain(`[spillway: the command exited with code ${SLOW.exitCode};`);
   });
 
   it('echo ok reaches the model as without Spillway', () => {
