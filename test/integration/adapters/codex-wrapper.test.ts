@@ -190,3 +190,34 @@ describe('no capture file can be made (a read-only sandbox): the digest on a pip
     expect(seen.out).toContain('no-such-script.js');
   });
 });
+
+describe('the digest process on a pipe', () => {
+  it('streams 100 MB in bounded memory: head, the failure line with its number, tail, the status from fd 3', async () => {
+    const { spawn } = await import('node:child_process');
+    // Reports the process's peak memory as it exits.
+    const preload = path.join(tmp, 'maxrss.js');
+    fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write(`maxrss ${process.resourceUsage().maxRSS}\\n`));\n");
+    const child = spawn(process.execPath, ['-r', preload, hookScript, 'codex', 'digest', '4096', '2048'], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const line = '[n] unit is fine ok\n'; // 20 bytes: 50 MB is 2,500,000 lines
+    const chunk = Buffer.from(line.repeat(50_000));
+    const write = (b: Buffer | string): Promise<void> => new Promise((resolve) => (child.stdin!.write(b) ? resolve() : child.stdin!.once('drain', resolve)));
+    for (let i = 0; i < 50; i++) await write(chunk);
+    await write('error: the one failure in the middle\n');
+    for (let i = 0; i < 50; i++) await write(chunk);
+    await write('the last line\n');
+    (child.stdio[3] as NodeJS.WritableStream).write('2\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out.startsWith(line)).toBe(true);
+    expect(out).toContain('[line 2500001] error: the one failure in the middle');
+    expect(out.endsWith(`${line}the last line\n[spillway: the command exited with code 2; its whole output could not be kept: the sandbox lets nothing be written]\n`)).toBe(true);
+    const maxRss = Number(/maxrss (\d+)/.exec(err)?.[1]) * 1024;
+    // Node itself takes some 40-60 MB; the 100 MB that went through are not held.
+    expect(maxRss).toBeGreaterThan(0);
+    expect(maxRss).toBeLessThan(100 << 20);
+  });
+});
