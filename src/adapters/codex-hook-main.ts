@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   }
   if (sub === 'digest') {
     // The output goes out whole when the digest cannot be made: exit 1 lets the wrapper pass the rest on.
-    process.exitCode = await runCodexPipeDigest(rest, processPipeDigestIo()).catch((err: unknown) => {
+    process.exitCode = await runCodexPipeDigest(rest, processPipeDigestIo).catch((err: unknown) => {
       process.stderr.write(`spillway codex digest: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     });

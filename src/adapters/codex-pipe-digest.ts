@@ -56,10 +56,12 @@ export function processPipeDigestIo(): PipeDigestIo {
 }
 
 /** `digest INLINE DIGEST_BYTES`: never fails once it has started reading (what it holds is printed). */
-export async function runCodexPipeDigest(args: string[], io: PipeDigestIo): Promise<number> {
+export async function runCodexPipeDigest(args: string[], openIo: () => PipeDigestIo): Promise<number> {
   const inline = Number(args[0]);
   const budget = Number(args[1]);
   if (!Number.isFinite(inline) || inline < 0 || !Number.isFinite(budget) || budget <= 0) throw new Error('usage: codex digest INLINE_BYTES DIGEST_BYTES');
+  // Opened only now: opening stdin makes its pipe non-blocking, which the wrapper's fallback `cat` could not read.
+  const io = openIo();
   const stream = new DigestStream(
     { budgetBytes: Math.max(MIN_DIGEST_BYTES, Math.floor(budget)), toolName: 'Bash', locator: '', notKept: `I${NOT_KEPT.slice(1)}.` },
     Math.floor(inline),

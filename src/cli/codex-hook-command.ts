@@ -28,7 +28,7 @@ export const CODEX_HELP = `  spillway hook codex
 export async function codexHookCommand(rest: string[], io: CliIO): Promise<number> {
   if (rest[0] === 'finish') return runCodexFinish(rest.slice(1), io);
   // Reads the process's own stdin and fd 3 (the wrapper's pipes), not the CLI's io.
-  if (rest[0] === 'digest') return runCodexPipeDigest(rest.slice(1), processPipeDigestIo());
+  if (rest[0] === 'digest') return runCodexPipeDigest(rest.slice(1), processPipeDigestIo);
   const cli = require.main?.filename ?? process.argv[1];
   // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
   await runCodexHook((await readAll(io.stdin())).toString('utf8'), io.env, io, { script: cli ?? '', viaCli: true });
