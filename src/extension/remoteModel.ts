@@ -127,10 +127,15 @@ export class RemoteRoot {
     const id = `${session.agent}/${session.id}`;
     let read = this.records.get(id);
     if (!read) {
-      read = this.loc ? readRecords(this.client(), this.loc.bucket, session.blobs.map((b) => b.key)).catch(() => []) : Promise.resolve([]);
+      read = this.recordsFor(session.blobs.map((b) => b.key));
       this.records.set(id, read);
     }
     return read;
+  }
+
+  /** The records of these blobs (by key), in order; none where they cannot be read. */
+  recordsFor(keys: readonly string[]): Promise<ReadonlyArray<ManifestRecord | null | undefined>> {
+    return this.loc ? readRecords(this.client(), this.loc.bucket, keys).catch(() => []) : Promise.resolve([]);
   }
 
   /** What the chart of one of this root's sessions draws, from its transcript's copy and its blobs' records. */
