@@ -7,9 +7,10 @@ import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
-import { hashAndCount, LOCAL_RETRIEVAL_HINT, sanitizeSegment } from '../spill/local-store';
-import { appendManifest, MANIFEST_VERSION } from '../spill/manifest';
-import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES } from '../spill/policy';
+import { sanitizeSegment } from '../spill/local-store';
+import { openSpillStore } from '../spill/open-store';
+import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor } from '../spill/policy';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { notPrivate } from '../spill/private-folder';
 import { countLines } from '../spill/text';
 import { CAPTURE_FILE_VAR, CAPTURE_SCRIPT, DONE_SUFFIX, USER_BASH_ENV_VAR } from './opencode-capture-script';
@@ -23,11 +24,13 @@ export interface OpencodeCaptureOptions {
   digestBytes: number;
   /** How long to wait for the capture's last byte once opencode reports the call done. */
   settleMs: number;
+  /** Where SPILLWAY_STORE and the upload queue are read from. */
+  env: NodeJS.ProcessEnv;
 }
 
 export function opencodeCaptureDefaults(env: NodeJS.ProcessEnv = process.env): OpencodeCaptureOptions {
   const xdg = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(env.HOME || os.homedir(), '.local', 'share');
-  return { root: path.join(xdg, 'opencode', 'spillway'), maxInlineBytes: DEFAULT_MAX_INLINE_BYTES, digestBytes: DEFAULT_DIGEST_BYTES, settleMs: 5000 };
+  return { root: path.join(xdg, 'opencode', 'spillway'), maxInlineBytes: DEFAULT_MAX_INLINE_BYTES, digestBytes: DEFAULT_DIGEST_BYTES, settleMs: 5000, env };
 }
 
 export interface Capture {
@@ -104,26 +107,23 @@ export async function finishCapture(opts: OpencodeCaptureOptions, capture: Captu
     const st = await fsp.lstat(capture.file);
     if (!st.isFile()) return undefined;
     if (st.size <= opts.maxInlineBytes) return lostEnd(await fsp.readFile(capture.file, 'utf8'), call.shown);
-    const facts = await hashAndCount(capture.file);
-    await appendManifest(path.dirname(capture.file), {
-      v: MANIFEST_VERSION,
+    // Recorded in the session's manifest through the configured store: with SPILLWAY_STORE=s3://… its copy is
+    // queued for the bucket too, and the hint names it.
+    const store = openSpillStore({ root: opts.root, layout: { dirFor: () => path.dirname(capture.file) }, agent: 'opencode', env: opts.env });
+    const ref = await store.recordExternal({
+      owner: { sessionId: capture.sessionId },
+      source: { toolName: 'bash', callId: capture.callId, label: labelFor({ command: call.command }) },
       file: path.basename(capture.file),
-      tool: 'bash',
-      toolCallId: capture.callId,
       args: { command: call.command },
-      bytes: facts.bytes,
-      lines: facts.lines,
-      sha256: facts.sha256,
-      createdAt: new Date().toISOString(),
-      sessionId: capture.sessionId,
     });
     keep = true;
     const digest = await digestFile(capture.file, {
       budgetBytes: opts.digestBytes,
       toolName: 'bash',
       locator: capture.file,
-      retrievalHint: LOCAL_RETRIEVAL_HINT,
+      retrievalHint: ref.retrievalHint,
     });
+    await uploadQueuedInBackground(opts.env);
     return `${digest}${digest.endsWith('\n') ? '' : '\n'}[spillway: the command exited with code ${call.exit}; its complete output (stdout and stderr) is in ${capture.file}]\n`;
   } finally {
     await fsp.rm(capture.file + DONE_SUFFIX, { force: true });

@@ -23,8 +23,8 @@ import { isPiOutputPath } from '../catalog/sources/pi-output-files';
 import { BudgetTracker } from '../spill/budget';
 import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
-import { hashAndCount, LOCAL_RETRIEVAL_HINT } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
+import { hashAndCount, LOCAL_RETRIEVAL_HINT, type LocalSpillStore } from '../spill/local-store';
+import { isMirrored, openSpillStore } from '../spill/open-store';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
 import { refusedKind } from '../spill/regular-file';
@@ -272,11 +272,14 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
     logger.debug?.(`no session file: ${input.toolName} result left inline`);
     return undefined;
   }
-  const policy = policyFor(sessionDir, config, input.floorChars, logger);
+  const store = storeFor(sessionDir, logger);
+  const policy = policyFor(store, config, input.floorChars, logger);
   const request = { sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body };
   const decision = await queue(`${path.resolve(sessionDir)}\0${sessionId}`, () => policy.apply(request));
   if (!decision.spilled || typeof decision.output !== 'string') return undefined;
-  // Copies owed to a bucket go up in a process of their own, not waited for.
+  // The session file travels with its blobs (for the chart and attribution); copies go up in a process of their
+  // own, not waited for.
+  if (isMirrored(store)) await store.queueTranscript(sessionId, ctx.sessionManager.getSessionFile()!);
   void uploadQueuedInBackground(process.env);
   return {
     v: 1,
@@ -295,9 +298,12 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
 }
 
 /** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
-function policyFor(sessionDir: string, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {
+function storeFor(sessionDir: string, logger: SpillLogger): LocalSpillStore {
   const root = path.resolve(sessionDir);
-  const store = openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, agent: 'pi', logger });
+  return openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, agent: 'pi', logger });
+}
+
+function policyFor(store: LocalSpillStore, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {
   return createSpillPolicy({
     store,
     // chars <= UTF-8 bytes, so a body of >= floorChars chars is always over this.

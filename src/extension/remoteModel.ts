@@ -127,10 +127,15 @@ export class RemoteRoot {
     const id = `${session.agent}/${session.id}`;
     let read = this.records.get(id);
     if (!read) {
-      read = this.loc ? readRecords(this.client(), this.loc.bucket, session.blobs.map((b) => b.key)).catch(() => []) : Promise.resolve([]);
+      read = this.recordsFor(session.blobs.map((b) => b.key));
       this.records.set(id, read);
     }
     return read;
+  }
+
+  /** The records of these blobs (by key), in order; none where they cannot be read. */
+  recordsFor(keys: readonly string[]): Promise<ReadonlyArray<ManifestRecord | null | undefined>> {
+    return this.loc ? readRecords(this.client(), this.loc.bucket, keys).catch(() => []) : Promise.resolve([]);
   }
 
   /** What the chart of one of this root's sessions draws, from its transcript's copy and its blobs' records. */
@@ -139,7 +144,7 @@ export class RemoteRoot {
     try {
       const read = await readRemoteSession(this.client(), this.loc, { agent: session.agent, id: session.id }, { transcript: true });
       if (!read) return { error: `This session is gone from ${this.url}.` };
-      if (read.calls.length === 0) return { error: 'No transcript with token usage is in the bucket for this session (the transcripts of Claude Code sessions travel).' };
+      if (read.calls.length === 0) return { error: 'No transcript with token usage is in the bucket for this session (the transcripts of Claude Code and pi sessions travel).' };
       return { session: read.session, series: buildTurnSeries(read.session.key, read.calls, read.session.blobs, read.session.skipped, read.session.source) };
     } catch (err) {
       return { error: describeS3Error(err, `reading the session from ${this.url}`) };

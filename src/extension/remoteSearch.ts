@@ -3,6 +3,7 @@
 // ranged GETs. No vscode import: the tests drive it against a real server.
 import type { RemoteBlob } from '../catalog/remote/s3-listing';
 import type { BlobInfo, GrepMatch, SessionInfo, SourceName } from '../catalog/types';
+import { compactArgs } from '../common/one-line';
 import { describeS3Error } from '../spill/remote/s3-client';
 import { s3Url } from '../spill/remote/s3-location';
 import type { RemoteBlobNode, RemoteRoot } from './remoteModel';
@@ -45,6 +46,18 @@ export class RemoteHits {
     this.hits.set(url, hit);
     return hit;
   }
+
+  /** Names the root's matched blobs by their records (tool, command, lines), as the tree names them. */
+  async describe(root: RemoteRoot): Promise<void> {
+    const hits = [...this.hits.values()].filter((h) => h.node.root === root && h.blob.tool === undefined);
+    const records = await root.recordsFor(hits.map((h) => h.node.blob.key));
+    for (const [i, h] of hits.entries()) {
+      const r = records[i];
+      if (!r) continue;
+      const args = compactArgs(r.args);
+      Object.assign(h.blob, { tool: r.tool, ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}), ...(args ? { args } : {}), ...(Number.isSafeInteger(r.lines) ? { lines: r.lines } : {}) });
+    }
+  }
 }
 
 export interface RemoteSearchSummary {
@@ -76,6 +89,7 @@ export async function searchRemoteRoots(roots: readonly RemoteRoot[], test: (lin
       });
       summary.matches += r.matches;
       summary.truncated ||= r.truncated;
+      await hits.describe(root);
     } catch (err) {
       summary.errors.push({ path: root.url, message: describeS3Error(err, `searching ${root.url}`) });
     }

@@ -162,6 +162,7 @@ it('finds a line of a remote blob in the Search view and opens it there, read by
   await expect.poll(async () => (await search.textContent()) ?? '').toContain('1 match in 1 blob for "ci step 40005 "');
   const rows = await wb.treeRows('Search');
   expect(rows.find((r) => r.level === 1)?.label).toContain(`run-412 (${ROOT})`);
+  await waitFor(async () => (await wb.treeRows('Search')).some((r) => r.level === 2 && r.label === 'Bash make ci'), 'the matched blob named by its record');
   await wb.screenshotThemes('remote-search');
   await hit.click();
   const tab = wb.page.locator('.tabs-container .tab', { hasText: '4f2a.txt (lines 39905-40105)' });

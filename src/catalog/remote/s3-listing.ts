@@ -1,7 +1,7 @@
 // A remote root's blobs, read page by page (ListObjectsV2, 1,000 keys a page):
 // never the whole listing in memory, each session's blobs together (keys come
 // sorted, and a session is one folder of the layout AGENT/SESSION/SHA256.txt).
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type ListObjectsV2CommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import type { S3Location } from '../../spill/remote/s3-location';
 
 export interface RemoteBlob {
@@ -19,14 +19,23 @@ export interface RemoteSession {
   bytes: number;
 }
 
-/** Every object under the prefix, in key order. */
+/**
+ * Every object under the prefix, in key order. The next page is asked for before this one's keys are given out, so
+ * the server's answer and the caller's work on a page overlap (two pages in memory at most).
+ */
 export async function* listObjects(client: S3Client, loc: S3Location, within = ''): AsyncGenerator<{ key: string; bytes: number; mtimeMs: number }> {
-  let token: string | undefined;
-  do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: loc.bucket, Prefix: loc.prefix + within, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, bytes: o.Size ?? 0, mtimeMs: o.LastModified?.getTime() ?? 0 };
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  const pageAfter = (token: string | undefined): Promise<ListObjectsV2CommandOutput> => client.send(new ListObjectsV2Command({ Bucket: loc.bucket, Prefix: loc.prefix + within, ContinuationToken: token }));
+  let next: Promise<ListObjectsV2CommandOutput> | undefined = pageAfter(undefined);
+  try {
+    while (next) {
+      const page: ListObjectsV2CommandOutput = await next;
+      next = page.IsTruncated && page.NextContinuationToken ? pageAfter(page.NextContinuationToken) : undefined;
+      for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, bytes: o.Size ?? 0, mtimeMs: o.LastModified?.getTime() ?? 0 };
+    }
+  } finally {
+    // A caller that stops early leaves no request unanswered to fail unseen.
+    next?.catch(() => undefined);
+  }
 }
 
 /** The blobs (`AGENT/SESSION/NAME.txt` under the prefix); records and keys of other shapes are not blobs. */

@@ -12,7 +12,7 @@ import { refusedKind } from '../../spill/regular-file';
 import { compactArgs } from '../../common/one-line';
 import { contentChars, forListing, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../transcripts/calls';
 import type { LineReducer } from '../transcripts/transcripts';
-import type { Described, RootSpec, SessionClaim, Source } from './source';
+import { remoteReading, type Described, type RootSpec, type SessionClaim, type Source } from './source';
 import { describeManifestFolder, notOurs, plainBlob, symlinkedFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { issuedCall, readRecord, readSpillwayRecord, SPILLWAY_INDEX } from './pi-records';
@@ -331,6 +331,31 @@ export const pi: Source = {
       blobFolders: wholeFolder(blobsDir, folder.listed, folder.blobs.length),
     };
   },
+  // In a bucket the blobs are Spillway's, each with its record; the session file's copy ties them to their turns.
+  remote: remoteReading<PiState>({
+    reducer: piReducer,
+    session: (state) => ({ id: state.sessionId, title: state.title ?? state.firstPrompt, cwd: state.cwd, calls: state.calls }),
+    blob: (file, stat, record, state) => {
+      const callId = record?.toolCallId;
+      const call = callId ? state?.toolCalls.get(callId) : undefined;
+      const index = call?.entryId !== undefined ? state?.callById.get(call.entryId) : undefined;
+      const args = record ? compactArgs(record.args) : undefined;
+      return {
+        ...file,
+        kind: 'tool-result',
+        ...(record?.tool || call?.name ? { tool: record?.tool || call?.name } : {}),
+        ...(callId ? { toolCallId: callId } : {}),
+        ...(args || call?.args ? { args: args || call?.args } : {}),
+        bytes: stat.size,
+        createdAt: record?.createdAt || call?.timestamp || isoTime(stat.mtimeMs),
+        mtimeMs: stat.mtimeMs,
+        ...(index !== undefined ? { turn: index + 1 } : {}),
+        attribution: record ? 'manifest' : 'none',
+        ...(callId && state?.digestChars.has(callId) ? { digestChars: state.digestChars.get(callId) } : {}),
+        ...(record ? { madeBy: 'spillway' as const } : {}),
+      };
+    },
+  }),
 };
 
 /** A `<id>-blobs/` folder whose session file is gone: its blobs, by its manifest where it has one. */

@@ -1,10 +1,11 @@
 // Drains the upload queue: each pending blob is copied to its content-addressed
 // key (never over a copy already there, from a run killed after its upload),
-// its manifest record put beside it, and only then is the queue entry removed. Several copies go up at once; a session's
-// transcript goes after the blobs listed with it. One uploader at a time
-// (queue-lock.ts); it takes what is queued while it runs too, so an entry whose
-// own uploader found the lock held is not left for a later run. An error stops
-// the drain and leaves the rest queued for the next run.
+// its manifest record put beside it, and only then is the queue entry removed.
+// Several copies go up at once; a session's transcript goes after the blobs
+// listed with it. One uploader at a time (queue-lock.ts); it takes what is
+// queued while it runs too, so an entry whose own uploader found the lock held
+// is not left for a later run. An error stops the drain and leaves the rest
+// queued for the next run.
 import { AbortMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream, promises as fsp, constants as C } from 'node:fs';

@@ -178,6 +178,9 @@ describe('remote roots in the Spills tree (real RGW)', () => {
     expect(r).toMatchObject({ matches: 2, truncated: false });
     expect(r.errors).toEqual([{ path: 's3://no-such-bucket/p', message: expect.stringMatching(/bucket does not exist/) }]);
     expect(found.map((m) => `${m.path}:${m.line}`).sort()).toEqual([`s3://${BUCKET}/team/ci/claude-code/s-1/aaa.txt:7`, `s3://${BUCKET}/team/ci/claude-code/s-2/bbb.txt:7`]);
+    // Named by their records where they have one.
+    expect(hits.get(`s3://${BUCKET}/team/ci/claude-code/s-1/aaa.txt`)!.blob).toMatchObject({ tool: 'Bash', args: 'npm test', toolCallId: 'toolu_1', lines: 10 });
+    expect(hits.get(`s3://${BUCKET}/team/ci/claude-code/s-2/bbb.txt`)!.blob.tool).toBeUndefined();
     const hit = hits.get(found[0]!.path)!;
     expect(hit.session).toMatchObject({ source: 'claude-code', root: ROOT });
     expect(hit.session.blobs.map((b) => b.path)).toContain(found[0]!.path);
