@@ -103,6 +103,8 @@ const PIECE_CHARS = 64 * 1024;
 /** Room for a piece's UTF-8 and the part that completes it. */
 const PIECE_BYTES = 4 * PIECE_CHARS;
 
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+
 /** How long a part may wait to be joined by others (Pieces.flushSoon). */
 const FLUSH_MS = 20;
 
@@ -141,6 +143,24 @@ export class Pieces {
   /** Adds each part, waiting for a slower reader after each piece written. */
   async addAll(parts: Iterable<string>): Promise<void> {
     for (const part of parts) if (this.add(part)) await this.io.caughtUp?.();
+  }
+
+  /**
+   * Adds each part, a part longer than what the piece has room for split across pieces (never inside a surrogate
+   * pair: each slice is encoded alone), waiting for a slower reader after each piece written.
+   */
+  async addAllSplit(parts: Iterable<string>): Promise<void> {
+    for (const part of parts) {
+      let from = 0;
+      while (part.length - from > PIECE_CHARS - this.chars) {
+        let to = from + PIECE_CHARS - this.chars;
+        if (isHighSurrogate(part.charCodeAt(to - 1))) to--;
+        if (to <= from) to = from + 2; // the pair whole, one character past the piece
+        if (this.add(part.slice(from, to))) await this.io.caughtUp?.();
+        from = to;
+      }
+      if (this.add(from === 0 ? part : part.slice(from))) await this.io.caughtUp?.();
+    }
   }
 
   /** Writes what is held. */

@@ -21,6 +21,8 @@ export abstract class IndexLines {
   private aheadBytes = 0;
   /** Where the line a pass read last ends: only the line right after it is worth reading ahead from. */
   private passAt = -1;
+  /** Where each line's listed part begins within it, once a read of the whole line found it (listed() then reads only that part). */
+  private readonly listedFrom: number[] = [];
   /** Bytes read from the file (for tests that prove what a pass reads). */
   bytesRead = 0;
 
@@ -29,7 +31,10 @@ export abstract class IndexLines {
   /** What entry `i` keeps for checking it (see CheckedClaim and entry()). */
   checked(i: number, inOrder = false): CheckedClaim | undefined {
     try {
-      return parseChecked(this.read(i, inOrder), this.lineClaims[i]!);
+      const line = this.read(i, inOrder);
+      const listed = partOf(line, 2);
+      if (listed) this.listedFrom[i] = listed.start;
+      return parseChecked(line, this.lineClaims[i]!);
     } catch {
       return undefined;
     }
@@ -53,8 +58,10 @@ export abstract class IndexLines {
    */
   listed(i: number): SessionJson | undefined {
     try {
-      const line = this.read(i);
-      const part = partOf(line, 2);
+      // The part alone where checking the line found where it begins: about half of each line is not read again.
+      const from = this.listedFrom[i];
+      const line = from === undefined ? this.read(i) : this.readTail(i, from);
+      const part = from === undefined ? partOf(line, 2) : line[line.length - 1] === 0x0a ? { start: 0, end: line.length - 1 } : undefined;
       if (!part) return undefined;
       const [fields, ...blobs] = line.toString('utf8', part.start, part.end).split('\t');
       return { fields: JSON.parse(fields!) as SessionJson['fields'], blobs };
@@ -77,6 +84,18 @@ export abstract class IndexLines {
     } catch {
       return undefined;
     }
+  }
+
+  /** Entry `i`'s line from byte `from` of it to its end, in a buffer reused by a later read. */
+  private readTail(i: number, from: number): Buffer {
+    const length = this.lengths[i]! - from;
+    if (this.ahead.length < length) this.ahead = Buffer.allocUnsafe(Math.max(length, READ_AHEAD_BYTES));
+    this.aheadBytes = 0;
+    this.passAt = -1;
+    const read = readSync(this.fd, this.ahead, 0, length, this.offsets[i]! + from);
+    this.bytesRead += read;
+    if (read < length) throw new Error('the index was cut short');
+    return this.ahead.subarray(0, length);
   }
 
   /** Entry `i`'s line, in a buffer reused by a later read. */

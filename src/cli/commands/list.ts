@@ -28,11 +28,11 @@ export const listCommand: CliCommand = async (argv, io) => {
       const partial: SessionJson[] = [];
       await listing.forEachJson(async (s) => {
         if (isLeftoversKey(s.fields.key)) return void partial.push(s);
-        await pieces.addAll(sessionLines(s, first ? '' : ','));
+        await pieces.addAllSplit(sessionLines(s, first ? '' : ','));
         first = false;
       });
       pieces.add(`${first ? '' : '\n  '}],\n  "partial": [`);
-      for (const [i, s] of partial.entries()) await pieces.addAll(sessionLines(s, i > 0 ? ',' : ''));
+      for (const [i, s] of partial.entries()) await pieces.addAllSplit(sessionLines(s, i > 0 ? ',' : ''));
       pieces.add(`${partial.length > 0 ? '\n  ' : ''}],\n  "skipped": ${listing.skipped}\n}\n`);
       return 0;
     }
@@ -51,12 +51,18 @@ export const listCommand: CliCommand = async (argv, io) => {
 };
 
 const INDENT = '\n    ';
+const BLOB_SEPARATOR = `,${INDENT}    `;
+const BLOBS_PER_PART = 256;
 
 /** One session of `list --json`, after `before` (a comma, or nothing): its fields, then each blob on a line of its own. */
 function* sessionLines(s: SessionJson, before: string): Iterable<string> {
   const { key, source, id, title, cwd, dir, bytes } = s.fields;
   const head = JSON.stringify({ key, source, id, title, cwd, dir, bytes }, null, 2).slice(0, -2).replace(/\n/g, INDENT); // without its closing "\n}"
   yield `${before}${INDENT}${head},${INDENT}  "blobs": [`;
-  for (let i = 0; i < s.blobs.length; i++) yield `${i > 0 ? ',' : ''}${INDENT}    ${s.blobs[i]}`;
+  // Blobs joined a few hundred at a time (split across pieces as they fill): a part each, not one per blob, while a
+  // session of 100,000 blobs still never becomes one string.
+  for (let i = 0; i < s.blobs.length; i += BLOBS_PER_PART) {
+    yield `${i > 0 ? ',' : ''}${INDENT}    ${s.blobs.slice(i, i + BLOBS_PER_PART).join(BLOB_SEPARATOR)}`;
+  }
   yield `${s.blobs.length > 0 ? `${INDENT}  ` : ''}]${INDENT}}`;
 }

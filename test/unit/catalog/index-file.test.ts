@@ -181,6 +181,23 @@ describe('index file', () => {
     back.close();
   });
 
+  it('lists a line checked before from its listed part alone, the same session as from the whole line', async () => {
+    const entries = [entry(0, 3), entry(1, 0), entry(2, 5)];
+    await saveIndex(file, entries, header());
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+    const whole = IndexReader.open(file)!;
+    const expected = [0, 1, 2].map((i) => whole.listed(i));
+    whole.close();
+    const reader = IndexReader.open(file)!;
+    for (let i = 0; i < entries.length; i++) expect(reader.checked(i, true)).toBeDefined();
+    const before = reader.bytesRead;
+    // Newest first, as a listing goes: each read is the tail after the line's second tab.
+    for (const i of [2, 0, 1]) expect(reader.listed(i)).toEqual(expected[i]);
+    const tails = [2, 0].reduce((n, i) => n + Buffer.byteLength(lines[i]!.split('\t').slice(2).join('\t')) + 1, 0);
+    expect(reader.bytesRead - before).toBe(tails + Buffer.byteLength(lines[1]!) + 1); // no listed part: the whole line
+    reader.close();
+  });
+
   it('writes a line of MBs a slice at a time without splitting a character: emoji (surrogate pairs) and 3-byte characters come back whole', async () => {
     const withArgs = (n: number, args: (i: number) => string): IndexedClaim => {
       const e = entry(n, 120);

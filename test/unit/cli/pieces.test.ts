@@ -48,3 +48,23 @@ describe('Pieces', () => {
     expect(held.length).toBeGreaterThan(5);
   });
 });
+
+describe('Pieces.addAllSplit', () => {
+  it('splits a part longer than a piece across pieces of 64 K characters, never inside a surrogate pair, waiting after each', async () => {
+    const written: Buffer[] = [];
+    let waits = 0;
+    const io: CliIO = { stdout: (text) => void written.push(Buffer.from(text as Uint8Array)), stderr: () => undefined, stdin: noInput, env: {}, caughtUp: async () => void waits++ };
+    const pieces = new Pieces(io);
+    // Pairs at both parities (a slice's end falls inside one of them), then plain text and a short part.
+    const long = ['x', '😀'.repeat(100_000), 'y'.repeat(70_000), '😀'.repeat(50_001)];
+    await pieces.addAllSplit([...long, 'end\n']);
+    pieces.flush();
+    const text = long.join('') + 'end\n';
+    expect(Buffer.concat(written).toString('utf8')).toBe(text);
+    for (const piece of written) {
+      expect(piece.toString('utf8')).not.toContain('\uFFFD'); // each piece decodes alone: no half pair
+      expect(piece.toString('utf8').length).toBeLessThanOrEqual(64 * 1024 + 1);
+    }
+    expect(waits).toBe(Math.floor(text.length / (64 * 1024)));
+  });
+});
