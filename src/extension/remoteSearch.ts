@@ -3,7 +3,7 @@
 // ranged GETs. No vscode import: the tests drive it against a real server.
 import type { RemoteBlob } from '../catalog/remote/s3-listing';
 import type { BlobInfo, GrepMatch, SessionInfo, SourceName } from '../catalog/types';
-import { compactArgs } from '../common/one-line';
+import { recordedBlob } from '../catalog/sources/common';
 import { describeS3Error } from '../spill/remote/s3-client';
 import { s3Url } from '../spill/remote/s3-location';
 import type { RemoteBlobNode, RemoteRoot } from './remoteModel';
@@ -38,7 +38,7 @@ export class RemoteHits {
       session = { key: sessionKey, source: blob.agent as SourceName, id: blob.sessionId, title: `${blob.sessionId} (${root.url})`, dir, root: root.url, bytes: 0, updatedAt: time, blobs: [], skipped: 0, notes: [] };
       this.sessions.set(sessionKey, session);
     }
-    const info: BlobInfo = { key: url, path: url, sessionKey, name: url.slice(url.lastIndexOf('/') + 1), kind: 'tool-result', bytes: blob.bytes, createdAt: time, mtimeMs: blob.mtimeMs, attribution: 'none' };
+    const info: BlobInfo = { ...recordedBlob({ path: url, name: url.slice(url.lastIndexOf('/') + 1) }, { size: blob.bytes, mtimeMs: blob.mtimeMs }, undefined), key: url, sessionKey };
     session.blobs.push(info);
     session.bytes += blob.bytes;
     if (time > session.updatedAt) session.updatedAt = time;
@@ -54,8 +54,7 @@ export class RemoteHits {
     for (const [i, h] of hits.entries()) {
       const r = records[i];
       if (!r) continue;
-      const args = compactArgs(r.args);
-      Object.assign(h.blob, { tool: r.tool, ...(r.toolCallId ? { toolCallId: r.toolCallId } : {}), ...(args ? { args } : {}), ...(Number.isSafeInteger(r.lines) ? { lines: r.lines } : {}) });
+      Object.assign(h.blob, recordedBlob(h.blob, { size: h.blob.bytes, mtimeMs: h.blob.mtimeMs }, r), Number.isSafeInteger(r.lines) ? { lines: r.lines } : {});
     }
   }
 }

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { ManifestRecord } from '../../spill/manifest';
 import { keySegment, recordKeyFor, s3Url, TRANSCRIPT_NAME, type S3Location } from '../../spill/remote/s3-location';
 import { isoTime } from '../../spill/iso-time';
-import { compactArgs } from '../../common/one-line';
+import { recordedBlob } from '../sources/common';
 import { SOURCES } from '../sources/index';
 import type { RemoteReading } from '../sources/source';
 import type { ApiCall } from '../transcripts/calls';
@@ -94,7 +94,7 @@ export async function readRemoteSession(client: S3Client, loc: S3Location, ref: 
     const url = s3Url(loc, b.key);
     const file = { path: url, name: record?.file ? path.posix.basename(record.file) : path.posix.basename(b.key) };
     const stat = { size: b.bytes, mtimeMs: b.mtimeMs };
-    const described = reading ? reading.blob(file, stat, record ?? undefined, state) : fromRecord(file, stat, record ?? undefined);
+    const described = reading ? reading.blob(file, stat, record ?? undefined, state) : recordedBlob(file, stat, record ?? undefined);
     return { ...described, key: url, sessionKey };
   });
   const facts = reading && state !== undefined ? reading.session(state) : undefined;
@@ -115,25 +115,6 @@ export async function readRemoteSession(client: S3Client, loc: S3Location, ref: 
       notes,
     },
     calls: facts?.calls ?? [],
-  };
-}
-
-/** A blob of an agent no source reads remotely: what its record says. */
-function fromRecord(file: { path: string; name: string }, stat: { size: number; mtimeMs: number }, record: ManifestRecord | undefined): ReturnType<RemoteReading['blob']> {
-  const args = record ? compactArgs(record.args) : undefined;
-  return {
-    path: file.path,
-    name: file.name,
-    kind: 'tool-result',
-    ...(record?.tool ? { tool: record.tool } : {}),
-    ...(record?.toolCallId ? { toolCallId: record.toolCallId } : {}),
-    ...(args ? { args } : {}),
-    bytes: stat.size,
-    createdAt: record?.createdAt || isoTime(stat.mtimeMs),
-    mtimeMs: stat.mtimeMs,
-    ...(record?.turn !== undefined ? { turn: record.turn } : {}),
-    attribution: record ? 'manifest' : 'none',
-    ...(record ? { madeBy: 'spillway' as const } : {}),
   };
 }
 

@@ -174,6 +174,25 @@ export function globNames(glob: string): RegExp {
   return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
 }
 
+/** A blob as its Spillway record says (a blob in a bucket, where its record lies beside it): no record, its stat alone. */
+export function recordedBlob(file: { path: string; name: string }, stat: { size: number; mtimeMs: number }, record: ManifestRecord | undefined): Described['blobs'][number] {
+  const args = record ? compactArgs(record.args) : undefined;
+  return {
+    path: file.path,
+    name: file.name,
+    kind: 'tool-result',
+    ...(record?.tool ? { tool: record.tool } : {}),
+    ...(record?.toolCallId ? { toolCallId: record.toolCallId } : {}),
+    ...(args ? { args } : {}),
+    bytes: stat.size,
+    createdAt: record?.createdAt || isoTime(stat.mtimeMs),
+    mtimeMs: stat.mtimeMs,
+    ...(record?.turn !== undefined ? { turn: record.turn } : {}),
+    attribution: record ? 'manifest' : 'none',
+    ...(record ? { madeBy: 'spillway' as const } : {}),
+  };
+}
+
 /** A blob attributed by nothing but its own stat. */
 export function plainBlob(file: FileFacts & { stat: FileStat }, extra: Partial<Described['blobs'][number]> = {}): Described['blobs'][number] {
   return {

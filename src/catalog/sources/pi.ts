@@ -13,7 +13,7 @@ import { compactArgs } from '../../common/one-line';
 import { contentChars, forListing, num, obj, own, recordCall, str, type AddedContent, type ApiCall, type DropKind } from '../transcripts/calls';
 import type { LineReducer } from '../transcripts/transcripts';
 import { remoteReading, type Described, type RootSpec, type SessionClaim, type Source } from './source';
-import { describeManifestFolder, notOurs, plainBlob, symlinkedFolder, wholeFolder } from './common';
+import { describeManifestFolder, notOurs, plainBlob, recordedBlob, symlinkedFolder, wholeFolder } from './common';
 import { isPiOutputPath, PI_OUTPUT_FILE } from './pi-output-files';
 import { issuedCall, readRecord, readSpillwayRecord, SPILLWAY_INDEX } from './pi-records';
 import type { IndexRecord, PiState, ToolCall } from './pi-state';
@@ -336,23 +336,17 @@ export const pi: Source = {
     reducer: piReducer,
     session: (state) => ({ id: state.sessionId, title: state.title ?? state.firstPrompt, cwd: state.cwd, calls: state.calls }),
     blob: (file, stat, record, state) => {
-      const callId = record?.toolCallId;
-      const call = callId ? state?.toolCalls.get(callId) : undefined;
+      // What the record says, then what the session file adds: the call's turn, what the model saw of it.
+      const blob = recordedBlob(file, stat, record);
+      const call = blob.toolCallId ? state?.toolCalls.get(blob.toolCallId) : undefined;
       const index = call?.entryId !== undefined ? state?.callById.get(call.entryId) : undefined;
-      const args = record ? compactArgs(record.args) : undefined;
       return {
-        ...file,
-        kind: 'tool-result',
-        ...(record?.tool || call?.name ? { tool: record?.tool || call?.name } : {}),
-        ...(callId ? { toolCallId: callId } : {}),
-        ...(args || call?.args ? { args: args || call?.args } : {}),
-        bytes: stat.size,
-        createdAt: record?.createdAt || call?.timestamp || isoTime(stat.mtimeMs),
-        mtimeMs: stat.mtimeMs,
-        ...(index !== undefined ? { turn: index + 1 } : {}),
-        attribution: record ? 'manifest' : 'none',
-        ...(callId && state?.digestChars.has(callId) ? { digestChars: state.digestChars.get(callId) } : {}),
-        ...(record ? { madeBy: 'spillway' as const } : {}),
+        ...blob,
+        ...(!blob.tool && call ? { tool: call.name } : {}),
+        ...(!blob.args && call?.args ? { args: call.args } : {}),
+        ...(!record?.createdAt && call?.timestamp ? { createdAt: call.timestamp } : {}),
+        ...(blob.turn === undefined && index !== undefined ? { turn: index + 1 } : {}),
+        ...(blob.toolCallId && state?.digestChars.has(blob.toolCallId) ? { digestChars: state.digestChars.get(blob.toolCallId) } : {}),
       };
     },
   }),
