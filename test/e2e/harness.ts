@@ -131,6 +131,18 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }
 
+/**
+ * A window on `folder` as a person opens one: 1440 x 1000, the workbench loaded with Spillway's icon in the activity
+ * bar, light theme. `firstLoadMs`: how long the first page may take (a loaded machine took over 30 s to serve it).
+ */
+export async function openWorkbench(browser: Browser, server: CodeServer, folder: string, shotsDir: string, firstLoadMs?: number): Promise<Workbench> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, firstLoadMs ? { timeout: firstLoadMs } : {});
+  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  return new Workbench(page, shotsDir);
+}
+
 // ---- the workbench, as a person uses it ------------------------------------
 
 export class Workbench {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PAGE } from '../../src/extension/treeModel';
-import { installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
+import { installVsix, launchChromium, openWorkbench, startCodeServer, waitFor, type Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e-many');
@@ -73,11 +73,7 @@ beforeAll(async () => {
   fs.mkdirSync(folder);
   server = await startCodeServer({ ...base, folder, settings: WORKBENCH_SETTINGS });
   browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-  wb = new Workbench(page, shots);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
-  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
-  await page.emulateMedia({ colorScheme: 'light' });
+  wb = await openWorkbench(browser, server, folder, shots);
 });
 
 afterAll(async () => {

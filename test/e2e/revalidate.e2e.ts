@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog';
 import { defaultCacheDir } from '../../src/catalog/index/index-file';
 import { writeClaudeSession, type ClaudeSession } from './claude-sessions';
-import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
+import { extensionLog, installVsix, launchChromium, openWorkbench, startCodeServer, waitFor, type Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e-revalidate');
@@ -73,11 +73,8 @@ beforeAll(async () => {
   fs.mkdirSync(folder);
   server = await startCodeServer({ ...base, folder, settings: WORKBENCH_SETTINGS });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-  wb = new Workbench(page, shots);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
-  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
-  await page.emulateMedia({ colorScheme: 'light' });
+  wb = await openWorkbench(browser, server, folder, shots, 120_000);
+  page = wb.page;
 });
 
 afterAll(async () => {

@@ -19,7 +19,7 @@ import { blobLabel, sessionLabel, sourceLabel } from '../../src/extension/treeMo
 import { buildFixtureHome, type FixtureHome } from '../fixtures/build-home';
 import { contrastRatio, parseColour, type Rgb } from '../../src/webview/contrast';
 import { writePiBashSession, type PiBashSession } from './pi-sessions';
-import { extensionLog, installVsix, launchChromium, startCodeServer, waitFor, Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
+import { extensionLog, installVsix, launchChromium, openWorkbench, startCodeServer, waitFor, type Workbench, WORKBENCH_SETTINGS, type CodeServer } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e');
@@ -152,13 +152,8 @@ beforeAll(async () => {
     },
   });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-  wb = new Workbench(page, shots);
-  // A loaded machine (other suites running) took over 30 s to serve the first page.
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
-  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
-  await page.locator('.activitybar [aria-label^="Spillway"]').first().waitFor({ state: 'visible', timeout: 90_000 });
-  await page.emulateMedia({ colorScheme: 'light' });
+  wb = await openWorkbench(browser, server, folder, shots, 120_000);
+  page = wb.page;
 });
 
 afterAll(async () => {
