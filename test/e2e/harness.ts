@@ -96,8 +96,12 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
       '--disable-update-check',
       opts.folder,
     ],
-    { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group, so stop() can end the extension host, pty host and watchers it starts too.
+    { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
+  const group = child.pid!;
+  const leftover = (): void => signalGroup(group, 'SIGKILL');
+  process.once('exit', leftover);
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -117,14 +121,47 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
     url,
     pid: child.pid,
     output: () => out,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000).unref();
-      }),
+    stop: async () => {
+      process.off('exit', leftover);
+      await stopGroup(group);
+    },
   };
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-group, signal);
+  } catch {
+    // the group has already gone
+  }
+}
+
+/** Processes of the group still running; zombies do not count (nobody may reap them here). */
+function groupRunning(group: number): boolean {
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after its last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === group && state !== 'Z') return true;
+  }
+  return false;
+}
+
+/** Ends a process group (TERM, then KILL) and waits until none of it runs: only then can its folders be removed. */
+export async function stopGroup(group: number): Promise<void> {
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    signalGroup(group, signal);
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      if (!groupRunning(group)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 export async function launchChromium(): Promise<Browser> {

@@ -79,7 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // an exiting extension host may still write there
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /**

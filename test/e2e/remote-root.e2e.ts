@@ -83,7 +83,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await rgw?.stop();
-  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // an exiting extension host may still write there
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 const exact = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);

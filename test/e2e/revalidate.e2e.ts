@@ -81,7 +81,7 @@ afterAll(async () => {
   if (userDataDir) fs.writeFileSync(path.join(shots, 'spillway.log'), extensionLog(userDataDir));
   await browser?.close();
   await server?.stop();
-  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // an exiting extension host may still write there
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /** A session's row description ("3 blobs · 5.9 KB"). */

@@ -170,12 +170,7 @@ afterAll(async () => {
     console.log('e2e figures:', JSON.stringify(figures));
   }
   if (tmp && !process.env.SPILLWAY_E2E_KEEP) {
-    // An extension host still exiting may write its last files meanwhile: retry, then leave the folder and say so.
-    try {
-      fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
-    } catch (err) {
-      console.warn(`e2e: could not remove ${tmp}: ${(err as Error).message}`);
-    }
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
 

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { buildFixtureHome } from '../fixtures/build-home';
-import { freePort, launchChromium, waitFor } from './harness';
+import { freePort, launchChromium, stopGroup, waitFor } from './harness';
 
 const repo = path.resolve(__dirname, '../..');
 const shots = path.join(repo, 'test-results', 'e2e-start');
@@ -21,8 +21,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-start-'));
 afterAll(async () => {
   await browser?.close();
   // npm, start.mjs and code-server share one process group: stop them all.
-  if (start?.pid && start.exitCode === null) process.kill(-start.pid, 'SIGTERM');
-  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 }); // code-server may still be writing as it exits
+  if (start?.pid) await stopGroup(start.pid);
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 it('`npm start` prints a local address that opens VS Code on the Spills view, focused, with the real HOME\'s sessions', async () => {
