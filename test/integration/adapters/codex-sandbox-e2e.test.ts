@@ -86,7 +86,8 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(repoRoot, 'test-results'), { recursive: true });
   base = fs.mkdtempSync(path.join(repoRoot, 'test-results', 'codex-sandbox-'));
   const all = [ECHO, ...BUILDS.map((b) => b.command), FORBIDDEN];
-  await Promise.all([start('writeSpillway', 'workspace-write', all, true), start('writeAlone', 'workspace-write', [ECHO, FORBIDDEN], false)]);
+  // Last, a command the model polls to its end: no later Bash call's hook could catch its capture up.
+  await Promise.all([start('writeSpillway', 'workspace-write', [...all, { cmd: SLOW_COMMAND, yieldMs: 300 }], true), start('writeAlone', 'workspace-write', [ECHO, FORBIDDEN], false)]);
   const readOnly: ScriptedCommand[] = [ECHO, ...BUILDS.map((b) => b.command), { cmd: SLOW_COMMAND, yieldMs: 300 }, FORBIDDEN];
   await Promise.all([
     start('readOnlySpillway', 'read-only', readOnly, true),
@@ -122,7 +123,19 @@ describe('real Codex with the Spillway hook, -s workspace-write', () => {
   });
 
   it('each file is at its final path before the model\'s next request (moved by the PostToolUse hook)', () => {
-    expect([...runs.writeSpillway.onDiskAtNextRequest.values()]).toEqual(BUILDS.map(() => true));
+    const files = BUILDS.map((b) => /complete output \(stdout and stderr\) is in (\S+)\]/.exec(outputFor(lastRequest('writeSpillway'), b.command))![1]!);
+    expect(files.map((f) => runs.writeSpillway.onDiskAtNextRequest.get(f))).toEqual(BUILDS.map(() => true));
+  });
+
+  it('a command still running when its call returned, the session\'s last, is moved too (Codex sends its PostToolUse once it has ended): its digest\'s path holds the whole output', () => {
+    const { home, work } = runs.writeSpillway;
+    const seen = outputFor(lastRequest('writeSpillway'), SLOW_COMMAND);
+    expect(seen).toMatch(/Process running with session ID/);
+    expect(seen).toContain(SLOW.failureLine);
+    const file = /complete output \(stdout and stderr\) is in (\S+)\]/.exec(seen)![1]!;
+    expect(path.dirname(path.dirname(file))).toBe(path.join(home, 'spillway'));
+    expect(fs.readFileSync(file, 'utf8')).toBe(fullOutputOf(SLOW, work));
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
   });
 
   it('no capture is left in $TMPDIR: every one was moved', () => {
@@ -150,7 +163,7 @@ describe('real Codex with the Spillway hook, -s workspace-write', () => {
     const catalog = JSON.parse(listed.stdout) as { sessions: Array<{ source: string; blobs: Array<{ tool?: string; toolCallId?: string }> }> };
     const sessions = catalog.sessions.filter((s) => s.source === 'codex');
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.blobs).toHaveLength(BUILDS.length);
+    expect(sessions[0]!.blobs).toHaveLength(BUILDS.length + 1);
     for (const blob of sessions[0]!.blobs) expect(blob.tool).toBe('Bash');
     const grep = spillway(['grep', BUILDS[2]!.failureLine], runs.writeSpillway.home);
     expect(grep.status, grep.stderr).toBe(0);
