@@ -54,10 +54,12 @@ export function expectSameAnswers(o: SameAnswers): { local: TurnsJson; remote: T
   // The points up to the copy's last call, as the folder counts them; each point's blobs are the same ones by URL.
   const byPath = new Map(local.blobs.map((b) => [b.path, facts([b])[0]]));
   const byUrl = new Map(remote.blobs.map((b) => [b.path, facts([b])[0]]));
+  // A result the folder shows by the agent's own file (which stays on the machine) the bucket shows by Spillway's blob of that call.
+  const byCall = new Map(local.blobs.map((b) => [b.toolCallId, facts([b])[0]]));
   const point = (p: TurnsJson['points'][number], blob: Map<string, unknown>) => ({
     ...p,
     blobs: p.blobs.filter((b) => blob.has(b)).map((b) => blob.get(b)),
-    parts: p.parts.map((part) => (part.path !== undefined ? { ...part, path: blob.get(part.path) ?? part.path } : part)),
+    parts: p.parts.map((part) => (part.path !== undefined ? { ...part, path: blob.get(part.path) ?? byCall.get(part.toolCallId) ?? part.path } : part)),
   });
   expect(remote.points.length).toBeGreaterThanOrEqual(Math.max(...local.blobs.map((b) => b.turn ?? 0)));
   if (o.whole) expect(remote.points.length).toBe(local.points.length);
