@@ -255,6 +255,7 @@ export async function runCodexHook(
       codexHome: codexHomeOf(event, env),
       sessionId: event.session_id,
       ...(event.hook_event_name === 'PostToolUse' ? { callId: event.tool_use_id } : {}),
+      ...(event.transcript_path ? { transcript: event.transcript_path } : {}),
       logger,
     });
     if (event.hook_event_name !== 'PreToolUse') return;

@@ -6,9 +6,11 @@
 // The temporary folder is writable by the sandboxed command, so nothing in it
 // is trusted: folders are checked (real, ours, 0700), files opened without
 // following symlinks, and the final name is made here from the session id.
-import { constants as C, promises as fsp, type Stats } from 'node:fs';
+import { constants as C, existsSync, promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { sanitizeSegment } from '../spill/local-store';
+import { MANIFEST_NAME } from '../spill/manifest';
+import { isMirrored } from '../spill/open-store';
 import { labelFor } from '../spill/policy';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import type { SpillLogger } from '../spill/types';
@@ -26,6 +28,8 @@ export interface CodexMoveOptions {
   sessionId: string;
   /** The call whose PostToolUse this is: its folder goes even when it is empty and young. */
   callId?: string;
+  /** The session's rollout file (the event's `transcript_path`): with a bucket, it travels with the blobs. */
+  transcript?: string;
   logger?: SpillLogger;
 }
 
@@ -39,9 +43,24 @@ export async function moveCodexCaptures(opts: CodexMoveOptions): Promise<string[
       opts.logger?.warn(`could not move the captures of ${folder}: ${(err as Error).message}`);
     }
   }
+  const rollout = await queueRollout(opts);
   // The manifest now names them: copies owed to a bucket go up in a process of their own.
-  if (moved.length > 0) await uploadQueuedInBackground(opts.env);
+  if (moved.length > 0 || rollout) await uploadQueuedInBackground(opts.env);
   return moved;
+}
+
+/**
+ * A session with copies in a bucket sends its rollout too (its turns and API calls), queued again at each hook as
+ * it grows. True when queued.
+ */
+async function queueRollout(opts: CodexMoveOptions): Promise<boolean> {
+  if (!opts.transcript) return false;
+  const sessionDir = path.join(opts.codexHome, CODEX_SPILL_FOLDER, sanitizeSegment(opts.sessionId));
+  const store = codexSessionStore(path.dirname(sessionDir), sessionDir, opts.logger);
+  // The session folder is made before any command runs: only its manifest says a blob is there.
+  if (!isMirrored(store) || !existsSync(path.join(sessionDir, MANIFEST_NAME))) return false;
+  await store.queueTranscript(path.basename(sessionDir), opts.transcript);
+  return true;
 }
 
 async function moveFolder(folder: string, opts: CodexMoveOptions): Promise<string[]> {

@@ -9,11 +9,12 @@
 // denied command never reaches this hook. Never throws: on any failure the
 // hook answers nothing and the model gets Gemini's own output.
 import { randomBytes } from 'node:crypto';
-import { constants as C, promises as fsp } from 'node:fs';
+import { constants as C, existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestText } from '../spill/digest';
-import { LOCAL_RETRIEVAL_HINT, sanitizeSegment } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
+import { LOCAL_RETRIEVAL_HINT, sanitizeSegment, type LocalSpillStore } from '../spill/local-store';
+import { MANIFEST_NAME } from '../spill/manifest';
+import { isMirrored, openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import { utf8Bytes } from '../spill/text';
 import { parseShellContent, shellContentWith } from './gemini-cli-shell-output';
@@ -65,6 +66,7 @@ export async function handleGeminiHookInput(stdin: string, options: GeminiHookOp
     const event = parseAfterTool(stdin);
     if (!event) return undefined;
     const answer = await afterToolAnswer(event, options);
+    await queueSessionFile(event, options);
     return answer && JSON.stringify(answer);
   } catch (err) {
     options.warn?.(`output left unchanged: ${err instanceof Error ? err.message : String(err)}`);
@@ -98,8 +100,7 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
     options.warn?.('no transcript path in the event, so no folder Gemini lets read_file read; output left unchanged');
     return undefined;
   }
-  const sessionDir = path.join(projectTemp, 'tool-outputs', `session-${sanitizeSegment(event.session_id)}`);
-  const store = openSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, agent: 'gemini-cli', ...(options.warn && { logger: { warn: options.warn } }) });
+  const { sessionDir, store } = sessionStore(projectTemp, event.session_id, options);
   // Gemini gives hooks no call id: one of our own, ordered by time.
   const callId = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const ref = await store.saveText({
@@ -120,6 +121,25 @@ export async function afterToolAnswer(event: AfterToolEvent, options: GeminiHook
   await writePrivate(digestPath, shellContentWith(content, digest, ref.locator));
   await pruneDigests(sessionDir, digestPath);
   return { hookSpecificOutput: { hookEventName: 'AfterTool', tailToolCallRequest: { name: 'read_file', args: { file_path: digestPath } } } };
+}
+
+/** The session's blob folder in Gemini's own spill folder, and the store that writes and records its blobs. */
+function sessionStore(projectTemp: string, sessionId: string, options: GeminiHookOptions): { sessionDir: string; store: LocalSpillStore } {
+  const sessionDir = path.join(projectTemp, 'tool-outputs', `session-${sanitizeSegment(sessionId)}`);
+  const store = openSpillStore({ root: projectTemp, layout: { dirFor: () => sessionDir }, agent: 'gemini-cli', ...(options.warn && { logger: { warn: options.warn } }) });
+  return { sessionDir, store };
+}
+
+/**
+ * A session with copies in a bucket sends its session file too (its turns, and the digests that tie each blob to
+ * its call), queued again after each shell call as it grows: a digest enters it only after its hook answered.
+ */
+async function queueSessionFile(event: AfterToolEvent, options: GeminiHookOptions): Promise<void> {
+  const projectTemp = projectTempDir(event.transcript_path);
+  if (!projectTemp) return;
+  const { sessionDir, store } = sessionStore(projectTemp, event.session_id, options);
+  // Gemini writes its own outputs in that folder: only Spillway's manifest says a blob of ours is there.
+  if (isMirrored(store) && existsSync(path.join(sessionDir, MANIFEST_NAME))) await store.queueTranscript(event.session_id, event.transcript_path);
 }
 
 /**

@@ -41,6 +41,8 @@ export class OpencodeCallRecorder {
   constructor(
     private readonly root: string,
     private readonly ensureFolder: (dir: string) => Promise<void>,
+    /** Told of each line appended (after it is on disk), with its session and the record's path. */
+    private readonly appended?: (sessionId: string, file: string) => Promise<void>,
   ) {}
 
   async event(event: OpencodeEvent): Promise<void> {
@@ -97,7 +99,9 @@ export class OpencodeCallRecorder {
       await this.ensureFolder(dir);
       this.ready.add(dir);
     }
-    appendLineSync(path.join(dir, CALLS_FILE), JSON.stringify(line));
+    const file = path.join(dir, CALLS_FILE);
+    appendLineSync(file, JSON.stringify(line));
+    await this.appended?.(part.sessionID, file);
   }
 }
 

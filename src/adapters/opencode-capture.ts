@@ -3,12 +3,13 @@
 // the path of the whole output, or opencode's own text when it is small).
 // Captures live in `<XDG_DATA_HOME>/opencode/spillway/<session>/<call>.log`
 // with Spillway's manifest beside them; a capture that is not kept is deleted.
-import { constants as C, promises as fsp } from 'node:fs';
+import { constants as C, existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
-import { sanitizeSegment } from '../spill/local-store';
-import { openSpillStore } from '../spill/open-store';
+import { sanitizeSegment, type LocalSpillStore } from '../spill/local-store';
+import { MANIFEST_NAME } from '../spill/manifest';
+import { isMirrored, openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor } from '../spill/policy';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { notPrivate } from '../spill/private-folder';
@@ -109,7 +110,7 @@ export async function finishCapture(opts: OpencodeCaptureOptions, capture: Captu
     if (st.size <= opts.maxInlineBytes) return lostEnd(await fsp.readFile(capture.file, 'utf8'), call.shown);
     // Recorded in the session's manifest through the configured store: with SPILLWAY_STORE=s3://… its copy is
     // queued for the bucket too, and the hint names it.
-    const store = openSpillStore({ root: opts.root, layout: { dirFor: () => path.dirname(capture.file) }, agent: 'opencode', env: opts.env });
+    const store = sessionStore(opts, path.dirname(capture.file));
     const ref = await store.recordExternal({
       owner: { sessionId: capture.sessionId },
       source: { toolName: 'bash', callId: capture.callId, label: labelFor({ command: call.command }) },
@@ -129,6 +130,24 @@ export async function finishCapture(opts: OpencodeCaptureOptions, capture: Captu
     await fsp.rm(capture.file + DONE_SUFFIX, { force: true });
     if (!keep) await fsp.rm(capture.file, { force: true });
   }
+}
+
+/** The store of one session folder (its manifest, and with SPILLWAY_STORE=s3://… the bucket's copies). */
+function sessionStore(opts: OpencodeCaptureOptions, dir: string): LocalSpillStore {
+  return openSpillStore({ root: opts.root, layout: { dirFor: () => dir }, agent: 'opencode', env: opts.env });
+}
+
+/**
+ * A session with copies in a bucket sends the plugin's record of its API calls too (`file`, in the session's
+ * folder: its turns), queued again after each call as it grows.
+ */
+export async function queueCallsRecord(opts: OpencodeCaptureOptions, sessionId: string, file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const store = sessionStore(opts, dir);
+  // A session none of whose outputs was kept has nothing in the bucket to give turns to.
+  if (!isMirrored(store) || !existsSync(path.join(dir, MANIFEST_NAME))) return;
+  await store.queueTranscript(sessionId, file);
+  await uploadQueuedInBackground(opts.env);
 }
 
 /**

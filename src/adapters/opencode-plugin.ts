@@ -2,13 +2,14 @@
 // `shell.env` starts a capture of each bash tool call at the source (see
 // opencode-capture-script.ts); `tool.execute.after` replaces a big output with
 // Spillway's digest of the whole capture, exit code and path included; `event`
-// records each model API call for the per-turn chart (opencode-calls.ts).
+// records each model API call for the per-turn chart (opencode-calls.ts), a
+// record that travels with the blobs when they are copied to a bucket.
 //
 // opencode skips a plugin that throws while loading, without a word: nothing
 // here throws at load, and each hook catches its own errors, logs them to
 // opencode's log (service "spillway") and leaves the call as opencode made it.
 import { OpencodeCallRecorder, type OpencodeEvent } from './opencode-calls';
-import { finishCapture, opencodeCaptureDefaults, privateFolder, startCapture, type Capture, type OpencodeCaptureOptions } from './opencode-capture';
+import { finishCapture, opencodeCaptureDefaults, privateFolder, queueCallsRecord, startCapture, type Capture, type OpencodeCaptureOptions } from './opencode-capture';
 
 interface PluginContext {
   client?: { app?: { log?: (arg: { body: { service: string; level: string; message: string } }) => Promise<unknown> } };
@@ -30,10 +31,14 @@ export function createSpillwayOpencodePlugin(options: Partial<OpencodeCaptureOpt
     /** Bash tool calls announced and not yet finished: only these are captured (a user's `!` command has a call id too). */
     const bashCalls = new Set<string>();
     const captures = new Map<string, Capture>();
-    const recorder = new OpencodeCallRecorder(opts.root, async (dir) => {
-      await privateFolder(opts.root);
-      await privateFolder(dir);
-    });
+    const recorder = new OpencodeCallRecorder(
+      opts.root,
+      async (dir) => {
+        await privateFolder(opts.root);
+        await privateFolder(dir);
+      },
+      (sessionId, file) => queueCallsRecord(opts, sessionId, file),
+    );
     const warn = (message: string): void => {
       void Promise.resolve()
         .then(() => ctx.client?.app?.log?.({ body: { service: 'spillway', level: 'warn', message } }))

@@ -144,7 +144,7 @@ export class RemoteRoot {
     try {
       const read = await readRemoteSession(this.client(), this.loc, { agent: session.agent, id: session.id }, { transcript: true });
       if (!read) return { error: `This session is gone from ${this.url}.` };
-      if (read.calls.length === 0) return { error: 'No transcript with token usage is in the bucket for this session (the transcripts of Claude Code and pi sessions travel).' };
+      if (read.calls.length === 0) return { error: 'No transcript with token usage is in the bucket for this session (a hook sends it after the blobs: it may not have gone up yet).' };
       return { session: read.session, series: buildTurnSeries(read.session.key, read.calls, read.session.blobs, read.session.skipped, read.session.source) };
     } catch (err) {
       return { error: describeS3Error(err, `reading the session from ${this.url}`) };

@@ -7,9 +7,9 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { forListing, mentionsIn, num, obj, str, type AddedContent, type ApiCall, type IssuedToolCall, type MentionsState } from '../transcripts/calls';
-import type { Described, Source } from './source';
+import { remoteReading, type Described, type Source } from './source';
 import type { LineReducer } from '../transcripts/transcripts';
-import { describeManifestFolder, wholeFolder } from './common';
+import { describeManifestFolder, recordedBlob, wholeFolder } from './common';
 
 /** The folder under `$CODEX_HOME` the Codex hook moves captures to (src/adapters/codex-final-path.ts). */
 const SPILL_FOLDER = 'spillway';
@@ -130,11 +130,7 @@ export const codex: Source = {
     const transcript = await findRollout(path.dirname(path.dirname(claim.dir)), id);
     const read = transcript ? await ctx.transcripts.read(transcript, ctx.listing ? codexListingReducer : codexReducer) : undefined;
     const state = read?.state;
-    for (const blob of folder.blobs) {
-      blob.kind = blob.tool === 'Bash' ? 'shell-output' : 'tool-result';
-      const call = blob.toolCallId ? state?.toolCalls.get(blob.toolCallId) : undefined;
-      if (call) blob.turn ??= call.call + 1;
-    }
+    for (const blob of folder.blobs) attribute(blob, state);
     const described: Described = {
       session: {
         source: 'codex',
@@ -153,4 +149,18 @@ export const codex: Source = {
     };
     return described;
   },
+  // In a bucket the blobs are the hook's, each with its record; the rollout's copy gives their turns and the session's calls.
+  remote: remoteReading<CodexState>({
+    reducer: codexReducer,
+    session: (state) => ({ ...(state.title ? { title: state.title } : {}), ...(state.cwd ? { cwd: state.cwd } : {}), calls: state.calls }),
+    blob: (file, stat, record, state) => attribute(recordedBlob(file, stat, record), state),
+  }),
 };
+
+/** A captured shell output, at the turn of the API call that issued its tool call. */
+function attribute(blob: Described['blobs'][number], state: CodexState | undefined): Described['blobs'][number] {
+  blob.kind = blob.tool === 'Bash' ? 'shell-output' : 'tool-result';
+  const call = blob.toolCallId ? state?.toolCalls.get(blob.toolCallId) : undefined;
+  if (call) blob.turn ??= call.call + 1;
+  return blob;
+}

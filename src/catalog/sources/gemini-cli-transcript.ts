@@ -95,6 +95,20 @@ function readGemini(state: GeminiState, record: Record<string, unknown>): void {
   }
 }
 
+const byName = new WeakMap<GeminiState, { size: number; calls: Map<string, string> }>();
+
+/** The tool call whose digest named a blob of this file name (a blob in a bucket knows its local name, not its path). */
+export function blobCallNamed(state: GeminiState, name: string): string | undefined {
+  let index = byName.get(state);
+  // Made once per parsed state (remade only if it grew): a lookup per blob over every named path grew with the square.
+  if (index?.size !== state.blobCalls.size) {
+    index = { size: state.blobCalls.size, calls: new Map() };
+    for (const [file, callId] of state.blobCalls) if (!index.calls.has(path.basename(file))) index.calls.set(path.basename(file), callId);
+    byName.set(state, index);
+  }
+  return index.calls.get(name);
+}
+
 /**
  * The session file of `sessionId` in `<project temp>/chats/`: named
  * `session-<time>-<first 8 of the id>.jsonl`; the newest such name wins.

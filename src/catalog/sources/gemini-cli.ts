@@ -4,10 +4,10 @@
 // session file in `<project>/chats/` gives the calls (turns) and ties each of
 // Spillway's blobs to the shell call whose result named it.
 import * as path from 'node:path';
-import type { Source } from './source';
+import { remoteReading, type Described, type Source } from './source';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import { describeManifestFolder, wholeFolder } from './common';
-import { findGeminiTranscript, geminiListingReducer, geminiReducer, type GeminiState } from './gemini-cli-transcript';
+import { describeManifestFolder, recordedBlob, wholeFolder } from './common';
+import { blobCallNamed, findGeminiTranscript, geminiListingReducer, geminiReducer, type GeminiState } from './gemini-cli-transcript';
 
 /** A call id Gemini CLI generated: `<tool>-<ms since epoch>-<random hex>`. */
 const GENERATED_CALL_ID = /^(.+?)-(\d{10,})-[0-9a-f]+$/;
@@ -55,12 +55,7 @@ export const geminiCli: Source = {
         const parsed = parseGeminiName(blob.name);
         if (parsed.tool) Object.assign(blob, { tool: parsed.tool, toolCallId: parsed.callId, attribution: 'name' });
       }
-      // Spillway's blob: the call is the one whose result (the digest) named it.
-      const callId = state?.blobCalls.get(blob.path);
-      if (callId) Object.assign(blob, { toolCallId: callId, attribution: 'transcript', digestChars: state!.resultChars.get(callId) });
-      const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
-      if (issuer !== undefined) blob.turn ??= issuer + 1;
-      blob.kind = /shell/.test(blob.tool ?? '') ? 'shell-output' : 'tool-result';
+      attribute(blob, state, state?.blobCalls.get(blob.path));
     }
     return {
       session: {
@@ -78,4 +73,23 @@ export const geminiCli: Source = {
       blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     };
   },
+  // In a bucket the blobs are the hook's, each with its record; the session file's copy ties each to the call whose
+  // digest named it (by the file name its record gives: the digest named its local path).
+  remote: remoteReading<GeminiState>({
+    reducer: geminiReducer,
+    session: (state) => ({ ...(state.sessionId ? { id: state.sessionId } : {}), calls: state.calls }),
+    blob: (file, stat, record, state) => attribute(recordedBlob(file, stat, record), state, state && blobCallNamed(state, file.name)),
+  }),
 };
+
+/**
+ * Spillway's blob: the call is `namedBy`, the one whose result (the digest) named it, when the session file has it
+ * (the record's id is the hook's own: Gemini gives hooks none); its turn is that of the API call that issued it.
+ */
+function attribute(blob: Described['blobs'][number], state: GeminiState | undefined, namedBy: string | undefined): Described['blobs'][number] {
+  if (namedBy) Object.assign(blob, { toolCallId: namedBy, attribution: 'transcript', digestChars: state!.resultChars.get(namedBy) });
+  const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
+  if (issuer !== undefined) blob.turn ??= issuer + 1;
+  blob.kind = /shell/.test(blob.tool ?? '') ? 'shell-output' : 'tool-result';
+  return blob;
+}

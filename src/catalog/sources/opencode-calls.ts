@@ -40,6 +40,7 @@ export interface CallLine {
 }
 
 export interface OpencodeCallsState extends MentionsState {
+  sessionId?: string;
   calls: ApiCall[];
   /** The API call (0-based) that issued each tool call. */
   issuedBy: Map<string, number>;
@@ -55,6 +56,7 @@ const reducer: LineReducer<OpencodeCallsState> = {
     const line = obj(value);
     const tokens = obj(line?.tokens);
     if (!line || line.v !== CALLS_VERSION || !tokens) return false;
+    state.sessionId ??= str(line.sessionId);
     const cache = obj(tokens.cache);
     const index = state.calls.length;
     const toolCalls = Array.isArray(line.toolCalls) ? line.toolCalls.map(obj).filter((t) => t && str(t.id)) : [];

@@ -6,10 +6,10 @@
 // opencode source (opencode.ts).
 import * as path from 'node:path';
 import { MANIFEST_NAME } from '../../spill/manifest';
-import type { DescribeContext, Described, DirListing, RootSpec, SessionClaim } from './source';
+import { remoteReading, type DescribeContext, type Described, type DirListing, type RemoteReading, type RootSpec, type SessionClaim } from './source';
 import type { EnvDirs } from './roots';
-import { describeManifestFolder, wholeFolder } from './common';
-import { CALLS_FILE, opencodeCallsListingReducer, opencodeCallsReducer } from './opencode-calls';
+import { describeManifestFolder, recordedBlob, wholeFolder } from './common';
+import { CALLS_FILE, opencodeCallsListingReducer, opencodeCallsReducer, type OpencodeCallsState } from './opencode-calls';
 
 /** The claim's hint that marks one of these folders. */
 export const SPILLWAY_LAYOUT = { layout: 'spillway' };
@@ -32,16 +32,29 @@ export async function describeSpillwayCaptures(claim: SessionClaim, ctx: Describ
   const callsFile = path.join(claim.dir, CALLS_FILE);
   const read = await ctx.transcripts.read(callsFile, ctx.listing ? opencodeCallsListingReducer : opencodeCallsReducer);
   const state = read?.state;
-  for (const blob of folder.blobs) {
-    const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
-    if (issuer !== undefined) blob.turn ??= issuer + 1;
-  }
+  for (const blob of folder.blobs) atTurn(blob, state);
   return {
-    session: { source: 'opencode', id, title: `opencode session ${id}`, dir: claim.dir, skipped: folder.skipped + (read?.skipped ?? 0), notes: [] },
+    session: { source: 'opencode', id, title: titleOf(id), dir: claim.dir, skipped: folder.skipped + (read?.skipped ?? 0), notes: [] },
     blobs: folder.blobs,
     // The record is a dependency too: a call appended to it changes no blob.
     dependsOn: [folder.manifest, callsFile],
     blobFolders: wholeFolder(claim.dir, folder.listed, folder.blobs.length),
     ...(state && state.calls.length > 0 ? { calls: state.calls } : {}),
   };
+}
+
+/** In a bucket the blobs are the plugin's, each with its record; the calls record's copy gives their turns. */
+export const spillwayCapturesRemote: RemoteReading = remoteReading<OpencodeCallsState>({
+  reducer: opencodeCallsReducer,
+  session: (state) => ({ ...(state.sessionId ? { id: state.sessionId, title: titleOf(state.sessionId) } : {}), calls: state.calls }),
+  blob: (file, stat, record, state) => atTurn(recordedBlob(file, stat, record), state),
+});
+
+const titleOf = (id: string): string => `opencode session ${id}`;
+
+/** A blob at the turn of the API call that issued its tool call. */
+function atTurn(blob: Described['blobs'][number], state: OpencodeCallsState | undefined): Described['blobs'][number] {
+  const issuer = blob.toolCallId !== undefined ? state?.issuedBy.get(blob.toolCallId) : undefined;
+  if (issuer !== undefined) blob.turn ??= issuer + 1;
+  return blob;
 }

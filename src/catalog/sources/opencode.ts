@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import type { Source } from './source';
 import { describeManifestFolder, wholeFolder } from './common';
-import { claimSpillwayCaptures, describeSpillwayCaptures, SPILLWAY_LAYOUT, spillwayCaptureRoot } from './opencode-spillway';
+import { claimSpillwayCaptures, describeSpillwayCaptures, SPILLWAY_LAYOUT, spillwayCaptureRoot, spillwayCapturesRemote } from './opencode-spillway';
 
 export const opencode: Source = {
   name: 'opencode',
@@ -31,4 +31,6 @@ export const opencode: Source = {
       blobFolders: wholeFolder(claim.dir, folder.listed, blobs.length),
     };
   },
+  // Only the plugin's sessions go to a bucket (opencode's own tool-output/ ties nothing to a session).
+  remote: spillwayCapturesRemote,
 };

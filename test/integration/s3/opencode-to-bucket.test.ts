@@ -1,6 +1,8 @@
 // opencode's capture with SPILLWAY_STORE=s3://… against a real Ceph RGW: the digest names the local capture and
 // the bucket's copy, the capture's record queues the copy, and the uploader puts blob and record under
-// opencode/SESSION/SHA256, the same bytes.
+// opencode/SESSION/SHA256, the same bytes. The real opencode (offline, against a chat-completions mock) with the
+// plugin sends the plugin's record of the session's API calls along, and `turns` and `list` on the bucket then
+// give the answers they give on the local copy.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -9,7 +11,10 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishCapture, opencodeCaptureDefaults, startCapture } from '../../../src/adapters/opencode-capture';
 import { failingBuild } from '../adapters/helpers/failing-build';
+import { startMockOpenAI } from '../adapters/helpers/mock-openai';
+import { makeOpencodeHome, runOpencode } from '../adapters/helpers/opencode-run';
 import { startRgw, type Rgw } from '../../s3/rgw';
+import { expectSameAnswers } from '../../s3/same-answers';
 import { uploadAll } from '../../s3/upload-all';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
@@ -51,4 +56,42 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
     const record = JSON.parse(await (await c.send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/ses_bucket/${sha}.json` }))).Body!.transformToString());
     expect(record).toMatchObject({ agent: 'opencode', tool: 'bash', toolCallId: 'call_1', args: { command: build.command }, sessionId: 'ses_bucket', bytes: whole.length });
   });
+
+  it('real opencode: the calls record travels too, and turns and list on the bucket answer as on the folder', async () => {
+    const builds = [failingBuild(300_000, 2, () => 0.37, 0), failingBuild(120_000, 1, () => 0.61, 1)];
+    const h = await makeOpencodeHome();
+    try {
+      const mock = await startMockOpenAI((req) => {
+        // opencode's title request has no tools: answer it with text.
+        if (!Array.isArray(req.tools)) return { kind: 'text', text: 'title' };
+        const done = req.messages.filter((m) => m.role === 'tool').length;
+        const build = builds[done];
+        return build ? { kind: 'tool_call', name: 'bash', args: { command: build.command, description: 'build' } } : { kind: 'text', text: 'done' };
+      });
+      h.writeConfig(mock.baseURL, { permission: { bash: { '*': 'allow' } } });
+      const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'opencode', '--user'], { encoding: 'utf8', env: { ...process.env, ...h.env } });
+      expect(install.status, install.stderr).toBe(0);
+      const queue = path.join(h.root, 'uploads');
+      const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
+      const run = await runOpencode(h, 'build it', bucketEnv);
+      await mock.close();
+      expect(run.code, run.stderr).toBe(0);
+      await uploadAll(queue, () => {
+        const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...h.env, ...bucketEnv } });
+        return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+      });
+      const root = path.join(h.dataDir, 'opencode', 'spillway');
+      const sessionId = fs.readdirSync(root).find((n) => n.startsWith('ses_'))!;
+      const calls = fs.readFileSync(path.join(root, sessionId, '.spillway-calls.jsonl'));
+      const copy = Buffer.from(await (await rgw.client().send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/${sessionId}/transcript.jsonl` }))).Body!.transformToByteArray());
+      // The record as it was when last queued (after a call): `opencode run` exits as soon as the session is idle,
+      // which may cut the last call's queueing short.
+      expect(copy.length).toBeGreaterThan(0);
+      expect(calls.subarray(0, copy.length).equals(copy)).toBe(true);
+      const { local } = expectSameAnswers({ root: ROOT, agent: 'opencode', sessionId, localEnv: h.env, remoteEnv: rgw.env });
+      expect(local.blobs.map((b) => b.turn)).toEqual([1, 2]);
+    } finally {
+      fs.rmSync(h.root, { recursive: true, force: true });
+    }
+  }, 600_000);
 });

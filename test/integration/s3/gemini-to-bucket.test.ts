@@ -1,0 +1,71 @@
+// The real Gemini CLI (offline, against the mock Gemini API) with Spillway's AfterTool hook and
+// SPILLWAY_STORE=s3://… against a real Ceph RGW: the hook's blobs go to the bucket with their records, the hook sends
+// the session file along, and `turns` and `list` on the bucket then give the answers they give on the local copy,
+// each blob tied to the call whose digest named it.
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failingBuild } from '../adapters/helpers/failing-build';
+import { geminiDirs, offlineGeminiEnv, runGemini, shellScript, startMockGemini } from '../adapters/helpers/mock-gemini';
+import { MANIFEST_NAME, readManifest } from '../../../src/spill/manifest';
+import { startRgw, type Rgw } from '../../s3/rgw';
+import { expectSameAnswers } from '../../s3/same-answers';
+import { uploadAll } from '../../s3/upload-all';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist', 'cli.js');
+const geminiScript = path.join(repo, '.cache', 'gemini-cli', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+const BUCKET = 'gemini-spills';
+const ROOT = `s3://${BUCKET}/team`;
+let rgw: Rgw;
+let tmp: string;
+
+beforeAll(async () => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
+  if (!fs.existsSync(geminiScript)) throw new Error(`Gemini CLI is missing: ${geminiScript} (node scripts/setup.mjs gemini-cli)`);
+  rgw = await startRgw();
+  await rgw.createBucket(BUCKET);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-s3gemini-'));
+}, 240_000);
+afterAll(async () => {
+  await rgw?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () => {
+  it('sends the session file with the blobs; turns and list on the bucket answer as on the folder', async () => {
+    const { home, workDir } = geminiDirs(tmp);
+    const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'gemini-cli', '--user'], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+    expect(install.status, install.stderr).toBe(0);
+    const queue = path.join(tmp, 'uploads');
+    const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
+    // Two failing builds spilled, then a small command: its hook queues the session file again once the second
+    // build's digest is in it (a digest enters the file only after its hook answered).
+    const commands = [failingBuild(300_000, 2, () => 0.37, 0).command, failingBuild(120_000, 1, () => 0.61, 1).command, 'echo ok'];
+    const mock = await startMockGemini(shellScript(commands, 'done'));
+    const run = await runGemini({ script: geminiScript, prompt: 'Build it', cwd: workDir, env: { ...offlineGeminiEnv({ home, baseUrl: mock.url }), ...bucketEnv } });
+    await mock.close();
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    await uploadAll(queue, () => {
+      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    });
+    const outputs = path.join(home, '.gemini', 'tmp', path.basename(workDir), 'tool-outputs');
+    const [sessionFolder, ...others] = fs.readdirSync(outputs);
+    expect(others).toEqual([]);
+    const sessionId = sessionFolder!.replace(/^session-/, '');
+    const { records } = await readManifest(path.join(outputs, sessionFolder!));
+    expect(fs.existsSync(path.join(outputs, sessionFolder!, MANIFEST_NAME))).toBe(true);
+    const spilled = new Set(records.map((r) => path.join(outputs, sessionFolder!, r.file)));
+    expect(spilled.size).toBe(2);
+    const copy = await rgw.client().send(new GetObjectCommand({ Bucket: BUCKET, Key: `team/gemini-cli/${sessionId}/transcript.jsonl` }));
+    expect(await copy.Body!.transformToString()).toContain(sessionId);
+    const { local } = expectSameAnswers({ root: ROOT, agent: 'gemini-cli', sessionId, localEnv: { HOME: home }, remoteEnv: rgw.env, travels: (b) => spilled.has(b.path) });
+    // Each blob is tied to Gemini's own call (the one whose digest named it), not to the hook's record.
+    const byRecord = new Set(records.map((r) => r.toolCallId));
+    for (const b of local.blobs.filter((b) => spilled.has(b.path))) expect(byRecord.has(b.toolCallId!), b.toolCallId).toBe(false);
+  }, 600_000);
+});
