@@ -16,7 +16,7 @@ import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 export type SpillHookOptions = ClaudeCodeSpillOptions;
 
 /**
- * The callback for PostToolUse. Returns `{}` (leave the tool alone) whenever it has nothing to change; never
+ * The callback for PostToolUse and Stop. Returns `{}` (leave the tool alone) whenever it has nothing to change; never
  * throws.
  */
 export function spillHook(options: SpillHookOptions = {}): HookCallback {
@@ -42,13 +42,14 @@ export function spillHook(options: SpillHookOptions = {}): HookCallback {
  * ```ts
  * query({ prompt, options: { hooks: spillwayHooks(), env: { ...process.env, ...spillwayEnv() } } })
  * ```
- * The hooks for `options.hooks` (PostToolUse, with the matcher `spillway hook install claude-code` writes).
+ * The hooks for `options.hooks` (PostToolUse, with the matcher `spillway hook install claude-code` writes, and
+ * Stop, which sends the transcript to a configured bucket at each turn's end).
  * Bash output is captured by the shell prefix that `spillwayEnv()` sets.
  */
 export function spillwayHooks(options: SpillHookOptions = {}): Partial<Record<HookEvent, HookCallbackMatcher[]>> {
   const hook = spillHook(options);
   const out: Partial<Record<HookEvent, HookCallbackMatcher[]>> = {};
-  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) out[event as HookEvent] = [{ matcher, hooks: [hook] }];
+  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) out[event as HookEvent] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [hook] }];
   return out;
 }
 

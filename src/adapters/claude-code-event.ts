@@ -1,5 +1,5 @@
-// What Claude Code sends its tool hooks (PostToolUse, which Spillway acts on;
-// PreToolUse and PostToolUseFailure, which an SDK program may route to the
+// What Claude Code sends its hooks (PostToolUse and Stop, which Spillway acts
+// on; PreToolUse and PostToolUseFailure, which an SDK program may route to the
 // same callback and which are recognised so they can be left alone), checked
 // before anything acts on it, and where that session's files live.
 import * as path from 'node:path';
@@ -35,14 +35,24 @@ export interface PostToolUseFailureEvent extends ToolEventBase {
 
 export type ToolHookEvent = PostToolUseEvent | PreToolUseEvent | PostToolUseFailureEvent;
 
+/** The main agent finished responding: the transcript now holds the turn's closing answer. */
+export interface StopEvent {
+  hook_event_name: 'Stop';
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+}
+
+export type ClaudeHookEvent = ToolHookEvent | StopEvent;
+
 export type ParsedHookInput =
-  | { ok: true; event: ToolHookEvent }
+  | { ok: true; event: ClaudeHookEvent }
   /** `ignore`: a valid event Spillway does not act on; `invalid`: input it does not understand. */
   | { ok: false; kind: 'ignore' | 'invalid'; reason: string };
 
 /** A session id becomes a folder name: one plain path segment only. */
 const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-const HANDLED_EVENTS = new Set(['PostToolUse', 'PreToolUse', 'PostToolUseFailure']);
+const HANDLED_EVENTS = new Set(['PostToolUse', 'PreToolUse', 'PostToolUseFailure', 'Stop']);
 
 export function parseHookInput(text: string): ParsedHookInput {
   if (text.trim() === '') return { ok: false, kind: 'invalid', reason: 'no input on stdin' };
@@ -64,17 +74,20 @@ export function toHookEvent(value: unknown): ParsedHookInput {
   const name = v.hook_event_name;
   if (typeof name !== 'string') return { ok: false, kind: 'invalid', reason: 'hook input has no hook_event_name' };
   if (!HANDLED_EVENTS.has(name)) return { ok: false, kind: 'ignore', reason: `event ${name} is not handled` };
-  const missing = ['session_id', 'transcript_path', 'tool_name', 'tool_use_id'].filter((k) => typeof v[k] !== 'string' || v[k] === '');
+  const required = name === 'Stop' ? ['session_id', 'transcript_path'] : ['session_id', 'transcript_path', 'tool_name', 'tool_use_id'];
+  const missing = required.filter((k) => typeof v[k] !== 'string' || v[k] === '');
   if (missing.length > 0) return { ok: false, kind: 'invalid', reason: `${name} input lacks ${missing.join(', ')}` };
   if (name === 'PostToolUse' && !('tool_response' in v)) return { ok: false, kind: 'invalid', reason: 'PostToolUse input lacks tool_response' };
   const sessionId = v.session_id as string;
   if (!SAFE_SEGMENT.test(sessionId)) return { ok: false, kind: 'invalid', reason: `unusable session_id ${JSON.stringify(sessionId)}` };
   const transcriptPath = v.transcript_path as string;
   if (!path.isAbsolute(transcriptPath)) return { ok: false, kind: 'invalid', reason: 'transcript_path is not absolute' };
+  const cwd = typeof v.cwd === 'string' ? v.cwd : '';
+  if (name === 'Stop') return { ok: true, event: { hook_event_name: 'Stop', session_id: sessionId, transcript_path: transcriptPath, cwd } };
   const base: ToolEventBase = {
     session_id: sessionId,
     transcript_path: transcriptPath,
-    cwd: typeof v.cwd === 'string' ? v.cwd : '',
+    cwd,
     ...(typeof v.permission_mode === 'string' ? { permission_mode: v.permission_mode } : {}),
     tool_name: v.tool_name as string,
     tool_input: v.tool_input,

@@ -1,8 +1,9 @@
 // Claude Code's PostToolUse hook: decides what the model sees instead of a
 // large tool result (Bash output is taken care of earlier, by the shell prefix:
-// claude-code-prefix.sh). Shared by the command hook (`spillway hook
-// claude-code`) and the Agent SDK callbacks. Never throws: any failure leaves
-// the tool's own output in place.
+// claude-code-prefix.sh). Its Stop hook sends the transcript, with the turn's
+// closing answer, to a configured bucket. Shared by the command hook
+// (`spillway hook claude-code`) and the Agent SDK callbacks. Never throws: any
+// failure leaves the tool's own output in place.
 import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestFile, isReadLikeTool } from '../spill/digest';
@@ -14,7 +15,7 @@ import { createSpillPolicy, DEFAULT_DIGEST_BYTES, labelFor, MIN_DIGEST_BYTES, ty
 import { normalizeToolName } from '../spill/salience';
 import type { SpillLogger } from '../spill/types';
 import { classifyOutput, planValueDigest, type StringLeaf } from '../spill/value';
-import { claudeSessionDir, claudeSpillDir, parseHookInput, type PostToolUseEvent, type ToolHookEvent } from './claude-code-event';
+import { claudeSessionDir, claudeSpillDir, parseHookInput, type ClaudeHookEvent, type PostToolUseEvent, type StopEvent } from './claude-code-event';
 
 /** Claude Code spills a replacement over this many chars again (as toolu_<id>.txt). */
 export const CLAUDE_CODE_MAX_RESULT_CHARS = 30_000;
@@ -100,8 +101,13 @@ export async function handleClaudeCodeHookInput(
   return line;
 }
 
-/** What to answer one tool event with, or undefined: leave the tool's input and output alone. */
-export async function hookOutputFor(event: ToolHookEvent, options: ClaudeCodeSpillOptions = {}): Promise<HookOutput | undefined> {
+/** What to answer one event with, or undefined: leave the tool's input and output alone (and, at Stop, the turn ended). */
+export async function hookOutputFor(event: ClaudeHookEvent, options: ClaudeCodeSpillOptions = {}): Promise<HookOutput | undefined> {
+  // Never an answer at Stop: any decision there could make the model go on.
+  if (event.hook_event_name === 'Stop') {
+    await queueAtTurnEnd(event, options);
+    return undefined;
+  }
   try {
     // Only PostToolUse is Spillway's (an SDK user may register the callback for more).
     if (event.hook_event_name !== 'PostToolUse') return undefined;
@@ -131,17 +137,37 @@ export async function replacementFor(event: PostToolUseEvent, options: ClaudeCod
   }
 }
 
-async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpillOptions): Promise<unknown> {
-  const sessionDir = claudeSessionDir(event);
+/**
+ * The session's store. Root = the session folder, so both our blobs (spillway/) and Claude Code's own files
+ * (tool-results/) lie inside it and nothing can escape it.
+ */
+function sessionStore(event: ClaudeHookEvent, options: ClaudeCodeSpillOptions): LocalSpillStore {
   const spillDir = claudeSpillDir(event);
-  // Root = the session folder, so both our blobs (spillway/) and Claude Code's
-  // own files (tool-results/) lie inside it and nothing can escape it.
-  const store = openSpillStore({ root: sessionDir, layout: { dirFor: () => spillDir }, agent: 'claude-code', env: options.env ?? process.env, ...(options.logger ? { logger: options.logger } : {}) });
+  return openSpillStore({ root: claudeSessionDir(event), layout: { dirFor: () => spillDir }, agent: 'claude-code', env: options.env ?? process.env, ...(options.logger ? { logger: options.logger } : {}) });
+}
+
+/**
+ * A session with copies in a bucket sends its transcript too, re-sent as it grows: after each hooked call and at
+ * the end of each turn, so the bucket's copy ends with the closing answer. A session without blobs sends nothing.
+ */
+async function queueTranscript(store: LocalSpillStore, event: ClaudeHookEvent): Promise<void> {
+  if (isMirrored(store) && (store.queued > 0 || existsSync(claudeSpillDir(event)))) await store.queueTranscript(event.session_id, event.transcript_path);
+}
+
+async function queueAtTurnEnd(event: StopEvent, options: ClaudeCodeSpillOptions): Promise<void> {
   try {
-    return await outputThrough(store, event, sessionDir, spillDir, options);
+    await queueTranscript(sessionStore(event, options), event);
+  } catch (err) {
+    options.logger?.warn(`transcript not queued at the turn's end: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpillOptions): Promise<unknown> {
+  const store = sessionStore(event, options);
+  try {
+    return await outputThrough(store, event, claudeSessionDir(event), claudeSpillDir(event), options);
   } finally {
-    // A session with copies in a bucket sends its transcript too, re-sent as it grows with each later call.
-    if (isMirrored(store) && (store.queued > 0 || existsSync(spillDir))) await store.queueTranscript(event.session_id, event.transcript_path);
+    await queueTranscript(store, event);
   }
 }
 

@@ -1,7 +1,8 @@
 // Adds or removes Spillway in a Claude Code settings.json: the shell prefix
-// that captures Bash output (env.CLAUDE_CODE_SHELL_PREFIX, claude-code-prefix-install.ts)
-// and the PostToolUse hook on the other tools whose output can be large,
-// merging with whatever else is there. Idempotent; an older install (with its
+// that captures Bash output (env.CLAUDE_CODE_SHELL_PREFIX, claude-code-prefix-install.ts),
+// the PostToolUse hook on the other tools whose output can be large and the
+// Stop hook that sends the transcript to a configured bucket at each turn's
+// end, merging with whatever else is there. Idempotent; an older install (with its
 // PreToolUse/PostToolUseFailure Bash hooks) is upgraded in place; the user's
 // indentation is kept; the file is replaced atomically (never half-written);
 // uninstall gives back the file as it was before, byte for byte, when nothing
@@ -22,8 +23,11 @@ export { shellQuote };
  */
 export const CLAUDE_CODE_HOOK_MATCHER = 'BashOutput|Grep|Glob|WebFetch|WebSearch|Task|Agent|mcp__.*';
 
-/** Every event Spillway hooks, with its matcher. */
-export const CLAUDE_CODE_HOOK_EVENTS: ReadonlyArray<{ event: string; matcher: string }> = [{ event: 'PostToolUse', matcher: CLAUDE_CODE_HOOK_MATCHER }];
+/** Every event Spillway hooks, with its matcher (Stop takes none: its group has no matcher key). */
+export const CLAUDE_CODE_HOOK_EVENTS: ReadonlyArray<{ event: string; matcher?: string }> = [
+  { event: 'PostToolUse', matcher: CLAUDE_CODE_HOOK_MATCHER },
+  { event: 'Stop' },
+];
 
 /** Events an older Spillway hooked too: checked like the others so that an upgrade can remove them. */
 const EARLIER_EVENTS = ['PreToolUse', 'PostToolUseFailure'];
@@ -91,7 +95,7 @@ export async function installClaudeCodeHook(settingsPath: string, command: strin
   const ours = countOurs(settings);
   const before = JSON.stringify(settings);
   const complete = CLAUDE_CODE_HOOK_EVENTS.every(({ event, matcher }) =>
-    eventGroups(settings, event).some((g) => g.matcher === matcher && (g.hooks ?? []).some((h) => h.command === command)),
+    eventGroups(settings, event).some((g) => g.matcher === matcher && 'matcher' in g === (matcher !== undefined) && (g.hooks ?? []).some((h) => h.command === command)),
   );
   if (!complete || ours !== CLAUDE_CODE_HOOK_EVENTS.length) {
     if (ours > 0) {
@@ -99,8 +103,9 @@ export async function installClaudeCodeHook(settingsPath: string, command: strin
       changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
     }
     for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) {
-      eventGroups(settings, event, true).push({ matcher, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
-      changes.push(`added ${event} hook (matcher "${matcher}"): ${command}`);
+      const hooks = [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }];
+      eventGroups(settings, event, true).push(matcher !== undefined ? { matcher, hooks } : { hooks });
+      changes.push(`added ${event} hook (${matcher !== undefined ? `matcher "${matcher}"` : 'no matcher'}): ${command}`);
     }
   }
   const hadPrefix = removeShellPrefix(structuredClone(settings)).length > 0;

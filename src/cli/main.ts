@@ -17,7 +17,7 @@ const COMMANDS: Record<string, { load: () => Promise<CliCommand>; summary: strin
   grep: { load: () => import('./commands/grep.js').then((m) => m.grepCommand), summary: 'Search every blob (ripgrep when found, else Node)', failure: 2 },
   turns: { load: () => import('./commands/turns.js').then((m) => m.turnsCommand), summary: 'Per-turn context growth of a session and the tokens spills saved' },
   clean: { load: () => import('./commands/clean.js').then((m) => m.cleanCommand), summary: 'Delete a session\'s blobs or by retention (--older-than, --max-total)' },
-  hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Claude Code hooks (Pre/PostToolUse, PostToolUseFailure); `hook install|uninstall claude-code` wires them into settings.json' },
+  hook: { load: () => import('./commands/hook.js').then((m) => m.hookCommand), summary: 'Agent hooks (Claude Code: PostToolUse, Stop); `hook install|uninstall AGENT` wires them into its settings' },
   spill: { load: () => import('./commands/spill.js').then((m) => m.spillCommand), summary: 'Spill a tool output read on stdin; print what the model should see' },
   upload: { load: () => import('./commands/upload.js').then((m) => m.uploadCommand), summary: 'Copy the blobs queued for the object store (SPILLWAY_STORE=s3://...) to it' },
 };

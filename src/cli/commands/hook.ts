@@ -1,5 +1,5 @@
 // `spillway hook claude-code`: the Claude Code command hook itself (stdin ->
-// stdout; PostToolUse), plus `hook install|uninstall claude-code` (the hook and
+// stdout; PostToolUse and Stop), plus `hook install|uninstall claude-code` (the hook and
 // the shell prefix that captures Bash output).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,10 +19,11 @@ import { parseInstallFlags } from '../install-flags';
 
 const HELP = `usage:
   spillway hook claude-code
-      Claude Code hook (PostToolUse): reads the event on stdin, prints the
-      hook's answer (or nothing) on stdout. Never fails the tool call.
+      Claude Code hook (PostToolUse, Stop): reads the event on stdin, prints the
+      hook's answer (or nothing; always nothing at Stop) on stdout. Never
+      fails the tool call.
   spillway hook install claude-code [--user | --project DIR] [--command CMD]
-      Add the hook and the Bash shell prefix (env.CLAUDE_CODE_SHELL_PREFIX;
+      Add the hooks (PostToolUse, Stop) and the Bash shell prefix (env.CLAUDE_CODE_SHELL_PREFIX;
       a prefix already there is kept and run by Spillway's) to
       ~/.claude/settings.json ($CLAUDE_CONFIG_DIR respected) or to
       DIR/.claude/settings.json. Idempotent; upgrades an older install.

@@ -306,6 +306,11 @@ describe('spillway hook claude-code: leaves the tool output alone', () => {
     expect(run).toMatchObject({ status: 0, stdout: '', stderr: '' });
   });
 
+  it('answers nothing at Stop, so the turn ends as the model meant', () => {
+    const stop = { session_id: FIXTURE_SESSION, transcript_path: path.join(config, 'projects', '-home-dev-work', `${FIXTURE_SESSION}.jsonl`), cwd: '/home/dev/work', hook_event_name: 'Stop', stop_hook_active: false };
+    expect(runHook(JSON.stringify(stop))).toMatchObject({ status: 0, stdout: '', stderr: '' });
+  });
+
   it.each([
     ['not JSON', 'this is not json {'],
     ['empty stdin', ''],

@@ -22,6 +22,7 @@ describe('spillway hook install/uninstall claude-code', () => {
     const first = run(['install', 'claude-code', '--project', project]);
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toContain('added PostToolUse hook');
+    expect(first.stdout).toContain('added Stop hook (no matcher)');
     expect(first.stdout).toContain(`set env.CLAUDE_CODE_SHELL_PREFIX: ${path.join(repoRoot, 'dist', 'claude-code-prefix.sh')} -s "$0" ${process.execPath}`);
     expect(first.stdout).toMatch(/backup of the previous file: .*settings\.json\.spillway-backup/);
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8'));
@@ -29,7 +30,8 @@ describe('spillway hook install/uninstall claude-code', () => {
     expect(command).toBe(`${process.execPath} ${path.join(repoRoot, 'dist', 'hook.js')} claude-code`);
     expect(settings.permissions).toEqual({ allow: ['Bash(ls)'] });
     expect(settings.env.FOO).toBe('1');
-    expect(Object.keys(settings.hooks)).toEqual(['PostToolUse']);
+    expect(Object.keys(settings.hooks)).toEqual(['PostToolUse', 'Stop']);
+    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command, timeout: 30 }] }]);
     // The installed command really is a working hook.
     const [node, script, arg] = command.split(' ');
     const hook = spawnSync(node!, [script!, arg!], { input: 'garbage', encoding: 'utf8' });
@@ -39,7 +41,7 @@ describe('spillway hook install/uninstall claude-code', () => {
     expect(run(['install', 'claude-code', '--project', project]).stdout).toMatch(/already installed/);
     const removed = run(['uninstall', 'claude-code', '--project', project]);
     expect(removed.status).toBe(0);
-    expect(removed.stdout).toMatch(/removed 1 Spillway hook entry/);
+    expect(removed.stdout).toMatch(/removed 2 Spillway hook entries/);
     expect(removed.stdout).toMatch(/removed env\.CLAUDE_CODE_SHELL_PREFIX/);
     // Byte for byte, the user's own layout included.
     expect(fs.readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toBe(original);

@@ -42,10 +42,11 @@ describe('spillHook', () => {
     expect(hooks?.PostToolUse?.[0]?.hooks).toHaveLength(1);
   });
 
-  it('is what spillwayHooks() registers, PostToolUse only (Bash goes through the shell prefix), matched as the command hook installs it', () => {
+  it('is what spillwayHooks() registers, PostToolUse (Bash goes through the shell prefix) and Stop, matched as the command hook installs them', () => {
     const all = spillwayHooks();
-    expect(Object.keys(all)).toEqual(['PostToolUse']);
+    expect(Object.keys(all)).toEqual(['PostToolUse', 'Stop']);
     expect(all.PostToolUse?.[0]?.matcher).not.toMatch(/(?:^|\|)Bash(?:\||$)/);
+    expect(all.Stop?.[0]).not.toHaveProperty('matcher');
   });
 
   it('spillwayEnv() names the shell prefix beside hook.js, with "$0" for the shell, and chains a prefix the base environment had', () => {
@@ -75,7 +76,9 @@ describe('spillHook', () => {
     expect(await call(hook, input({ stdout: 'ok', stderr: '', interrupted: false }, 'toolu_sdk_2'))).toEqual({});
     const warnings: string[] = [];
     const noisy = spillHook({ logger: { warn: (m) => warnings.push(m) } });
-    expect(await noisy({ hook_event_name: 'Stop' } as never, undefined, { signal: new AbortController().signal })).toEqual({});
+    expect(await noisy({ hook_event_name: 'UserPromptSubmit' } as never, undefined, { signal: new AbortController().signal })).toEqual({});
+    const stop = { hook_event_name: 'Stop', session_id: 'sdk-session-1', transcript_path: input({}, 'x').transcript_path, cwd: tmp, stop_hook_active: false };
+    expect(await noisy(stop as never, undefined, { signal: new AbortController().signal })).toEqual({});
     expect(await noisy({ nonsense: true } as never, undefined, { signal: new AbortController().signal })).toEqual({});
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/ignored hook input/);

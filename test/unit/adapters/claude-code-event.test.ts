@@ -20,7 +20,13 @@ describe('parseHookInput', () => {
   });
 
   it('ignores other events without calling them invalid', () => {
-    expect(parseHookInput(JSON.stringify({ ...base, hook_event_name: 'Stop' }))).toMatchObject({ ok: false, kind: 'ignore' });
+    expect(parseHookInput(JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit' }))).toMatchObject({ ok: false, kind: 'ignore' });
+  });
+
+  it('accepts Stop with no tool fields, and wants its session and transcript', () => {
+    const stop = { session_id: base.session_id, transcript_path: base.transcript_path, cwd: '/w', hook_event_name: 'Stop', stop_hook_active: false };
+    expect(parseHookInput(JSON.stringify(stop))).toEqual({ ok: true, event: { hook_event_name: 'Stop', session_id: base.session_id, transcript_path: base.transcript_path, cwd: '/w' } });
+    expect(parseHookInput(JSON.stringify({ ...stop, transcript_path: undefined }))).toMatchObject({ ok: false, kind: 'invalid' });
   });
 
   it('accepts PreToolUse (no tool_response) and PostToolUseFailure with its error and interrupt flag', () => {

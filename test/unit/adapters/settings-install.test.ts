@@ -55,9 +55,11 @@ describe('installClaudeCodeHook', () => {
     const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
     expect(r.changed).toBe(true);
     expect(r.backupPath).toBeUndefined();
-    const entry = (matcher: string) => [{ matcher, hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }];
-    expect(read()).toEqual({ hooks: { PostToolUse: entry(CLAUDE_CODE_HOOK_MATCHER) }, env: { CLAUDE_CODE_SHELL_PREFIX: PREFIX } });
-    expect(CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event)).toEqual(['PostToolUse']);
+    const hooks = [{ type: 'command', command: COMMAND, timeout: 30 }];
+    // Stop takes no matcher: its group has none.
+    expect(read()).toEqual({ hooks: { PostToolUse: [{ matcher: CLAUDE_CODE_HOOK_MATCHER, hooks }], Stop: [{ hooks }] }, env: { CLAUDE_CODE_SHELL_PREFIX: PREFIX } });
+    expect(CLAUDE_CODE_HOOK_EVENTS.map((e) => e.event)).toEqual(['PostToolUse', 'Stop']);
+    expect(r.changes).toContain(`added Stop hook (no matcher): ${COMMAND}`);
     // Claude Code splits a prefix at its last " -": the script's path before, shell text ("$0": its shell) after.
     expect(PREFIX).toBe('/opt/my tools/spillway/dist/claude-code-prefix.sh -s "$0" /usr/bin/node');
     expect(isSpillwayPrefix(PREFIX)).toBe(true);
@@ -95,9 +97,10 @@ describe('installClaudeCodeHook', () => {
     const newPrefix = shellPrefixValue('/new/dist/claude-code-prefix.sh', '/usr/local/bin/node');
     const moved = await installClaudeCodeHook(settingsPath, '/usr/local/bin/node /new/cli.js hook claude-code', newPrefix);
     expect(moved.changed).toBe(true);
-    expect(moved.changes[0]).toMatch(/replaced 1 earlier/);
+    expect(moved.changes[0]).toMatch(/replaced 2 earlier/);
     const hooks = read().hooks.PostToolUse.flatMap((g: { hooks: Array<{ command: string }> }) => g.hooks.map((h) => h.command));
     expect(hooks).toEqual(['/usr/local/bin/node /new/cli.js hook claude-code']);
+    expect(read().hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: '/usr/local/bin/node /new/cli.js hook claude-code', timeout: 30 }] }]);
     // The new prefix replaces Spillway's own: it is not chained to itself.
     expect(read().env).toEqual({ CLAUDE_CODE_SHELL_PREFIX: newPrefix });
     // The upgrade made no backup: one would hold the installed version.
@@ -118,9 +121,28 @@ describe('installClaudeCodeHook', () => {
     expect(r.changed).toBe(true);
     expect(r.backupPath).toBeUndefined();
     expect(r.changes[0]).toMatch(/replaced 3 earlier/);
-    expect(read().hooks).toEqual({ PreToolUse: user.hooks.PreToolUse, PostToolUse: [ours(CLAUDE_CODE_HOOK_MATCHER)] });
+    const { matcher: _none, ...stop } = ours('');
+    expect(read().hooks).toEqual({ PreToolUse: user.hooks.PreToolUse, PostToolUse: [ours(CLAUDE_CODE_HOOK_MATCHER)], Stop: [stop] });
     expect(read().env).toEqual({ CLAUDE_CODE_SHELL_PREFIX: PREFIX });
     expect(JSON.parse(fs.readFileSync(`${settingsPath}.spillway-backup`, 'utf8'))).toEqual(user);
+  });
+
+  it("upgrades an install without the Stop hook in place, beside the user's own Stop hook, and uninstall still gives the file back byte for byte", async () => {
+    fs.mkdirSync(path.dirname(settingsPath), { recursive: true });
+    const original = '{\n    "hooks": {\n        "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n    }\n}';
+    fs.writeFileSync(settingsPath, original);
+    await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
+    // What the previous version wrote: PostToolUse alone.
+    const old = read();
+    old.hooks.Stop = old.hooks.Stop.slice(0, 1);
+    fs.writeFileSync(settingsPath, JSON.stringify(old, null, 4) + '\n');
+    const r = await installClaudeCodeHook(settingsPath, COMMAND, PREFIX);
+    expect(r.changes[0]).toMatch(/replaced 1 earlier/);
+    expect(r.changes).toContain(`added Stop hook (no matcher): ${COMMAND}`);
+    expect(read().hooks.Stop).toEqual([JSON.parse(original).hooks.Stop[0], { hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }]);
+    expect((await installClaudeCodeHook(settingsPath, COMMAND, PREFIX)).changes[0]).toMatch(/already installed/);
+    await uninstallClaudeCodeHook(settingsPath);
+    expect(fs.readFileSync(settingsPath, 'utf8')).toBe(original);
   });
 
   it("chains the user's own shell prefix and gives it back on uninstall, the file byte for byte", async () => {

@@ -25,13 +25,14 @@ export interface MockAnthropic {
   close(): Promise<void>;
 }
 
-export async function startMockAnthropic(script: (req: MessagesRequest) => MockReply): Promise<MockAnthropic> {
+/** `script` may answer later (a promise): the request waits for it, as it would for a model still thinking. */
+export async function startMockAnthropic(script: (req: MessagesRequest) => MockReply | Promise<MockReply>): Promise<MockAnthropic> {
   const requests: MessagesRequest[] = [];
   let counter = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = req.url ?? '';
       let body: MessagesRequest;
       try {
@@ -50,7 +51,7 @@ export async function startMockAnthropic(script: (req: MessagesRequest) => MockR
         return;
       }
       requests.push(body);
-      const reply = script(body);
+      const reply = await script(body);
       const id = `msg_mock${++counter}`;
       const inputTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
       const block =
