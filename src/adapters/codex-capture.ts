@@ -48,6 +48,16 @@ export interface CodexToolEvent {
   transcript_path?: string;
 }
 
+/** The main agent finished its turn (the fields Spillway reads): nothing about a tool. */
+export interface CodexStopEvent {
+  hook_event_name: 'Stop';
+  session_id: string;
+  cwd?: string;
+  transcript_path?: string;
+}
+
+export type CodexHookEvent = CodexToolEvent | CodexStopEvent;
+
 export interface CodexCaptureOptions {
   maxInlineBytes?: number;
   digestBytes?: number;
@@ -74,16 +84,18 @@ export function codexHomeOf(event: { transcript_path?: string }, env: NodeJS.Pro
   return path.join(env.HOME?.trim() || os.homedir(), '.codex');
 }
 
-export function parseCodexEvent(text: string): CodexToolEvent | undefined {
+export function parseCodexEvent(text: string): CodexHookEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const e = value as Partial<CodexToolEvent> | null;
-  if (!e || typeof e !== 'object' || (e.hook_event_name !== 'PreToolUse' && e.hook_event_name !== 'PostToolUse')) return undefined;
-  if (typeof e.session_id !== 'string' || typeof e.tool_use_id !== 'string' || typeof e.tool_name !== 'string') return undefined;
+  const e = value as Partial<CodexToolEvent> | Partial<CodexStopEvent> | null;
+  if (!e || typeof e !== 'object' || typeof e.session_id !== 'string') return undefined;
+  if (e.hook_event_name === 'Stop') return e as CodexStopEvent;
+  if (e.hook_event_name !== 'PreToolUse' && e.hook_event_name !== 'PostToolUse') return undefined;
+  if (typeof e.tool_use_id !== 'string' || typeof e.tool_name !== 'string') return undefined;
   if (typeof e.tool_input !== 'object' || e.tool_input === null || Array.isArray(e.tool_input)) return undefined;
   return e as CodexToolEvent;
 }
@@ -249,7 +261,8 @@ export async function runCodexHook(
   try {
     const event = parseCodexEvent(input);
     if (!event) return;
-    // Captures of this session whose command has ended go to their final path first (PostToolUse: the call just ended).
+    // Captures of this session whose command has ended go to their final path first (PostToolUse: the call just
+    // ended); the rollout is queued again too, so at Stop the bucket gets it with the turn's closing answer.
     await moveCodexCaptures({
       env,
       codexHome: codexHomeOf(event, env),
@@ -258,6 +271,7 @@ export async function runCodexHook(
       ...(event.transcript_path ? { transcript: event.transcript_path } : {}),
       logger,
     });
+    // Only PreToolUse answers: Codex reads a Stop hook's stdout as a decision (continue the turn).
     if (event.hook_event_name !== 'PreToolUse') return;
     const digestBytes = positiveInt(env.SPILLWAY_DIGEST_BYTES) ?? DEFAULT_DIGEST_BYTES;
     const maxInlineBytes = positiveInt(env.SPILLWAY_MAX_INLINE_BYTES) ?? DEFAULT_MAX_INLINE_BYTES;

@@ -1,7 +1,8 @@
-// `spillway hook install|uninstall codex`: Spillway's PreToolUse and
-// PostToolUse entries in a Codex hooks.json (`$CODEX_HOME/hooks.json`, or
+// `spillway hook install|uninstall codex`: Spillway's PreToolUse, PostToolUse
+// and Stop entries in a Codex hooks.json (`$CODEX_HOME/hooks.json`, or
 // `DIR/.codex/hooks.json`): PreToolUse wraps the command, PostToolUse moves its
-// capture out of the sandbox's reach (codex-mover.ts). Only when asked
+// capture out of the sandbox's reach (codex-mover.ts), Stop sends the rollout
+// to a configured bucket as it stands at the turn's end. Only when asked
 // (`--trust`), the trust records Codex wants before it runs a hook
 // (`[hooks.state."<hooks.json>:<event>:G:H"] trusted_hash`, in the user's
 // config.toml). Uninstall gives both files back byte for byte: the
@@ -24,11 +25,14 @@ export interface CodexInstallResult {
 
 /** Codex waits for the hook at most this many seconds. */
 export const CODEX_HOOK_TIMEOUT_SECONDS = 30;
-const MATCHER = 'Bash';
-/** The events Spillway hooks, with the names Codex uses in trust keys. */
+/**
+ * The events Spillway hooks, with the names Codex uses in trust keys and their matcher (Stop takes none: its
+ * group has no matcher key, and its trust hash none either).
+ */
 const EVENTS = [
-  { name: 'PreToolUse', key: 'pre_tool_use' },
-  { name: 'PostToolUse', key: 'post_tool_use' },
+  { name: 'PreToolUse', key: 'pre_tool_use', matcher: 'Bash' },
+  { name: 'PostToolUse', key: 'post_tool_use', matcher: 'Bash' },
+  { name: 'Stop', key: 'stop', matcher: undefined },
 ] as const;
 type HookEvent = (typeof EVENTS)[number];
 const OUR_COMMAND = /(?:^|[\s/'"])(?:codex-hook\.js['"]?\s+codex|hook['"]?\s+codex)\s*$/;
@@ -90,10 +94,10 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
     const at = groups.findIndex((g) => (g.hooks ?? []).some((h) => isSpillwayCodexCommand(h.command)));
     return { event, groups, at };
   });
-  const isOurs = (g: HookGroup | undefined) =>
-    g !== undefined && g.matcher === MATCHER && g.hooks?.length === 1 && g.hooks[0]!.command === command && g.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
+  const isOurs = (g: HookGroup | undefined, event: HookEvent) =>
+    g !== undefined && g.matcher === event.matcher && ('matcher' in g) === (event.matcher !== undefined) && g.hooks?.length === 1 && g.hooks[0]!.command === command && g.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
   const trustKeys: Array<{ key: string; hash: string; event: HookEvent }> = [];
-  if (found.every((f) => isOurs(f.groups[f.at]))) changes.push(`already installed in ${hooksPath}`);
+  if (found.every((f) => isOurs(f.groups[f.at], f.event))) changes.push(`already installed in ${hooksPath}`);
   else {
     // The copy uninstall gives back: the file as it was before Spillway (never one holding an earlier install).
     if (text !== undefined && found.every((f) => f.at === -1)) await fsp.writeFile(backupOf(hooksPath), text, { mode: 0o600 });
@@ -102,19 +106,20 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
         f.groups.splice(f.at, 1);
         changes.push(`replaced an earlier Spillway ${f.event.name} entry`);
       }
-      f.groups.push({ matcher: MATCHER, hooks: [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }] });
+      const hooks = [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }];
+      f.groups.push(f.event.matcher !== undefined ? { matcher: f.event.matcher, hooks } : { hooks });
       f.at = f.groups.length - 1;
-      changes.push(`added ${f.event.name} hook (matcher "${MATCHER}"): ${command}`);
+      changes.push(`added ${f.event.name} hook (${f.event.matcher !== undefined ? `matcher "${f.event.matcher}"` : 'no matcher'}): ${command}`);
     }
     await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
     changes.push(`wrote ${hooksPath}`);
   }
-  for (const f of found) trustKeys.push({ event: f.event, key: `${hooksPath}:${f.event.key}:${f.at}:0`, hash: codexTrustHash(f.event.key, MATCHER, command, CODEX_HOOK_TIMEOUT_SECONDS) });
+  for (const f of found) trustKeys.push({ event: f.event, key: `${hooksPath}:${f.event.key}:${f.at}:0`, hash: codexTrustHash(f.event.key, f.event.matcher, command, CODEX_HOOK_TIMEOUT_SECONDS) });
   if (opts.trust) changes.push(...(await recordTrust(opts.configPath, trustKeys)));
   else {
     changes.push(
       'Codex runs a new hook only once you trust it (`codex exec` skips it silently until then):',
-      '  start `codex`, open /hooks ("Hooks need review") and trust the Spillway PreToolUse and PostToolUse hooks, or',
+      '  start `codex`, open /hooks ("Hooks need review") and trust the Spillway PreToolUse, PostToolUse and Stop hooks, or',
       `  run this install again with --trust to record it yourself in ${opts.configPath}:`,
       ...trustKeys.map((t) => `    [hooks.state."${t.key}"] trusted_hash = "${t.hash}"`),
     );

@@ -9,9 +9,9 @@ import { readAll, type CliIO } from './io';
 import { parseInstallFlags } from './install-flags';
 
 export const CODEX_HELP = `  spillway hook codex
-      Codex CLI PreToolUse and PostToolUse hook: reads the event on stdin,
-      moves the session's finished captures to $CODEX_HOME/spillway/, and
-      prints the rewrite of a shell command (or nothing). Never fails the call.
+      Codex CLI PreToolUse, PostToolUse and Stop hook: reads the event on
+      stdin, moves the session's finished captures to $CODEX_HOME/spillway/,
+      and prints the rewrite of a shell command (or nothing). Never fails the call.
   spillway hook codex finish DIGEST_BYTES FILE FINAL STATUS COMMAND
       The step a captured command runs when it ends (written by the hook).
   spillway hook codex digest INLINE_BYTES DIGEST_BYTES

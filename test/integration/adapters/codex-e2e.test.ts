@@ -69,7 +69,8 @@ async function start(name: keyof typeof runs, rules: string, commands: ScriptedC
     const res = spillway(['hook', 'install', 'codex', '--user', '--trust'], home);
     expect(res.status, res.stderr).toBe(0);
     expect(res.stdout).toContain('added PreToolUse hook (matcher "Bash")');
-    expect(res.stdout).toContain('recorded trust for the hook');
+    expect(res.stdout).toContain('added Stop hook (no matcher)');
+    expect(res.stdout).toContain(`recorded trust for the hook in ${path.join(home, 'config.toml')}: [hooks.state."${path.join(home, 'hooks.json')}:stop:0:0"]`);
   }
   const mock = await startMockResponses(execScript(commands));
   const run = await runCodex({ codexHome: home, cwd: work, baseUrl: mock.url });

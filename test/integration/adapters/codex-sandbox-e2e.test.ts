@@ -63,6 +63,7 @@ async function start(name: RunName, sandbox: 'workspace-write' | 'read-only' | '
     expect(res.status, res.stderr).toBe(0);
     expect(res.stdout).toContain('added PreToolUse hook (matcher "Bash")');
     expect(res.stdout).toContain('added PostToolUse hook (matcher "Bash")');
+    expect(res.stdout).toContain('added Stop hook (no matcher)');
   }
   const onDiskAtNextRequest = new Map<string, boolean>();
   const script = execScript(commands);

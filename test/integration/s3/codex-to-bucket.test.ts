@@ -1,6 +1,7 @@
 // The real Codex CLI (offline, against the mock Responses API) with Spillway's hook and SPILLWAY_STORE=s3://…
 // against a real Ceph RGW: the captures go to the bucket with their records, the hook sends the session's rollout
-// along, and `turns` and `list` on the bucket then give the answers they give on the local copy.
+// along (again at the turn's end, Stop), and `turns` and `list` on the bucket then give the answers they give on the
+// local copy, every call of it up to the closing answer.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -46,14 +47,22 @@ describe('Codex into s3://bucket/prefix (real Codex, real RGW)', () => {
     const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
     // Two failing builds spilled, then a small command: its hooks queue the rollout again once the second build's turn is in it.
     const commands = [failingBuild(300_000, 2, () => 0.37, 0).command, failingBuild(120_000, 1, () => 0.61, 1).command, 'echo ok'];
-    const mock = await startMockResponses(execScript(commands));
+    const upload = () => {
+      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const script = execScript(commands);
+    // The closing answer comes once the copies queued so far are up, as when the model takes longer than the
+    // uploader: only a hook after that answer (Stop) can send the rollout that holds it.
+    const mock = await startMockResponses(async (req) => {
+      const reply = script(req);
+      if (reply.kind === 'text') await uploadAll(queue, upload);
+      return reply;
+    });
     const run = await runCodex({ codexHome: home, cwd: work, baseUrl: mock.url, env: { HOME: noHome, ...bucketEnv } });
     await mock.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
-    await uploadAll(queue, () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    });
+    await uploadAll(queue, upload);
     const [sessionId, ...others] = fs.readdirSync(path.join(home, 'spillway'));
     expect(others).toEqual([]);
     const copy = await rgw.client().send(new GetObjectCommand({ Bucket: BUCKET, Key: `team/codex/${sessionId}/transcript.jsonl` }));
@@ -63,5 +72,7 @@ describe('Codex into s3://bucket/prefix (real Codex, real RGW)', () => {
     expect(local.blobs.map((b) => b.tool)).toEqual(['Bash', 'Bash']);
     expect(new Set(local.blobs.map((b) => b.turn)).size).toBe(2);
     expect(remote.session).toMatchObject({ id: sessionId });
+    // The Stop hook sent the rollout once the turn had ended: the bucket's copy has the closing answer's call too.
+    expect(remote.points).toHaveLength(local.points.length);
   }, 600_000);
 });

@@ -36,6 +36,8 @@ describe('codexTrustHash', () => {
   it('is the hash Codex 0.169.0 accepted for a hook (recorded from a run in which that hook ran)', () => {
     expect(codexTrustHash('pre_tool_use', 'Bash', '/tmp/cx/dump.sh', 30)).toBe('sha256:ca895c0b44eec111c862bed05bf4243fd77f3f97154c1f3cb8dc068e79f13b6f');
     expect(codexTrustHash('post_tool_use', 'Bash', '/tmp/cx/dump.sh', 30)).toBe('sha256:48be040b0b3e95f6e8f8039abb20bfb44fc6524ce52bdfaa5a45431f33755e03');
+    // A group without a matcher (Stop): no matcher key in what is hashed.
+    expect(codexTrustHash('stop', undefined, '/tmp/cx/dump.sh', 30)).toBe('sha256:5e045ae12d4c8eb8bc6f2efdc38cd00173ceed7635fa49226b698083bb010e34');
   });
 });
 
@@ -58,7 +60,8 @@ describe('install and uninstall codex', () => {
     const installed = await installCodexHook(hooksPath, COMMAND, { trust: false, configPath });
     const value = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
     expect(value.note).toBe('mine');
-    expect(value.hooks.Stop).toEqual(JSON.parse(USER_HOOKS).hooks.Stop);
+    // The user's Stop group stays first; Spillway's, without a matcher, comes after it.
+    expect(value.hooks.Stop).toEqual([...JSON.parse(USER_HOOKS).hooks.Stop, { hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }]);
     expect(value.hooks.PreToolUse).toHaveLength(2);
     expect(value.hooks.PreToolUse[1]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] });
     expect(fs.readFileSync(hooksPath, 'utf8')).toMatch(/^ {4}"hooks"/m);
@@ -66,6 +69,9 @@ describe('install and uninstall codex', () => {
     const text = installed.changes.join('\n');
     expect(text).toContain(`added PreToolUse hook (matcher "Bash"): ${COMMAND}`);
     expect(text).toContain(`added PostToolUse hook (matcher "Bash"): ${COMMAND}`);
+    expect(text).toContain(`added Stop hook (no matcher): ${COMMAND}`);
+    expect(text).toContain('trust the Spillway PreToolUse, PostToolUse and Stop hooks');
+    expect(text).toContain(`[hooks.state."${hooksPath}:stop:1:0"] trusted_hash = "${codexTrustHash('stop', undefined, COMMAND, 30)}"`);
     expect(value.hooks.PostToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: COMMAND, timeout: 30 }] }]);
     expect(text).toContain(`[hooks.state."${hooksPath}:post_tool_use:0:0"] trusted_hash = "${codexTrustHash('post_tool_use', 'Bash', COMMAND, 30)}"`);
     expect(text).toContain('/hooks');
@@ -77,6 +83,7 @@ describe('install and uninstall codex', () => {
     expect(config.startsWith(`${USER_CONFIG}\n`)).toBe(true);
     expect(config).toContain(`[hooks.state."${hooksPath}:pre_tool_use:1:0"]\ntrusted_hash = "${codexTrustHash('pre_tool_use', 'Bash', COMMAND, 30)}"\n`);
     expect(config).toContain(`[hooks.state."${hooksPath}:post_tool_use:0:0"]\ntrusted_hash = "${codexTrustHash('post_tool_use', 'Bash', COMMAND, 30)}"\n`);
+    expect(config).toContain(`[hooks.state."${hooksPath}:stop:1:0"]\ntrusted_hash = "${codexTrustHash('stop', undefined, COMMAND, 30)}"\n`);
 
     const removed = await uninstallCodexHook(hooksPath, configPath);
     expect(removed.changes.join('\n')).toContain('restored');
@@ -124,6 +131,24 @@ describe('install and uninstall codex', () => {
     const after = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
     expect(after.hooks.PreToolUse).toHaveLength(2);
     expect(after.hooks.PostToolUse).toHaveLength(1);
+    await uninstallCodexHook(hooksPath, configPath);
+    expect(fs.readFileSync(hooksPath, 'utf8')).toBe(USER_HOOKS);
+    expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);
+  });
+
+  it('an earlier install without the Stop hook gains it after the user\'s own, is then complete, and uninstall gives the user\'s file back', async () => {
+    fs.writeFileSync(hooksPath, USER_HOOKS);
+    fs.writeFileSync(configPath, USER_CONFIG);
+    await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    // What the previous Spillway left: PreToolUse and PostToolUse only.
+    const value = JSON.parse(fs.readFileSync(hooksPath, 'utf8'));
+    value.hooks.Stop = value.hooks.Stop.slice(0, 1);
+    fs.writeFileSync(hooksPath, JSON.stringify(value, null, 4) + '\n');
+    const again = await installCodexHook(hooksPath, COMMAND, { trust: true, configPath });
+    expect(again.changes.join('\n')).toContain(`added Stop hook (no matcher): ${COMMAND}`);
+    expect(JSON.parse(fs.readFileSync(hooksPath, 'utf8')).hooks.Stop).toHaveLength(2);
+    expect(fs.readFileSync(configPath, 'utf8')).toContain(`[hooks.state."${hooksPath}:stop:1:0"]`);
+    expect((await installCodexHook(hooksPath, COMMAND, { trust: true, configPath })).changes[0]).toContain('already installed');
     await uninstallCodexHook(hooksPath, configPath);
     expect(fs.readFileSync(hooksPath, 'utf8')).toBe(USER_HOOKS);
     expect(fs.readFileSync(configPath, 'utf8')).toBe(USER_CONFIG);

@@ -22,13 +22,14 @@ export interface MockResponses {
   close(): Promise<void>;
 }
 
-export async function startMockResponses(script: (req: ResponsesRequest) => ResponsesReply): Promise<MockResponses> {
+/** `script` may answer later (a promise): the request waits for it, as it would for a model still thinking. */
+export async function startMockResponses(script: (req: ResponsesRequest) => ResponsesReply | Promise<ResponsesReply>): Promise<MockResponses> {
   const requests: ResponsesRequest[] = [];
   let counter = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/responses')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"no such route"}}');
         return;
@@ -41,7 +42,7 @@ export async function startMockResponses(script: (req: ResponsesRequest) => Resp
         return;
       }
       requests.push(body);
-      const reply = script(body);
+      const reply = await script(body);
       const n = ++counter;
       const id = `resp_mock${n}`;
       const item =
