@@ -1,4 +1,4 @@
-// dist/gemini-cli-hook.js: Gemini CLI's AfterTool hook on its own (what
+// dist/gemini-cli-hook.js: Gemini CLI's AfterTool and AfterAgent hooks on their own (what
 // `spillway hook install gemini-cli` wires in), without the rest of the CLI,
 // so each shell call waits only for Node start-up plus the hook's own work.
 import { geminiOptionsFromEnv, handleGeminiHookInput } from './gemini-cli-hook';

@@ -1,4 +1,4 @@
-// Gemini CLI's AfterTool command hook: a shell command's output over the
+// Gemini CLI's AfterTool and AfterAgent command hooks. AfterTool: a shell command's output over the
 // threshold is written whole to a private blob in Gemini's own spill folder
 // (`<project temp>/tool-outputs/session-<id>/`, recorded in Spillway's
 // manifest), its digest (head, failure lines, tail, Gemini's exit code line,
@@ -7,7 +7,9 @@
 // original one. Nothing is rewritten before the command runs, so Gemini's
 // policy and approval rules judge the command as the model wrote it, and a
 // denied command never reaches this hook. Never throws: on any failure the
-// hook answers nothing and the model gets Gemini's own output.
+// hook answers nothing and the model gets Gemini's own output. AfterAgent
+// (each turn's end) only sends the session file to a bucket, closing answer
+// included, and answers nothing.
 import { randomBytes } from 'node:crypto';
 import { constants as C, existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -35,11 +37,15 @@ export interface GeminiHookOptions {
   warn?: (message: string) => void;
 }
 
-export interface AfterToolEvent {
+/** The fields every Gemini CLI hook event carries. */
+export interface GeminiSessionEvent {
   session_id: string;
   transcript_path: string;
   cwd: string;
   hook_event_name: string;
+}
+
+export interface AfterToolEvent extends GeminiSessionEvent {
   tool_name: string;
   tool_input: Record<string, unknown>;
   tool_response: { llmContent?: unknown; returnDisplay?: unknown; error?: unknown };
@@ -63,8 +69,13 @@ export function geminiOptionsFromEnv(env: NodeJS.ProcessEnv): GeminiHookOptions 
 /** The whole hook: stdin text in, the line to print (or undefined: print nothing). Never throws. */
 export async function handleGeminiHookInput(stdin: string, options: GeminiHookOptions = {}): Promise<string | undefined> {
   try {
-    const event = parseAfterTool(stdin);
+    const event = parseEvent(stdin);
     if (!event) return undefined;
+    // The turn's closing answer is in the session file only now, after its last shell call: it goes up once more.
+    if (!isAfterTool(event)) {
+      await queueSessionFile(event, options);
+      return undefined;
+    }
     const answer = await afterToolAnswer(event, options);
     await queueSessionFile(event, options);
     return answer && JSON.stringify(answer);
@@ -74,7 +85,8 @@ export async function handleGeminiHookInput(stdin: string, options: GeminiHookOp
   }
 }
 
-function parseAfterTool(stdin: string): AfterToolEvent | undefined {
+/** An AfterTool event, or an AfterAgent one (its prompt and answer are not read); undefined for anything else. */
+function parseEvent(stdin: string): AfterToolEvent | GeminiSessionEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(stdin);
@@ -83,9 +95,15 @@ function parseAfterTool(stdin: string): AfterToolEvent | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const e = value as Partial<AfterToolEvent>;
-  if (e.hook_event_name !== 'AfterTool' || typeof e.tool_name !== 'string' || typeof e.session_id !== 'string') return undefined;
+  if (typeof e.session_id !== 'string') return undefined;
+  if (e.hook_event_name === 'AfterAgent') return e as GeminiSessionEvent;
+  if (e.hook_event_name !== 'AfterTool' || typeof e.tool_name !== 'string') return undefined;
   if (typeof e.tool_response !== 'object' || e.tool_response === null) return undefined;
   return e as AfterToolEvent;
+}
+
+function isAfterTool(event: AfterToolEvent | GeminiSessionEvent): event is AfterToolEvent {
+  return event.hook_event_name === 'AfterTool';
 }
 
 /** What to answer one AfterTool event with, or undefined: the model gets Gemini's own output. */
@@ -132,9 +150,10 @@ function sessionStore(projectTemp: string, sessionId: string, options: GeminiHoo
 
 /**
  * A session with copies in a bucket sends its session file too (its turns, and the digests that tie each blob to
- * its call), queued again after each shell call as it grows: a digest enters it only after its hook answered.
+ * its call), queued again after each shell call as it grows (a digest enters it only after its hook answered) and
+ * at each turn's end.
  */
-async function queueSessionFile(event: AfterToolEvent, options: GeminiHookOptions): Promise<void> {
+async function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOptions): Promise<void> {
   const projectTemp = projectTempDir(event.transcript_path);
   if (!projectTemp) return;
   const { sessionDir, store } = sessionStore(projectTemp, event.session_id, options);

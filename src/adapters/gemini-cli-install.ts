@@ -1,8 +1,9 @@
-// Adds or removes Spillway's AfterTool hook in a Gemini CLI settings.json
-// (which may hold comments). The entry is inserted as text between two
-// marker comments, so every other byte stays as the user wrote it and
-// uninstall cuts exactly that text out again: the file comes back byte for
-// byte. The file is replaced atomically (never half-written).
+// Adds or removes Spillway's hooks in a Gemini CLI settings.json (which may
+// hold comments): AfterTool (a shell call's output) and AfterAgent (the
+// session file sent to a bucket at each turn's end). Each entry is inserted
+// as text between two marker comments, so every other byte stays as the user
+// wrote it and uninstall cuts exactly those texts out again: the file comes
+// back byte for byte. The file is replaced atomically (never half-written).
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -42,75 +43,115 @@ export function defaultGeminiHookCommand(script: string, nodePath: string = proc
 
 /** The hook definition Spillway adds to `hooks.AfterTool`, on one line. */
 export function geminiHookEntry(command: string): string {
-  const q = (text: string) => JSON.stringify(text);
-  return `{ "matcher": ${q('run_shell_command')}, "hooks": [{ "name": ${q(GEMINI_HOOK_NAME)}, "type": "command", "command": ${q(command)} }] }`;
+  return `{ "matcher": ${JSON.stringify('run_shell_command')}, "hooks": [${hookOf(command)}] }`;
+}
+
+/** The one Spillway adds to `hooks.AfterAgent` (no matcher: every turn's end). */
+export function geminiAfterAgentEntry(command: string): string {
+  return `{ "hooks": [${hookOf(command)}] }`;
+}
+
+function hookOf(command: string): string {
+  return `{ "name": ${JSON.stringify(GEMINI_HOOK_NAME)}, "type": "command", "command": ${JSON.stringify(command)} }`;
+}
+
+/** Each event Spillway hooks, with its entry, in the order they are inserted. */
+function entriesFor(command: string): Array<[event: string, entry: string]> {
+  return [
+    ['AfterTool', geminiHookEntry(command)],
+    ['AfterAgent', geminiAfterAgentEntry(command)],
+  ];
 }
 
 export async function installGeminiHook(settingsPath: string, command: string): Promise<GeminiInstallResult> {
   const original = await readText(settingsPath);
-  const entry = geminiHookEntry(command);
-  let text = original ?? '';
-  const changes: string[] = [];
-  const existing = markedSpan(text, settingsPath);
-  if (existing) {
-    if (text.slice(existing.start, existing.end).includes(entry)) return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
-    text = text.slice(0, existing.start) + text.slice(existing.end);
-    changes.push('replaced the earlier Spillway hook entry');
-  }
-  const next = text.trim() === '' ? NEW_FILE(marked(`"hooks": {"AfterTool": [${entry}]}`)) : insertEntry(text, entry, settingsPath);
+  const entries = entriesFor(command);
+  const spans = markedSpans(original ?? '', settingsPath);
+  // An earlier install (another command, or an older Spillway's entries) is cut out and the entries put in afresh.
+  const rest = cutSpans(original ?? '', spans);
+  const next = rest.trim() === '' ? NEW_FILE(marked(`"hooks": {${entries.map(([event, entry]) => `"${event}": [${entry}]`).join(', ')}}`)) : insertEntries(rest, entries, settingsPath);
+  if (next === original) return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
   await replaceFile(settingsPath, next);
-  changes.push(`added AfterTool hook (matcher "run_shell_command"): ${command}`);
-  return { settingsPath, changes, changed: true };
+  return {
+    settingsPath,
+    changes: [
+      ...(spans.length > 0 ? ['replaced the earlier Spillway hook entry'] : []),
+      `added AfterTool hook (matcher "run_shell_command"): ${command}`,
+      `added AfterAgent hook (sends the session file to SPILLWAY_STORE's bucket at each turn's end): ${command}`,
+    ],
+    changed: true,
+  };
 }
 
 export async function uninstallGeminiHook(settingsPath: string): Promise<GeminiInstallResult> {
   const text = await readText(settingsPath);
   if (text === undefined) return { settingsPath, changes: [`nothing to remove: ${settingsPath} does not exist`], changed: false };
-  const span = markedSpan(text, settingsPath);
-  if (!span) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
-  const rest = text.slice(0, span.start) + text.slice(span.end);
+  const spans = markedSpans(text, settingsPath);
+  if (spans.length === 0) return { settingsPath, changes: [`no Spillway hook in ${settingsPath}`], changed: false };
+  const rest = cutSpans(text, spans);
   // A file the install created holds nothing else: it goes too.
   if (rest === NEW_FILE_REST) {
     await fsp.rm(settingsPath);
-    return { settingsPath, changes: ['removed the Spillway hook entry', `removed ${settingsPath} (the install had created it)`], changed: true };
+    return { settingsPath, changes: ['removed the Spillway hook entries', `removed ${settingsPath} (the install had created it)`], changed: true };
   }
   parseOrThrow(rest, settingsPath);
   await replaceFile(settingsPath, rest);
-  return { settingsPath, changes: ['removed the Spillway hook entry'], changed: true };
+  return { settingsPath, changes: ['removed the Spillway hook entries'], changed: true };
 }
 
 function marked(text: string): string {
   return `${BEGIN_MARK} ${text} ${END_MARK}`;
 }
 
-/** The marked insertion (from its leading newline and indentation to the end mark), or undefined. */
-function markedSpan(text: string, file: string): { start: number; end: number } | undefined {
-  const begin = text.indexOf(BEGIN_MARK);
-  if (begin < 0) return undefined;
-  const end = text.indexOf(END_MARK, begin);
-  if (end < 0) throw new Error(`${file}: Spillway's begin mark has no end mark; fix the file by hand, nothing was changed`);
-  let start = begin;
-  while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
-  if (text[start - 1] === '\n') start--;
-  return { start, end: end + END_MARK.length };
+/** Each marked insertion (from its leading newline and indentation to the end mark), first to last. */
+function markedSpans(text: string, file: string): Array<{ start: number; end: number }> {
+  const spans: Array<{ start: number; end: number }> = [];
+  for (let begin = text.indexOf(BEGIN_MARK); begin >= 0; begin = text.indexOf(BEGIN_MARK, begin + 1)) {
+    const end = text.indexOf(END_MARK, begin);
+    if (end < 0) throw new Error(`${file}: Spillway's begin mark has no end mark; fix the file by hand, nothing was changed`);
+    let start = begin;
+    while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
+    if (text[start - 1] === '\n') start--;
+    spans.push({ start, end: end + END_MARK.length });
+    begin = end;
+  }
+  return spans;
 }
 
-/** The entry inserted where it belongs: first in `hooks.AfterTool`, creating the key or `hooks` as needed. */
-function insertEntry(text: string, entry: string, file: string): string {
+function cutSpans(text: string, spans: Array<{ start: number; end: number }>): string {
+  let rest = text;
+  for (const span of [...spans].reverse()) rest = rest.slice(0, span.start) + rest.slice(span.end);
+  return rest;
+}
+
+/**
+ * Each entry inserted where it belongs, first in `hooks.EVENT`, creating the key or `hooks` as needed. Each is
+ * its own marked insertion, except in a `hooks` the install creates, which holds them all in one.
+ */
+function insertEntries(text: string, entries: Array<[event: string, entry: string]>, file: string): string {
   const top = parseOrThrow(text, file);
   if (top.kind !== 'object') throw new Error(`${file} does not hold a JSON object; nothing was changed`);
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
   const hooks = memberOf(top, 'hooks');
   if (hooks !== undefined && hooks.kind !== 'object') throw new Error(`${file}: "hooks" is not an object; nothing was changed`);
-  const afterTool = memberOf(hooks, 'AfterTool');
-  if (afterTool !== undefined && afterTool.kind !== 'array') throw new Error(`${file}: "hooks.AfterTool" is not an array; nothing was changed`);
-  const at = (node: JsoncNode, inner: string, nonEmpty: boolean, depth: number) => {
+  for (const [event] of entries) {
+    const list = memberOf(hooks, event);
+    if (list !== undefined && list.kind !== 'array') throw new Error(`${file}: "hooks.${event}" is not an array; nothing was changed`);
+  }
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
+  const at = (within: string, node: JsoncNode, inner: string, nonEmpty: boolean, depth: number) => {
     const insertion = `\n${indent.repeat(depth)}${marked(nonEmpty ? `${inner},` : inner)}`;
-    return text.slice(0, node.start + 1) + insertion + text.slice(node.start + 1);
+    return within.slice(0, node.start + 1) + insertion + within.slice(node.start + 1);
   };
-  if (afterTool?.kind === 'array') return at(afterTool, entry, afterTool.items.length > 0, 3);
-  if (hooks?.kind === 'object') return at(hooks, `"AfterTool": [${entry}]`, hooks.members.length > 0, 2);
-  return at(top, `"hooks": {"AfterTool": [${entry}]}`, top.members.length > 0, 1);
+  if (hooks === undefined) return at(text, top, `"hooks": {${entries.map(([event, entry]) => `"${event}": [${entry}]`).join(', ')}}`, top.members.length > 0, 1);
+  let next = text;
+  // One at a time, each into the file as the previous insertion left it (its offsets moved).
+  for (const [event, entry] of entries) {
+    const nextHooks = memberOf(parseOrThrow(next, file), 'hooks');
+    const list = memberOf(nextHooks, event);
+    if (list?.kind === 'array') next = at(next, list, entry, list.items.length > 0, 3);
+    else if (nextHooks?.kind === 'object') next = at(next, nextHooks, `"${event}": [${entry}]`, nextHooks.members.length > 0, 2);
+  }
+  return next;
 }
 
 function parseOrThrow(text: string, file: string): JsoncNode {

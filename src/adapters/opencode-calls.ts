@@ -41,7 +41,10 @@ export class OpencodeCallRecorder {
   constructor(
     private readonly root: string,
     private readonly ensureFolder: (dir: string) => Promise<void>,
-    /** Told of each line appended (after it is on disk), with its session and the record's path. */
+    /**
+     * Told of each line appended (after it is on disk), and again when its session goes idle, with its session and
+     * the record's path.
+     */
     private readonly appended?: (sessionId: string, file: string) => Promise<void>,
   ) {}
 
@@ -49,6 +52,18 @@ export class OpencodeCallRecorder {
     const props = event.properties ?? {};
     if (event.type === 'message.updated') return this.messageUpdated(props.info);
     if (event.type === 'message.part.updated') return this.partUpdated(props.part);
+    if (event.type === 'session.idle') return this.sessionIdle(props.sessionID);
+  }
+
+  /**
+   * The turn is over, its last call's line written: told once more, since `opencode run` exits at idle and may
+   * have cut short what followed that line.
+   */
+  private async sessionIdle(sessionId: unknown): Promise<void> {
+    if (typeof sessionId !== 'string') return;
+    const dir = path.join(this.root, sanitizeSegment(sessionId));
+    // A session this process wrote no line of has no record of ours to send.
+    if (this.ready.has(dir)) await this.appended?.(sessionId, path.join(dir, CALLS_FILE));
   }
 
   private message(id: string): MessageFacts {

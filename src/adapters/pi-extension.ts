@@ -7,7 +7,7 @@
 //
 // Loaded by pi from this package's `"pi": {"extensions": [...]}` entry. Only
 // pi's *types* are imported, so nothing of pi is bundled or loaded from here.
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type {
@@ -24,6 +24,7 @@ import { BudgetTracker } from '../spill/budget';
 import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
 import { hashAndCount, LOCAL_RETRIEVAL_HINT, type LocalSpillStore } from '../spill/local-store';
+import { MANIFEST_NAME } from '../spill/manifest';
 import { isMirrored, openSpillStore } from '../spill/open-store';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
@@ -141,6 +142,12 @@ export function createPiSpillExtension(options: PiSpillExtensionOptions = {}): (
       if (drafts.length === 0) return undefined;
       logger.debug?.(`budget-delta flush at ${observation.fraction}: ${drafts.length / 2} result(s) spilled`);
       return { entries: [...event.entries, ...drafts] };
+    });
+
+    // The run's closing answer comes after its last tool result, so after the last spill: the session file goes
+    // up again once the run has ended and pi has written it.
+    pi.on('agent_end', async (_event, ctx) => {
+      await queueSessionFile(ctx, logger);
     });
   };
 }
@@ -277,10 +284,7 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
   const request = { sessionId, toolName: input.toolName, toolCallId: input.toolCallId, args: input.args, output: input.body };
   const decision = await queue(`${path.resolve(sessionDir)}\0${sessionId}`, () => policy.apply(request));
   if (!decision.spilled || typeof decision.output !== 'string') return undefined;
-  // The session file travels with its blobs (for the chart and attribution); copies go up in a process of their
-  // own, not waited for.
-  if (isMirrored(store)) await store.queueTranscript(sessionId, ctx.sessionManager.getSessionFile()!);
-  void uploadQueuedInBackground(process.env);
+  await queueSessionFile(ctx, logger);
   return {
     v: 1,
     toolCallId: input.toolCallId,
@@ -300,7 +304,31 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
 /** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
 function storeFor(sessionDir: string, logger: SpillLogger): LocalSpillStore {
   const root = path.resolve(sessionDir);
-  return openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, agent: 'pi', logger });
+  return openSpillStore({ root, layout: { dirFor: (owner) => blobDir(root, owner.sessionId) }, agent: 'pi', logger });
+}
+
+function blobDir(sessionDir: string, sessionId: string): string {
+  return path.join(path.resolve(sessionDir), `${sessionId}-blobs`);
+}
+
+/**
+ * A session with blobs in a bucket sends its session file too (its turns, for the chart and attribution): after
+ * each spill, and at the end of each run. Copies go up in a process of their own, not waited for.
+ */
+async function queueSessionFile(ctx: ExtensionContext, logger: SpillLogger): Promise<void> {
+  const sessionDir = ctx.sessionManager.getSessionDir();
+  const sessionId = ctx.sessionManager.getSessionId();
+  const file = ctx.sessionManager.getSessionFile();
+  if (!sessionDir || !sessionId || !file) return;
+  try {
+    const store = storeFor(sessionDir, logger);
+    // A session Spillway never spilled from has nothing in the bucket to give turns to.
+    if (!isMirrored(store) || !existsSync(path.join(blobDir(sessionDir, sessionId), MANIFEST_NAME))) return;
+    await store.queueTranscript(sessionId, file);
+    await uploadQueuedInBackground(process.env);
+  } catch (err) {
+    logger.warn(`session file not queued for the bucket: ${(err as Error).message}`);
+  }
 }
 
 function policyFor(store: LocalSpillStore, config: PiSpillConfig, floorChars: number, logger: SpillLogger): SpillPolicy {

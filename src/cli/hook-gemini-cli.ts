@@ -1,4 +1,4 @@
-// `spillway hook gemini-cli` (the AfterTool hook through the full CLI) and
+// `spillway hook gemini-cli` (the AfterTool and AfterAgent hooks through the full CLI) and
 // `spillway hook install|uninstall gemini-cli [--user | --project DIR]`.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,15 +9,15 @@ import { readAll, UsageError, type CliIO } from './io';
 import { parseInstallFlags } from './install-flags';
 
 export const GEMINI_HOOK_HELP = `  spillway hook gemini-cli
-      Gemini CLI AfterTool hook: reads the event on stdin, prints the hook's
-      answer (or nothing) on stdout. Never fails the tool call.
+      Gemini CLI AfterTool and AfterAgent hook: reads the event on stdin,
+      prints the hook's answer (or nothing) on stdout. Never fails the call.
   spillway hook install gemini-cli [--user | --project DIR] [--command CMD] [--trust]
-      Add the hook to ~/.gemini/settings.json ($GEMINI_CLI_HOME respected) or
+      Add the hooks to ~/.gemini/settings.json ($GEMINI_CLI_HOME respected) or
       to DIR/.gemini/settings.json. --trust (with --project) records the hook
       as trusted for DIR in ~/.gemini/trusted_hooks.json, as Gemini CLI would
       after its first-run warning.
   spillway hook uninstall gemini-cli [--user | --project DIR]
-      Remove it again; the file comes back byte for byte.
+      Remove them again; the file comes back byte for byte.
 `;
 
 /** The hook itself: reads Gemini CLI's event on stdin, prints its answer (or nothing). */

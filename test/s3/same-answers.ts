@@ -1,6 +1,6 @@
 // What `turns` and `list` say of a session on an s3:// root, held against what they say of the local copy: the same
-// API calls (those the transcript's copy held when it went up: a copy queued at an agent's last hook lacks the calls
-// made after it), each spilled blob with the same call, tool and turn, named by its URL under AGENT/SESSION/.
+// API calls (all of them when the agent queues its transcript at each turn's end; else those the copy held when it
+// went up: a copy queued at an agent's last tool hook lacks the calls made after it), each spilled blob with the same call, tool and turn, named by its URL under AGENT/SESSION/.
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { expect } from 'vitest';
@@ -34,6 +34,8 @@ export interface SameAnswers {
   remoteEnv: NodeJS.ProcessEnv;
   /** The local blobs that travel (Spillway's; the agent's own files stay on the machine). Default: all. */
   travels?: (blob: TurnsJson['blobs'][number]) => boolean;
+  /** The transcript was queued at the turn's end too, so its copy holds every call; else a prefix of them. */
+  everyCall?: boolean;
 }
 
 /** Checks the bucket's answers against the local copy's; returns both `turns` answers for further checks. */
@@ -60,6 +62,7 @@ export function expectSameAnswers(o: SameAnswers): { local: TurnsJson; remote: T
     parts: p.parts.map((part) => (part.path !== undefined ? { ...part, path: blob.get(part.path) ?? byCall.get(part.toolCallId) ?? part.path } : part)),
   });
   expect(remote.points.length).toBeGreaterThanOrEqual(Math.max(...local.blobs.map((b) => b.turn ?? 0)));
+  if (o.everyCall) expect(remote.points.length).toBe(local.points.length);
   expect(remote.points.map((p) => point(p, byUrl))).toEqual(local.points.slice(0, remote.points.length).map((p) => point(p, byPath)));
   // list: the session under its agent, the same blob sizes.
   const listedLocal = spillwayJson<ListJson>(['list'], o.localEnv).sessions.find((s) => s.id === o.sessionId);

@@ -10,3 +10,9 @@ export async function uploadAll(queue: string, upload: () => Promise<{ code: num
     if (r.stdout.startsWith('another upload is running')) await new Promise((done) => setTimeout(done, 100));
   }
 }
+
+/** Waits (at most `ms`) for a queue a detached uploader is draining to be empty: as a slow next API call would. */
+export async function queueEmptied(queue: string, ms = 30_000): Promise<void> {
+  const queued = () => existsSync(queue) && readdirSync(queue).some((n) => n.endsWith('.pending.json'));
+  for (let waited = 0; queued() && waited < ms; waited += 50) await new Promise((done) => setTimeout(done, 50));
+}

@@ -14,7 +14,7 @@ import { LineIndexer, type LineIndex } from './line-index';
 import { takeQueueLock } from './queue-lock';
 import { blobKeys, parseS3Url, transcriptKey } from './s3-location';
 import { describeS3Error } from './s3-client';
-import { ensureQueueDir, isTranscriptEntry, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
+import { enqueueTranscript, ensureQueueDir, isTranscriptEntry, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
 
 /** Multipart above this (S3's minimum part is 5 MiB); parts in flight at once: memory stays under 4 x 8 MiB. */
 export const PART_BYTES = 8 << 20;
@@ -89,6 +89,8 @@ async function drainListed(dir: string, client: S3Client, result: DrainResult, t
           return false;
         }
         await removePending(dir, name);
+        // Best effort: the agent's next hook queues the transcript again anyway.
+        if (item.kind === 'transcript') await requeueIfGrown(dir, client, item).catch(() => undefined);
         // Done: a transcript entry of this name queued again later is a new request (it grew since).
         tried.delete(name);
         return true;
@@ -202,6 +204,18 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Ou
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * An agent that queued its transcript again while the copy went up found the entry still there and left it: a file
+ * grown past the copy is queued anew. Checked after the entry's removal, so no growth slips in between.
+ */
+async function requeueIfGrown(dir: string, client: S3Client, item: PendingUpload): Promise<void> {
+  const st = await fsp.stat(item.file).catch(() => undefined);
+  if (!st?.isFile()) return;
+  const loc = parseS3Url(item.store);
+  if ((await sizeAt(client, loc.bucket, transcriptKey(loc, item.agent, item.sessionId))) === st.size) return;
+  await enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId });
 }
 
 /** One object from a stream, in parts above PART_BYTES (lib-storage holds PARTS_IN_FLIGHT of them, never the whole). */

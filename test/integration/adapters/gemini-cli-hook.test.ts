@@ -46,6 +46,23 @@ function bigOutput(lines: number, failureAt: number, failure: string): string {
 }
 
 describe('dist/gemini-cli-hook.js', () => {
+  it("at a turn's end (AfterAgent) queues the session file of a session with blobs and a bucket, and answers nothing", () => {
+    const queue = path.join(tmp, 'uploads');
+    // A bucket nobody answers at: the uploader the hook starts fails and leaves the queue as it is.
+    const env = { SPILLWAY_STORE: 's3://bucket/team', SPILLWAY_UPLOAD_QUEUE: queue, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' };
+    const afterAgent = JSON.stringify({ ...JSON.parse(event('')), hook_event_name: 'AfterAgent', prompt: 'build it', prompt_response: 'done', stop_hook_active: false });
+    const transcripts = () => (fs.existsSync(queue) ? fs.readdirSync(queue).filter((n) => n.startsWith('transcript-')) : []);
+    // No blob of Spillway's in the session yet: nothing to send.
+    expect(runHook(afterAgent, env)).toMatchObject({ status: 0, stdout: '' });
+    expect(transcripts()).toEqual([]);
+    expect(runHook(event(shell(bigOutput(3000, 10, 'error: boom'))), env).status).toBe(0);
+    for (const name of transcripts()) fs.rmSync(path.join(queue, name));
+    expect(runHook(afterAgent, env)).toMatchObject({ status: 0, stdout: '' });
+    const [entry, ...more] = transcripts();
+    expect(more).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(path.join(queue, entry!), 'utf8'))).toMatchObject({ kind: 'transcript', agent: 'gemini-cli', sessionId: '0a1b2c3d-aaaa-bbbb-cccc-000000000001', file: JSON.parse(afterAgent).transcript_path });
+  });
+
   it('answers a large shell output with a read_file of its digest; the blob holds the output whole', () => {
     const output = bigOutput(3000, 1700, 'src/app.c:17:3: error: expected ‘;’ before ‘}’ token');
     const res = runHook(event(shell(output)));

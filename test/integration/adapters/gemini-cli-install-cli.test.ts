@@ -51,6 +51,7 @@ describe('hook install gemini-cli --project', () => {
   it('without --trust: says what to do, records nothing; Gemini warns once, trusts it itself and runs the hook', async () => {
     const r = await projectRun(false);
     expect(r.install.stdout).toContain(`added AfterTool hook (matcher "run_shell_command")`);
+    expect(r.install.stdout).toContain(`added AfterAgent hook`);
     expect(r.install.stdout).toContain(`wrote ${path.join(r.workDir, '.gemini', 'settings.json')}`);
     expect(r.install.stdout).toMatch(/run this install again with --trust/);
     expect(r.trustedBefore).toBeUndefined();

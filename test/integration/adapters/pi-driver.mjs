@@ -190,6 +190,20 @@ async function runSession({ settings, sessionManager, steps, contextWindow = 50_
   return sessionManager.getSessionFile();
 }
 
+/**
+ * With a bucket configured, the closing answer comes once the background uploader has emptied the queue, as a
+ * slow last API call would: the session file's copy queued at the last spill is then already up, without it.
+ */
+const closing = (text) => async (context) => {
+  report.requests.push(toolResultTexts(context));
+  const queue = process.env.SPILLWAY_STORE && process.env.SPILLWAY_UPLOAD_QUEUE;
+  for (let waited = 0; queue && waited < 30_000; waited += 50) {
+    if (!fs.existsSync(queue) || !fs.readdirSync(queue).some((n) => n.endsWith('.pending.json'))) break;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return fauxAssistantMessage(text);
+};
+
 const call = (name, args, id) => fauxAssistantMessage(fauxToolCall(name, args, { id }), { stopReason: 'toolUse' });
 
 try {
@@ -212,7 +226,7 @@ try {
           // Output that merely names a pi-like log outside pi's folder: no log of this call, left as it is.
           seeing(call('bash', { command: 'mkdir -p "$TMPDIR/elsewhere" && seq 1 100000 > "$TMPDIR/elsewhere/pi-bash-0123abcd.log" && echo "hit: [Showing lines 1-5 of 9. Full output: $TMPDIR/elsewhere/pi-bash-0123abcd.log]"' }, 'call_bash_echo_notice')),
           seeing(call('big', { n: 3_000, tag: 'small' }, 'call_small_1')),
-          seeing(fauxAssistantMessage('done')),
+          closing('done'),
         ],
       ],
     });
@@ -221,7 +235,7 @@ try {
     await runSession({
       settings,
       sessionManager: SessionManager.open(file, sessionDir),
-      steps: [[seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_3')), seeing(fauxAssistantMessage('done again'))]],
+      steps: [[seeing(call('big', { n: 100_000, tag: 'alpha' }, 'call_big_3')), closing('done again')]],
     });
   } else if (scenario === 'parallel') {
     // One assistant message with two calls whose results are identical: pi runs

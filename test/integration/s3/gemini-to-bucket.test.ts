@@ -1,7 +1,7 @@
-// The real Gemini CLI (offline, against the mock Gemini API) with Spillway's AfterTool hook and
-// SPILLWAY_STORE=s3://… against a real Ceph RGW: the hook's blobs go to the bucket with their records, the hook sends
-// the session file along, and `turns` and `list` on the bucket then give the answers they give on the local copy,
-// each blob tied to the call whose digest named it.
+// The real Gemini CLI (offline, against the mock Gemini API) with Spillway's AfterTool and AfterAgent hooks and
+// SPILLWAY_STORE=s3://… against a real Ceph RGW: the hook's blobs go to the bucket with their records, the hooks send
+// the session file along (the closing answer's included), and `turns` and `list` on the bucket then give the answers
+// they give on the local copy, every call, each blob tied to the call whose digest named it.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,7 +13,7 @@ import { geminiDirs, offlineGeminiEnv, runGemini, shellScript, startMockGemini }
 import { MANIFEST_NAME, readManifest } from '../../../src/spill/manifest';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { uploadAll } from '../../s3/upload-all';
+import { queueEmptied, uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -45,7 +45,14 @@ describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () =>
     // Two failing builds spilled, then a small command: its hook queues the session file again once the second
     // build's digest is in it (a digest enters the file only after its hook answered).
     const commands = [failingBuild(300_000, 2, () => 0.37, 0).command, failingBuild(120_000, 1, () => 0.61, 1).command, 'echo ok'];
-    const mock = await startMockGemini(shellScript(commands, 'done'));
+    const script = shellScript(commands, 'done');
+    // The closing answer once the copies queued so far are up, as a slow last call would: the session file's copy
+    // then lacks it unless the file is queued again at the turn's end.
+    const mock = await startMockGemini(async (req) => {
+      const reply = script(req);
+      if (reply.kind === 'text' && reply.text === 'done') await queueEmptied(queue);
+      return reply;
+    });
     const run = await runGemini({ script: geminiScript, prompt: 'Build it', cwd: workDir, env: { ...offlineGeminiEnv({ home, baseUrl: mock.url }), ...bucketEnv } });
     await mock.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
@@ -63,7 +70,7 @@ describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () =>
     expect(spilled.size).toBe(2);
     const copy = await rgw.client().send(new GetObjectCommand({ Bucket: BUCKET, Key: `team/gemini-cli/${sessionId}/transcript.jsonl` }));
     expect(await copy.Body!.transformToString()).toContain(sessionId);
-    const { local } = expectSameAnswers({ root: ROOT, agent: 'gemini-cli', sessionId, localEnv: { HOME: home }, remoteEnv: rgw.env, travels: (b) => spilled.has(b.path) });
+    const { local } = expectSameAnswers({ root: ROOT, agent: 'gemini-cli', sessionId, localEnv: { HOME: home }, remoteEnv: rgw.env, travels: (b) => spilled.has(b.path), everyCall: true });
     // Each blob is tied to Gemini's own call (the one whose digest named it), not to the hook's record.
     const byRecord = new Set(records.map((r) => r.toolCallId));
     for (const b of local.blobs.filter((b) => spilled.has(b.path))) expect(byRecord.has(b.toolCallId!), b.toolCallId).toBe(false);

@@ -15,7 +15,7 @@ import { startMockOpenAI } from '../adapters/helpers/mock-openai';
 import { makeOpencodeHome, runOpencode } from '../adapters/helpers/opencode-run';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { uploadAll } from '../../s3/upload-all';
+import { queueEmptied, uploadAll } from '../../s3/upload-all';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
 const repo = path.resolve(__dirname, '../../..');
@@ -61,17 +61,21 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
     const builds = [failingBuild(300_000, 2, () => 0.37, 0), failingBuild(120_000, 1, () => 0.61, 1)];
     const h = await makeOpencodeHome();
     try {
-      const mock = await startMockOpenAI((req) => {
+      const queue = path.join(h.root, 'uploads');
+      const mock = await startMockOpenAI(async (req) => {
         // opencode's title request has no tools: answer it with text.
         if (!Array.isArray(req.tools)) return { kind: 'text', text: 'title' };
         const done = req.messages.filter((m) => m.role === 'tool').length;
         const build = builds[done];
-        return build ? { kind: 'tool_call', name: 'bash', args: { command: build.command, description: 'build' } } : { kind: 'text', text: 'done' };
+        if (build) return { kind: 'tool_call', name: 'bash', args: { command: build.command, description: 'build' } };
+        // The closing answer once the copies queued so far are up, as a slow last call would: the record's copy
+        // then lacks this call unless it is queued again.
+        await queueEmptied(queue);
+        return { kind: 'text', text: 'done' };
       });
       h.writeConfig(mock.baseURL, { permission: { bash: { '*': 'allow' } } });
       const install = spawnSync(process.execPath, [cli, 'hook', 'install', 'opencode', '--user'], { encoding: 'utf8', env: { ...process.env, ...h.env } });
       expect(install.status, install.stderr).toBe(0);
-      const queue = path.join(h.root, 'uploads');
       const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
       const run = await runOpencode(h, 'build it', bucketEnv);
       await mock.close();
@@ -84,11 +88,9 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
       const sessionId = fs.readdirSync(root).find((n) => n.startsWith('ses_'))!;
       const calls = fs.readFileSync(path.join(root, sessionId, '.spillway-calls.jsonl'));
       const copy = Buffer.from(await (await rgw.client().send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/${sessionId}/transcript.jsonl` }))).Body!.transformToByteArray());
-      // The record as it was when last queued (after a call): `opencode run` exits as soon as the session is idle,
-      // which may cut the last call's queueing short.
-      expect(copy.length).toBeGreaterThan(0);
-      expect(calls.subarray(0, copy.length).equals(copy)).toBe(true);
-      const { local } = expectSameAnswers({ root: ROOT, agent: 'opencode', sessionId, localEnv: h.env, remoteEnv: rgw.env });
+      // The whole record, its last call's line included: it is queued again once the session is idle.
+      expect(copy.equals(calls)).toBe(true);
+      const { local } = expectSameAnswers({ root: ROOT, agent: 'opencode', sessionId, localEnv: h.env, remoteEnv: rgw.env, everyCall: true });
       expect(local.blobs.map((b) => b.turn)).toEqual([1, 2]);
     } finally {
       fs.rmSync(h.root, { recursive: true, force: true });

@@ -5,9 +5,10 @@
 import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueTranscript } from '../../../src/spill/remote/upload-queue';
 import { startProxy, type Proxy } from '../../s3/proxy';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { tempDir } from '../../unit/spill/temp-dirs';
@@ -128,6 +129,32 @@ describe('upload faults (real RGW)', () => {
     expect(ok).toMatchObject({ code: 0, stdout: 'uploaded 0, already there 1, local blob gone 0, still queued 0\n' });
     const got = await rgw.client().send(new GetObjectCommand({ Bucket: 'fault-spills', Key: key }));
     expect(await got.Body!.transformToString()).toBe('the first copy');
+  });
+
+  it("a transcript that grows while its copy goes up is sent again in the same run (the agent's own re-queue found the entry there)", async () => {
+    const home = tempDir('spillway-s3fault-');
+    const queue = path.join(home, 'uploads');
+    const env = { ...rgw.env, AWS_ENDPOINT_URL: proxy.endpoint, XDG_STATE_HOME: home, SPILLWAY_UPLOAD_QUEUE: queue };
+    const transcript = path.join(home, 'session.jsonl');
+    writeFileSync(transcript, '{"turn":1}\n');
+    await enqueueTranscript(queue, { store: 's3://fault-spills/grows', file: transcript, agent: 'pi', sessionId: 'grows' });
+    // The agent writes its closing answer while the first copy is on its way; its queueing finds the entry there.
+    let grown = false;
+    proxy.onRequest = (method, reqPath) => {
+      if (method !== 'PUT' || !reqPath.endsWith('/grows/pi/grows/transcript.jsonl') || grown) return;
+      grown = true;
+      appendFileSync(transcript, '{"turn":2,"answer":"done"}\n');
+    };
+    try {
+      let r = await cliRun(['upload'], env);
+      while (/another upload is running/.test(r.stdout)) r = await cliRun(['upload'], env);
+      expect(r).toMatchObject({ code: 0, stdout: 'uploaded 2, already there 0, local blob gone 0, still queued 0\n' });
+    } finally {
+      proxy.onRequest = undefined;
+    }
+    expect(grown).toBe(true);
+    const got = await rgw.client().send(new GetObjectCommand({ Bucket: 'fault-spills', Key: 'grows/pi/grows/transcript.jsonl' }));
+    expect(await got.Body!.transformToString()).toBe(readFileSync(transcript, 'utf8'));
   });
 
   describe('mid-multipart (a 30 MB blob: four parts)', () => {

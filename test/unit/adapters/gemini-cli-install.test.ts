@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BEGIN_MARK, geminiHookEntry, geminiSettingsPath, installGeminiHook, uninstallGeminiHook } from '../../../src/adapters/gemini-cli-install';
+import { BEGIN_MARK, geminiAfterAgentEntry, geminiHookEntry, geminiSettingsPath, installGeminiHook, uninstallGeminiHook } from '../../../src/adapters/gemini-cli-install';
 import { parseJsoncSpans } from '../../../src/adapters/jsonc-spans';
 
 const COMMAND = "'/usr/bin/node' '/opt/spillway/dist/gemini-cli-hook.js'";
@@ -28,6 +28,7 @@ const SHAPES: Record<string, string> = {
   'hooks without AfterTool': '{\n\t"hooks": {\n\t\t"BeforeTool": [ { "matcher": "write_file", "hooks": [ { "type": "command", "command": "audit" } ] } ]\n\t}\n}',
   'an AfterTool list of the user\'s own': '{"hooks":{"AfterTool":[{"matcher":"read_file","hooks":[{"type":"command","command":"mine"}]}]},"general":{"vimMode":true}}\n',
   'empty AfterTool and hooks objects': '{ "hooks": { "AfterTool": [] } }',
+  'an AfterAgent list of the user\'s own and no AfterTool': '{\n  "hooks": {\n    "AfterAgent": [{"hooks": [{"type": "command", "command": "notify-done"}]}]\n  }\n}\n',
   'an empty object': '{}',
   'strings that look like comments or hold escaped quotes': '{\n  "mcpServers": {"web": {"url": "http://127.0.0.1:8080/mcp // not a comment", "note": "/* nor this */ \\" and a quote"}},\n  "hooks": {"Notification": []}\n}\n',
   'CRLF line ends and a block comment before the object': '/* managed by dotfiles */\r\n{\r\n  "hooks": {\r\n    "AfterTool": [\r\n      {"matcher": "web_fetch", "hooks": [{"type": "command", "command": "log-fetch"}]}\r\n    ]\r\n  }\r\n}\r\n',
@@ -44,10 +45,12 @@ describe('hook install gemini-cli', () => {
     const afterTool = settings.hooks.AfterTool as Array<{ matcher: string; hooks: Array<{ command: string; name: string }> }>;
     expect(afterTool[0]).toEqual(JSON.parse(geminiHookEntry(COMMAND)));
     expect(afterTool[0]!.hooks[0]!.command).toBe(COMMAND);
+    expect(settings.hooks.AfterAgent[0]).toEqual(JSON.parse(geminiAfterAgentEntry(COMMAND)));
     // Everything the user had is still there.
     const before = loaded(original);
     for (const key of Object.keys(before)) if (key !== 'hooks') expect(settings[key]).toEqual(before[key]);
-    for (const [event, list] of Object.entries(before.hooks ?? {})) expect(settings.hooks[event].slice(event === 'AfterTool' ? 1 : 0)).toEqual(list);
+    const ours = new Set(['AfterTool', 'AfterAgent']);
+    for (const [event, list] of Object.entries(before.hooks ?? {})) expect(settings.hooks[event].slice(ours.has(event) ? 1 : 0)).toEqual(list);
     expect((await installGeminiHook(file, COMMAND)).changes[0]).toMatch(/already installed/);
     const removed = await uninstallGeminiHook(file);
     expect(removed.changed).toBe(true);
@@ -69,10 +72,32 @@ describe('hook install gemini-cli', () => {
     const result = await installGeminiHook(file, "'/other/node' '/new/gemini-cli-hook.js'");
     expect(result.changes[0]).toMatch(/replaced/);
     const text = fs.readFileSync(file, 'utf8');
-    expect(text.split(BEGIN_MARK)).toHaveLength(2);
-    expect(loaded(text).hooks.AfterTool[0].hooks[0].command).toBe("'/other/node' '/new/gemini-cli-hook.js'");
+    expect(text.split(BEGIN_MARK)).toHaveLength(3);
+    expect(loaded(text).hooks.AfterTool.map((e: any) => e.hooks[0].command)).toEqual(["'/other/node' '/new/gemini-cli-hook.js'"]);
+    expect(loaded(text).hooks.AfterAgent.map((e: any) => e.hooks[0].command)).toEqual(["'/other/node' '/new/gemini-cli-hook.js'"]);
     await uninstallGeminiHook(file);
     expect(fs.readFileSync(file, 'utf8')).toBe(original);
+  });
+
+  it("upgrades an older install (AfterTool alone) to both entries, and uninstall still restores the user's bytes", async () => {
+    const original = '{\n  "hooks": {\n    "AfterTool": [{"matcher": "web_fetch", "hooks": []}]\n  }\n}\n';
+    const older = original.replace('"AfterTool": [', `"AfterTool": [\n      ${BEGIN_MARK} ${geminiHookEntry(COMMAND)}, /* spillway: end */`);
+    fs.writeFileSync(file, older);
+    const result = await installGeminiHook(file, COMMAND);
+    expect(result.changes[0]).toMatch(/replaced/);
+    const settings = loaded(fs.readFileSync(file, 'utf8'));
+    expect(settings.hooks.AfterTool).toHaveLength(2);
+    expect(settings.hooks.AfterAgent).toEqual([JSON.parse(geminiAfterAgentEntry(COMMAND))]);
+    expect((await installGeminiHook(file, COMMAND)).changed).toBe(false);
+    await uninstallGeminiHook(file);
+    expect(fs.readFileSync(file, 'utf8')).toBe(original);
+  });
+
+  it('refuses an AfterAgent that is not an array and changes nothing', async () => {
+    const text = '{ "hooks": { "AfterAgent": {} } }';
+    fs.writeFileSync(file, text);
+    await expect(installGeminiHook(file, COMMAND)).rejects.toThrow(/"hooks.AfterAgent" is not an array/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
   });
 
   it('keeps edits the user made elsewhere in the file after installing', async () => {

@@ -30,7 +30,8 @@ export interface MockGemini {
   close(): Promise<void>;
 }
 
-export async function startMockGemini(script: (req: GenerateRequest) => GeminiReply): Promise<MockGemini> {
+/** `script` may answer later (a promise): a slow API call. */
+export async function startMockGemini(script: (req: GenerateRequest) => GeminiReply | Promise<GeminiReply>): Promise<MockGemini> {
   const requests: Array<GenerateRequest & { model: string }> = [];
   let counter = 0;
   const server = http.createServer((req, res) => {
@@ -57,20 +58,21 @@ export async function startMockGemini(script: (req: GenerateRequest) => GeminiRe
         return;
       }
       requests.push({ ...body, model: model! });
-      const reply = script(body);
-      counter++;
-      const part: GeminiPart = reply.kind === 'call' ? { functionCall: { id: `call_mock${String(counter).padStart(4, '0')}`, name: reply.name, args: reply.args } } : { text: reply.text };
-      const response = {
-        candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: 20, totalTokenCount: promptTokens + 20 },
-        modelVersion: model,
-      };
-      if (method === 'generateContent') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      res.end(`data: ${JSON.stringify(response)}\r\n\r\n`);
+      void Promise.resolve(script(body)).then((reply) => {
+        counter++;
+        const part: GeminiPart = reply.kind === 'call' ? { functionCall: { id: `call_mock${String(counter).padStart(4, '0')}`, name: reply.name, args: reply.args } } : { text: reply.text };
+        const response = {
+          candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: 20, totalTokenCount: promptTokens + 20 },
+          modelVersion: model,
+        };
+        if (method === 'generateContent') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(response));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.end(`data: ${JSON.stringify(response)}\r\n\r\n`);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

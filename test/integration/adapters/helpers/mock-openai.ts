@@ -50,7 +50,8 @@ export function toolResults(req: ChatRequest): Map<string, string> {
   return out;
 }
 
-export async function startMockOpenAI(script: (req: ChatRequest) => OpenAIReply): Promise<MockOpenAI> {
+/** `script` may answer later (a promise): a slow API call. */
+export async function startMockOpenAI(script: (req: ChatRequest) => OpenAIReply | Promise<OpenAIReply>): Promise<MockOpenAI> {
   const requests: ChatRequest[] = [];
   let counter = 0;
   const server = http.createServer((req, res) => {
@@ -69,28 +70,29 @@ export async function startMockOpenAI(script: (req: ChatRequest) => OpenAIReply)
         return;
       }
       requests.push(body);
-      const reply = script(body);
-      const n = ++counter;
-      const id = `chatcmpl-mock${n}`;
-      const created = Math.floor(Date.now() / 1000);
-      const model = body.model ?? 'mock';
-      const usage = reply.usage
-        ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens }
-        : { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 10, total_tokens: 0 };
-      const toolCall = reply.kind === 'tool_call' ? { id: `call_mock${String(n).padStart(4, '0')}`, type: 'function', function: { name: reply.name, arguments: JSON.stringify(reply.args) } } : undefined;
-      const finish = toolCall ? 'tool_calls' : 'stop';
-      if (!body.stream) {
-        const message = toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: reply.kind === 'text' ? reply.text : '' };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const send = (delta: unknown, finishReason: string | null, extra: Record<string, unknown> = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
-      if (toolCall) send({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...toolCall }] }, null);
-      else send({ role: 'assistant', content: reply.kind === 'text' ? reply.text : '' }, null);
-      send({}, finish, { usage });
-      res.end('data: [DONE]\n\n');
+      void Promise.resolve(script(body)).then((reply) => {
+        const n = ++counter;
+        const id = `chatcmpl-mock${n}`;
+        const created = Math.floor(Date.now() / 1000);
+        const model = body.model ?? 'mock';
+        const usage = reply.usage
+          ? { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens }
+          : { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 10, total_tokens: 0 };
+        const toolCall = reply.kind === 'tool_call' ? { id: `call_mock${String(n).padStart(4, '0')}`, type: 'function', function: { name: reply.name, arguments: JSON.stringify(reply.args) } } : undefined;
+        const finish = toolCall ? 'tool_calls' : 'stop';
+        if (!body.stream) {
+          const message = toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: reply.kind === 'text' ? reply.text : '' };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        const send = (delta: unknown, finishReason: string | null, extra: Record<string, unknown> = {}) =>
+          res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+        if (toolCall) send({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...toolCall }] }, null);
+        else send({ role: 'assistant', content: reply.kind === 'text' ? reply.text : '' }, null);
+        send({}, finish, { usage });
+        res.end('data: [DONE]\n\n');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
