@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { geminiOptionsFromEnv, handleGeminiHookInput } from '../adapters/gemini-cli-hook';
 import { defaultGeminiHookCommand, GEMINI_HOOK_NAME, geminiSettingsPath, installGeminiHook, uninstallGeminiHook } from '../adapters/gemini-cli-install';
 import { trustGeminiHook } from '../adapters/gemini-cli-trust';
+import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { readAll, UsageError, type CliIO } from './io';
 import { parseInstallFlags } from './install-flags';
 
@@ -25,6 +26,8 @@ export async function geminiCliHookCommand(io: CliIO): Promise<number> {
   // Whatever happens, exit 0: a failing hook must never turn into a failed tool call.
   const line = await handleGeminiHookInput((await readAll(io.stdin())).toString('utf8'), { ...geminiOptionsFromEnv(io.env), warn: (m) => io.stderr(`spillway: ${m}\n`) });
   if (line !== undefined) io.stdout(line);
+  // The answer is out: copies owed to a bucket go up in a process of their own (as dist/gemini-cli-hook.js does).
+  await uploadQueuedInBackground(io.env);
   return 0;
 }
 

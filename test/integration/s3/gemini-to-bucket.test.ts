@@ -2,7 +2,7 @@
 // SPILLWAY_STORE=s3://… against a real Ceph RGW: the hook's blobs go to the bucket with their records, the hooks send
 // the session file along (the closing answer's included), and `turns` and `list` on the bucket then give the answers
 // they give on the local copy, every call, each blob tied to the call whose digest named it.
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -75,4 +75,31 @@ describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () =>
     const byRecord = new Set(records.map((r) => r.toolCallId));
     for (const b of local.blobs.filter((b) => spilled.has(b.path))) expect(byRecord.has(b.toolCallId!), b.toolCallId).toBe(false);
   }, 600_000);
+
+  it('through the full CLI too (`spillway hook gemini-cli`): the hook starts the uploader, and the copy goes up with no `spillway upload`', async () => {
+    const projectTemp = path.join(tmp, 'cli-home', '.gemini', 'tmp', 'proj');
+    fs.mkdirSync(path.join(projectTemp, 'chats'), { recursive: true });
+    const sessionId = '0a1b2c3d-aaaa-bbbb-cccc-000000000002';
+    const transcript = path.join(projectTemp, 'chats', 'session-2026-01-01T00-00-0a1b2c3d.jsonl');
+    fs.writeFileSync(transcript, `${JSON.stringify({ sessionId })}\n`);
+    const output = Array.from({ length: 3000 }, (_, i) => (i === 1500 ? 'error: the failure line' : `step ${i + 1} compiled fine`)).join('\n');
+    const event = {
+      session_id: sessionId,
+      transcript_path: transcript,
+      cwd: tmp,
+      hook_event_name: 'AfterTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command: 'make all' },
+      tool_response: { llmContent: `<untrusted_context>\nOutput: ${output}\nExit Code: 2\nProcess Group PGID: 77\n</untrusted_context>`, returnDisplay: 'x' },
+    };
+    const queue = path.join(tmp, 'cli-uploads');
+    const env = { ...process.env, ...rgw.env, SPILLWAY_STORE: `s3://${BUCKET}/cli`, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
+    const r = spawnSync(process.execPath, [cli, 'hook', 'gemini-cli'], { input: JSON.stringify(event), encoding: 'utf8', env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('tailToolCallRequest');
+    await queueEmptied(queue);
+    const keys = (await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `cli/gemini-cli/${sessionId}/` }))).Contents?.map((o) => o.Key!) ?? [];
+    expect(keys.filter((k) => k.endsWith('.txt'))).toHaveLength(1);
+    expect(keys).toContain(`cli/gemini-cli/${sessionId}/transcript.jsonl`);
+  }, 120_000);
 });
