@@ -6,10 +6,9 @@
 // The temporary folder is writable by the sandboxed command, so nothing in it
 // is trusted: folders are checked (real, ours, 0700), files opened without
 // following symlinks, and the final name is made here from the session id.
-import { constants as C, existsSync, promises as fsp, type Stats } from 'node:fs';
+import { constants as C, promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { sanitizeSegment } from '../spill/local-store';
-import { MANIFEST_NAME } from '../spill/manifest';
 import { isMirrored } from '../spill/open-store';
 import { labelFor } from '../spill/policy';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
@@ -57,10 +56,7 @@ async function queueRollout(opts: CodexMoveOptions): Promise<boolean> {
   if (!opts.transcript) return false;
   const sessionDir = path.join(opts.codexHome, CODEX_SPILL_FOLDER, sanitizeSegment(opts.sessionId));
   const store = codexSessionStore(path.dirname(sessionDir), sessionDir, opts.logger);
-  // The session folder is made before any command runs: only its manifest says a blob is there.
-  if (!isMirrored(store) || !existsSync(path.join(sessionDir, MANIFEST_NAME))) return false;
-  await store.queueTranscript(path.basename(sessionDir), opts.transcript);
-  return true;
+  return isMirrored(store) && (await store.queueTranscriptIfSpilled(path.basename(sessionDir), opts.transcript));
 }
 
 async function moveFolder(folder: string, opts: CodexMoveOptions): Promise<string[]> {

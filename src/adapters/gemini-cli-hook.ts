@@ -11,11 +11,10 @@
 // (each turn's end) only sends the session file to a bucket, closing answer
 // included, and answers nothing.
 import { randomBytes } from 'node:crypto';
-import { constants as C, existsSync, promises as fsp } from 'node:fs';
+import { constants as C, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { digestText } from '../spill/digest';
 import { LOCAL_RETRIEVAL_HINT, sanitizeSegment, type LocalSpillStore } from '../spill/local-store';
-import { MANIFEST_NAME } from '../spill/manifest';
 import { isMirrored, openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor, MIN_DIGEST_BYTES } from '../spill/policy';
 import { utf8Bytes } from '../spill/text';
@@ -156,9 +155,8 @@ function sessionStore(projectTemp: string, sessionId: string, options: GeminiHoo
 async function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOptions): Promise<void> {
   const projectTemp = projectTempDir(event.transcript_path);
   if (!projectTemp) return;
-  const { sessionDir, store } = sessionStore(projectTemp, event.session_id, options);
-  // Gemini writes its own outputs in that folder: only Spillway's manifest says a blob of ours is there.
-  if (isMirrored(store) && existsSync(path.join(sessionDir, MANIFEST_NAME))) await store.queueTranscript(event.session_id, event.transcript_path);
+  const { store } = sessionStore(projectTemp, event.session_id, options);
+  if (isMirrored(store)) await store.queueTranscriptIfSpilled(event.session_id, event.transcript_path);
 }
 
 /**

@@ -3,12 +3,11 @@
 // the path of the whole output, or opencode's own text when it is small).
 // Captures live in `<XDG_DATA_HOME>/opencode/spillway/<session>/<call>.log`
 // with Spillway's manifest beside them; a capture that is not kept is deleted.
-import { constants as C, existsSync, promises as fsp } from 'node:fs';
+import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { digestFile } from '../spill/digest';
 import { sanitizeSegment, type LocalSpillStore } from '../spill/local-store';
-import { MANIFEST_NAME } from '../spill/manifest';
 import { isMirrored, openSpillStore } from '../spill/open-store';
 import { DEFAULT_DIGEST_BYTES, DEFAULT_MAX_INLINE_BYTES, labelFor } from '../spill/policy';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
@@ -142,12 +141,8 @@ function sessionStore(opts: OpencodeCaptureOptions, dir: string): LocalSpillStor
  * folder: its turns), queued again after each call as it grows.
  */
 export async function queueCallsRecord(opts: OpencodeCaptureOptions, sessionId: string, file: string): Promise<void> {
-  const dir = path.dirname(file);
-  const store = sessionStore(opts, dir);
-  // A session none of whose outputs was kept has nothing in the bucket to give turns to.
-  if (!isMirrored(store) || !existsSync(path.join(dir, MANIFEST_NAME))) return;
-  await store.queueTranscript(sessionId, file);
-  await uploadQueuedInBackground(opts.env);
+  const store = sessionStore(opts, path.dirname(file));
+  if (isMirrored(store) && (await store.queueTranscriptIfSpilled(sessionId, file))) await uploadQueuedInBackground(opts.env);
 }
 
 /**

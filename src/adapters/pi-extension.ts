@@ -7,7 +7,7 @@
 //
 // Loaded by pi from this package's `"pi": {"extensions": [...]}` entry. Only
 // pi's *types* are imported, so nothing of pi is bundled or loaded from here.
-import { existsSync, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type {
@@ -24,7 +24,6 @@ import { BudgetTracker } from '../spill/budget';
 import { checkFraction, checkSizes } from '../spill/checked-options';
 import { digestFile } from '../spill/digest';
 import { hashAndCount, LOCAL_RETRIEVAL_HINT, type LocalSpillStore } from '../spill/local-store';
-import { MANIFEST_NAME } from '../spill/manifest';
 import { isMirrored, openSpillStore } from '../spill/open-store';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import { createSpillPolicy, labelFor, MIN_DIGEST_BYTES, type SpillPolicy } from '../spill/policy';
@@ -304,11 +303,7 @@ async function spill(ctx: ExtensionContext, config: PiSpillConfig, logger: Spill
 /** `<sessionDir>/<sessionId>-blobs/`, as pi-condense lays them out; the session folder is the store root. */
 function storeFor(sessionDir: string, logger: SpillLogger): LocalSpillStore {
   const root = path.resolve(sessionDir);
-  return openSpillStore({ root, layout: { dirFor: (owner) => blobDir(root, owner.sessionId) }, agent: 'pi', logger });
-}
-
-function blobDir(sessionDir: string, sessionId: string): string {
-  return path.join(path.resolve(sessionDir), `${sessionId}-blobs`);
+  return openSpillStore({ root, layout: { dirFor: (owner) => path.join(root, `${owner.sessionId}-blobs`) }, agent: 'pi', logger });
 }
 
 /**
@@ -322,10 +317,7 @@ async function queueSessionFile(ctx: ExtensionContext, logger: SpillLogger): Pro
   if (!sessionDir || !sessionId || !file) return;
   try {
     const store = storeFor(sessionDir, logger);
-    // A session Spillway never spilled from has nothing in the bucket to give turns to.
-    if (!isMirrored(store) || !existsSync(path.join(blobDir(sessionDir, sessionId), MANIFEST_NAME))) return;
-    await store.queueTranscript(sessionId, file);
-    await uploadQueuedInBackground(process.env);
+    if (isMirrored(store) && (await store.queueTranscriptIfSpilled(sessionId, file))) await uploadQueuedInBackground(process.env);
   } catch (err) {
     logger.warn(`session file not queued for the bucket: ${(err as Error).message}`);
   }

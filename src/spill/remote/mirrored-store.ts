@@ -3,8 +3,10 @@
 // own tools), and each new blob, and each file the agent wrote itself and had
 // recorded, is queued (upload-queue.ts) before the save returns. A detached
 // process uploads it later, so a slow or absent bucket never delays the agent.
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { boundedArgs, LocalSpillStore, type ExternalSpill, type LocalSpillStoreOptions, type StagedText } from '../local-store';
+import { MANIFEST_NAME } from '../manifest';
 import type { SaveTextSpill, SpillOwner, SpillRef } from '../types';
 import { blobKeys, s3Url, type S3Location } from './s3-location';
 import { enqueueTranscript, enqueueUpload } from './upload-queue';
@@ -59,6 +61,17 @@ export class MirroredSpillStore extends LocalSpillStore {
     } catch (err) {
       this.warn?.(`could not queue the transcript's copy to ${s3Url(this.location)}: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * Queues the transcript of a session this store has blobs of (its manifest is in the session's blob folder, which
+   * the agent may have made, or share with its own files, before any spill). True when queued: a session Spillway
+   * never spilled from has nothing in the bucket to give turns to.
+   */
+  async queueTranscriptIfSpilled(sessionId: string, file: string): Promise<boolean> {
+    if (!existsSync(path.join(this.layout.dirFor({ sessionId }), MANIFEST_NAME))) return false;
+    await this.queueTranscript(sessionId, file);
+    return true;
   }
 
   /** `s3://BUCKET/KEY` of this session's copy of the blob with these bytes. */
