@@ -156,7 +156,8 @@ async function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOp
   const projectTemp = projectTempDir(event.transcript_path);
   if (!projectTemp) return;
   const { store } = sessionStore(projectTemp, event.session_id, options);
-  if (isMirrored(store)) await store.queueTranscriptIfSpilled(event.session_id, event.transcript_path);
+  // The session file does not name the project: its folder's name, the session's title in the folder, goes along.
+  if (isMirrored(store)) await store.queueTranscriptIfSpilled(event.session_id, event.transcript_path, path.basename(projectTemp));
 }
 
 /**

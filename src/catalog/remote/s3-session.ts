@@ -6,7 +6,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ManifestRecord } from '../../spill/manifest';
-import { keySegment, recordKeyFor, s3Url, TRANSCRIPT_NAME, type S3Location } from '../../spill/remote/s3-location';
+import { keySegment, recordKeyFor, s3Url, TITLE_METADATA, TRANSCRIPT_NAME, type S3Location } from '../../spill/remote/s3-location';
 import { isoTime } from '../../spill/iso-time';
 import { recordedBlob } from '../sources/common';
 import { SOURCES } from '../sources/index';
@@ -78,9 +78,11 @@ export async function readRemoteSession(client: S3Client, loc: S3Location, ref: 
   let skipped = 0;
   const notes: string[] = [];
   let state: unknown;
+  let storedTitle: string | undefined;
   if (options.transcript && reading) {
     if (transcriptKey) {
       const got = await client.send(new GetObjectCommand({ Bucket: loc.bucket, Key: transcriptKey }));
+      storedTitle = decodedTitle(got.Metadata?.[TITLE_METADATA]);
       const read = await readTranscriptStream(got.Body as Readable, reading.reducer);
       state = read.state;
       skipped += read.skipped;
@@ -103,7 +105,7 @@ export async function readRemoteSession(client: S3Client, loc: S3Location, ref: 
       key: sessionKey,
       source: (source?.name ?? 'spillway') as SourceName,
       id: facts?.id ?? ref.id,
-      ...(facts?.title ? { title: facts.title } : {}),
+      ...(facts?.title || storedTitle ? { title: facts?.title || storedTitle } : {}),
       ...(facts?.cwd ? { cwd: facts.cwd } : {}),
       dir: s3Url(loc, within),
       ...(transcriptKey ? { transcript: s3Url(loc, transcriptKey) } : {}),
@@ -116,6 +118,15 @@ export async function readRemoteSession(client: S3Client, loc: S3Location, ref: 
     },
     calls: facts?.calls ?? [],
   };
+}
+
+/** The title stored with a transcript's copy; undefined when there is none or it is not URI-encoded. */
+function decodedTitle(stored: string | undefined): string | undefined {
+  try {
+    return stored === undefined ? undefined : decodeURIComponent(stored) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Each blob's record, in order: undefined when it has none, null when it is not a record (counted as skipped). */

@@ -53,10 +53,13 @@ export class MirroredSpillStore extends LocalSpillStore {
     return found && { ...found, retrievalHint: this.hint(owner.sessionId, sha256, found.retrievalHint) };
   }
 
-  /** Queues the session's transcript to travel with its blobs (for attribution and the per-turn chart). */
-  async queueTranscript(sessionId: string, file: string): Promise<void> {
+  /**
+   * Queues the session's transcript to travel with its blobs (for attribution and the per-turn chart), with the
+   * session's `title` when the transcript does not hold it.
+   */
+  async queueTranscript(sessionId: string, file: string, title?: string): Promise<void> {
     try {
-      await enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId });
+      await enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId, ...(title !== undefined && { title }) });
       this.queued++;
     } catch (err) {
       this.warn?.(`could not queue the transcript's copy to ${s3Url(this.location)}: ${(err as Error).message}`);
@@ -68,9 +71,9 @@ export class MirroredSpillStore extends LocalSpillStore {
    * the agent may have made, or share with its own files, before any spill). True when queued: a session Spillway
    * never spilled from has nothing in the bucket to give turns to.
    */
-  async queueTranscriptIfSpilled(sessionId: string, file: string): Promise<boolean> {
+  async queueTranscriptIfSpilled(sessionId: string, file: string, title?: string): Promise<boolean> {
     if (!existsSync(path.join(this.layout.dirFor({ sessionId }), MANIFEST_NAME))) return false;
-    await this.queueTranscript(sessionId, file);
+    await this.queueTranscript(sessionId, file, title);
     return true;
   }
 

@@ -58,6 +58,8 @@ export function recordKeyFor(blobKey: string): string {
 
 /** The name of a session's transcript copy, beside its blobs. */
 export const TRANSCRIPT_NAME = 'transcript.jsonl';
+/** The transcript copy's metadata (`x-amz-meta-…`) holding the session's title, URI-encoded (headers are ASCII). */
+export const TITLE_METADATA = 'spillway-title';
 
 export function transcriptKey(loc: S3Location, agent: string, sessionId: string): string {
   return `${loc.prefix}${keySegment(agent)}/${keySegment(sessionId)}/${TRANSCRIPT_NAME}`;

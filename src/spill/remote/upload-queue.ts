@@ -22,6 +22,8 @@ export interface PendingUpload {
   sessionId: string;
   /** The manifest record stored beside the copy. */
   record: Record<string, unknown>;
+  /** A transcript's title where its copy does not hold one (Gemini CLI's project folder), stored with the copy. */
+  title?: string;
 }
 
 /** `$SPILLWAY_UPLOAD_QUEUE`, else `uploads` beside the default spill root (`~/.local/state/spillway/uploads`). */
@@ -47,7 +49,7 @@ export async function enqueueUpload(dir: string, item: PendingUpload): Promise<s
   return name;
 }
 
-export type PendingTranscript = Pick<PendingUpload, 'store' | 'file' | 'agent' | 'sessionId'>;
+export type PendingTranscript = Pick<PendingUpload, 'store' | 'file' | 'agent' | 'sessionId' | 'title'>;
 
 /**
  * Queues a session's transcript: one entry per store and session (named so it sorts after every blob, which go

@@ -12,7 +12,7 @@ import { createReadStream, promises as fsp, constants as C } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { LineIndexer, type LineIndex } from './line-index';
 import { takeQueueLock } from './queue-lock';
-import { blobKeys, parseS3Url, transcriptKey } from './s3-location';
+import { blobKeys, parseS3Url, TITLE_METADATA, transcriptKey } from './s3-location';
 import { describeS3Error } from './s3-client';
 import { enqueueTranscript, ensureQueueDir, isTranscriptEntry, pendingNames, readPending, removePending, type PendingUpload } from './upload-queue';
 
@@ -199,7 +199,7 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Ou
     if ((await sizeAt(client, loc.bucket, key)) === st.size) return 'present';
     // Only the bytes there now: lines the agent appends meanwhile go up with the next entry.
     const body = st.size > 0 ? createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: st.size - 1 }) : '';
-    await streamUp(client, loc.bucket, key, body, st.size, 'application/x-ndjson');
+    await streamUp(client, loc.bucket, key, body, st.size, 'application/x-ndjson', item.title);
     return 'uploaded';
   } finally {
     await handle.close();
@@ -215,12 +215,12 @@ async function requeueIfGrown(dir: string, client: S3Client, item: PendingUpload
   if (!st?.isFile()) return;
   const loc = parseS3Url(item.store);
   if ((await sizeAt(client, loc.bucket, transcriptKey(loc, item.agent, item.sessionId))) === st.size) return;
-  await enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId });
+  await enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId, title: item.title });
 }
 
 /** One object from a stream, in parts above PART_BYTES (lib-storage holds PARTS_IN_FLIGHT of them, never the whole). */
-async function streamUp(client: S3Client, bucket: string, key: string, body: Readable | string, bytes: number, type: string): Promise<void> {
-  const params = { Bucket: bucket, Key: key, Body: body, ContentLength: bytes, ContentType: type };
+async function streamUp(client: S3Client, bucket: string, key: string, body: Readable | string, bytes: number, type: string, title?: string): Promise<void> {
+  const params = { Bucket: bucket, Key: key, Body: body, ContentLength: bytes, ContentType: type, ...(title !== undefined && { Metadata: { [TITLE_METADATA]: encodeURIComponent(title) } }) };
   await new Upload({ client, params, partSize: PART_BYTES, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false }).done();
 }
 

@@ -60,6 +60,8 @@ beforeAll(async () => {
     urls.set(file, `s3://${BUCKET}/${key}.txt`);
   }
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${base}/transcript.jsonl`, Body: transcript }));
+  // The same transcript again, with a title stored beside it that is not URI-encoded (as no uploader writes it).
+  await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${base}-titled/transcript.jsonl`, Body: transcript, Metadata: { 'spillway-title': '%E0%A4%A' } }));
   // Another session and keys of other shapes under the prefix: not this session's.
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: `team/spillway/other/${'0'.repeat(64)}.txt`, Body: 'x\n' }));
   await c.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'team/README', Body: 'not a blob' }));
@@ -96,6 +98,14 @@ describe('turns on an s3:// root (real RGW)', () => {
     // The table too, and --session as another way to name it.
     const localTable = cliRun(['turns', SESSION, '--no-default-roots', '--root', path.join(config, 'projects')]);
     expect(cliRun(['turns', '--session', SESSION, '--root', ROOT], rgw.env).stdout).toBe(localTable.stdout);
+  });
+
+  it("keeps the transcript's own title over a title stored with its copy, and takes a stored title it cannot decode as none", () => {
+    const local = JSON.parse(cliRun(['turns', SESSION, '--json', '--no-default-roots', '--root', path.join(config, 'projects')]).stdout) as { session: { title: string | null } };
+    expect(local.session.title).toEqual(expect.any(String));
+    const remote = cliRun(['turns', `${SESSION}-titled`, '--root', ROOT, '--json'], rgw.env);
+    expect(remote.code, remote.stderr).toBe(0);
+    expect((JSON.parse(remote.stdout) as typeof local).session.title).toBe(local.session.title);
   });
 
   it('says clearly when no such session is in the bucket', () => {
