@@ -2,14 +2,14 @@
 // `spillway hook install claude-code` and SPILLWAY_STORE=s3://… against a real Ceph RGW: the Bash outputs spilled by
 // the shell prefix go to the bucket, the Stop hook sends the transcript at the turn's end, and `turns` on the bucket
 // then gives every call `turns` gives on the local copy, the closing answer's too.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bashScript, CLAUDE_BIN_RELATIVE, claudeDirs, offlineClaudeEnv, runClaude, startMockAnthropic } from '../adapters/helpers/mock-anthropic';
 import { failingBuild } from '../adapters/helpers/failing-build';
-import { startRgw, type Rgw } from '../../s3/rgw';
+import { agentBucket } from '../../s3/agent-bucket';
+import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
 import { uploadAll } from '../../s3/upload-all';
 
@@ -21,17 +21,10 @@ const ROOT = `s3://${BUCKET}/team`;
 let rgw: Rgw;
 let tmp: string;
 
-beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
-  if (!fs.existsSync(claudeBin)) throw new Error(`the Claude Code binary is missing: ${claudeBin} (npm ci installs it)`);
-  rgw = await startRgw();
-  await rgw.createBucket(BUCKET);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-s3claude-'));
-}, 240_000);
-afterAll(async () => {
-  await rgw?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+agentBucket(BUCKET, 'spillway-s3claude-', (r, t) => {
+  rgw = r;
+  tmp = t;
+}, { file: claudeBin, install: 'npm ci installs it' });
 
 describe('Claude Code into s3://bucket/prefix (real Claude Code, real RGW)', () => {
   it('sends the transcript at the turn end; turns on the bucket answers as on the folder, every call', async () => {

@@ -3,15 +3,15 @@
 // along (again at the turn's end, Stop), and `turns` and `list` on the bucket then give the answers they give on the
 // local copy, every call of it up to the closing answer.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codexBin, execScript, runCodex } from '../adapters/helpers/codex';
 import { failingBuild } from '../adapters/helpers/failing-build';
 import { startMockResponses } from '../adapters/helpers/mock-responses';
-import { startRgw, type Rgw } from '../../s3/rgw';
+import { agentBucket } from '../../s3/agent-bucket';
+import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
 import { uploadAll } from '../../s3/upload-all';
 
@@ -22,17 +22,10 @@ const ROOT = `s3://${BUCKET}/team`;
 let rgw: Rgw;
 let tmp: string;
 
-beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
-  if (!fs.existsSync(codexBin())) throw new Error(`Codex is missing: ${codexBin()} (node scripts/setup.mjs codex installs it)`);
-  rgw = await startRgw();
-  await rgw.createBucket(BUCKET);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-s3codex-'));
-}, 240_000);
-afterAll(async () => {
-  await rgw?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+agentBucket(BUCKET, 'spillway-s3codex-', (r, t) => {
+  rgw = r;
+  tmp = t;
+}, { file: codexBin(), install: 'node scripts/setup.mjs codex installs it' });
 
 describe('Codex into s3://bucket/prefix (real Codex, real RGW)', () => {
   it("sends the rollout with the captures; turns and list on the bucket answer as on the folder", async () => {

@@ -3,15 +3,15 @@
 // the session file along (the closing answer's included), and `turns` and `list` on the bucket then give the answers
 // they give on the local copy, every call, each blob tied to the call whose digest named it.
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failingBuild } from '../adapters/helpers/failing-build';
 import { geminiDirs, offlineGeminiEnv, runGemini, shellScript, startMockGemini } from '../adapters/helpers/mock-gemini';
 import { MANIFEST_NAME, readManifest } from '../../../src/spill/manifest';
-import { startRgw, type Rgw } from '../../s3/rgw';
+import { agentBucket } from '../../s3/agent-bucket';
+import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
 import { queueEmptied, uploadAll } from '../../s3/upload-all';
 
@@ -23,17 +23,10 @@ const ROOT = `s3://${BUCKET}/team`;
 let rgw: Rgw;
 let tmp: string;
 
-beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
-  if (!fs.existsSync(geminiScript)) throw new Error(`Gemini CLI is missing: ${geminiScript} (node scripts/setup.mjs gemini-cli)`);
-  rgw = await startRgw();
-  await rgw.createBucket(BUCKET);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-s3gemini-'));
-}, 240_000);
-afterAll(async () => {
-  await rgw?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+agentBucket(BUCKET, 'spillway-s3gemini-', (r, t) => {
+  rgw = r;
+  tmp = t;
+}, { file: geminiScript, install: 'node scripts/setup.mjs gemini-cli' });
 
 describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () => {
   it('sends the session file with the blobs; turns and list on the bucket answer as on the folder', async () => {

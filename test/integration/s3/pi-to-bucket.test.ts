@@ -3,10 +3,10 @@
 // `turns --root s3://…` then ties each to the turn `turns` gives on the folder.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRgw, type Rgw } from '../../s3/rgw';
+import { describe, expect, it } from 'vitest';
+import { agentBucket } from '../../s3/agent-bucket';
+import type { Rgw } from '../../s3/rgw';
 import { uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
@@ -16,15 +16,9 @@ const ROOT = 's3://pi-spills/team';
 let rgw: Rgw;
 let tmp: string;
 
-beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'pipe' });
-  rgw = await startRgw();
-  await rgw.createBucket('pi-spills');
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-s3pi-'));
-}, 240_000);
-afterAll(async () => {
-  await rgw?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+agentBucket('pi-spills', 'spillway-s3pi-', (r, t) => {
+  rgw = r;
+  tmp = t;
 });
 
 type Turns = { points: Array<{ index: number; promptTokens: number }>; blobs: Array<{ path: string; toolCallId?: string; tool?: string; turn?: number; madeBy?: string }> };
