@@ -7,6 +7,13 @@ import { parseChecked, parseEntry, partOf, sameStampsAndBlobs } from './line-cod
 import { type SessionJson } from './session-json';
 
 const READ_AHEAD_BYTES = 64 << 10;
+/**
+ * A listed part this short is kept from the check's read rather than read again when listed: a read costs some
+ * 10 µs, a kilobyte of fresh memory some 3 (a page fault each 4 KB; docs/catalog.md, "Page faults").
+ */
+const KEPT_LISTED_BYTES = 3 << 10;
+/** Kept listed parts are copied into slabs of this size (not a buffer each). */
+const SLAB_BYTES = 1 << 20;
 
 /** The entry lines of an index file open at `fd`, each read alone (for the reader and for the writer reading back what it wrote). */
 export abstract class IndexLines {
@@ -23,17 +30,25 @@ export abstract class IndexLines {
   private passAt = -1;
   /** Where each line's listed part begins within it, once a read of the whole line found it (listed() then reads only that part). */
   private readonly listedFrom: number[] = [];
+  /** Listed parts kept as checking read them (see checked()), by line. */
+  private readonly keptListed: Array<Buffer | undefined> = [];
+  private slab = Buffer.allocUnsafe(0);
+  private slabUsed = 0;
   /** Bytes read from the file (for tests that prove what a pass reads). */
   bytesRead = 0;
 
   protected constructor(protected readonly fd: number) {}
 
-  /** What entry `i` keeps for checking it (see CheckedClaim and entry()). */
-  checked(i: number, inOrder = false): CheckedClaim | undefined {
+  /**
+   * What entry `i` keeps for checking it (see CheckedClaim and entry()). With `keepListed` (the listing will be
+   * printed), a short listed part is kept from this read, for listed() to print without reading it again.
+   */
+  checked(i: number, inOrder = false, keepListed = false): CheckedClaim | undefined {
     try {
       const line = this.read(i, inOrder);
       const listed = partOf(line, 2);
       if (listed) this.listedFrom[i] = listed.start;
+      if (listed && keepListed && line.length - listed.start <= KEPT_LISTED_BYTES) this.keptListed[i] = this.keep(line.subarray(listed.start));
       return parseChecked(line, this.lineClaims[i]!);
     } catch {
       return undefined;
@@ -60,7 +75,8 @@ export abstract class IndexLines {
     try {
       // The part alone where checking the line found where it begins: about half of each line is not read again.
       const from = this.listedFrom[i];
-      const line = from === undefined ? this.read(i) : this.readTail(i, from);
+      const kept = this.keptListed[i];
+      const line = kept ?? (from === undefined ? this.read(i) : this.readTail(i, from));
       const part = from === undefined ? partOf(line, 2) : line[line.length - 1] === 0x0a ? { start: 0, end: line.length - 1 } : undefined;
       if (!part) return undefined;
       const [fields, ...blobs] = line.toString('utf8', part.start, part.end).split('\t');
@@ -84,6 +100,18 @@ export abstract class IndexLines {
     } catch {
       return undefined;
     }
+  }
+
+  /** A copy of `part` in the current slab (a new one when it is full). */
+  private keep(part: Buffer): Buffer {
+    if (this.slabUsed + part.length > this.slab.length) {
+      this.slab = Buffer.allocUnsafe(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const kept = this.slab.subarray(this.slabUsed, this.slabUsed + part.length);
+    part.copy(kept);
+    this.slabUsed += part.length;
+    return kept;
   }
 
   /** Entry `i`'s line from byte `from` of it to its end, in a buffer reused by a later read. */

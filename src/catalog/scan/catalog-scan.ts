@@ -255,7 +255,7 @@ export abstract class CatalogScan extends CatalogSessions {
         for (const [key, claim] of claims) {
           if (!!claim.fallback !== fallback) continue;
           const at = storedAt.get(key);
-          const entry = at === undefined ? undefined : old!.checked(at, true);
+          const entry = at === undefined ? undefined : old!.checked(at, true, options.keepListed);
           if (entry && this.stillHolds(entry, claim, checkedBy(ahead, at, here))) {
             settled.add(entry, key, { old: true, at: at! });
             stats.reused++;

@@ -58,6 +58,11 @@ export interface ScanOptions {
    */
   statBlobs?: boolean;
   /**
+   * The listing will be printed as `list --json` prints it (SessionListing.forEachJson): a session's listed part
+   * short enough is kept as checking its index line reads it, not read again when printed (see IndexLines.checked).
+   */
+  keepListed?: boolean;
+  /**
    * For a large index, a worker thread checks its lines (stamps and blobs) from the last one back while the scan goes
    * from the first (see blob-check.ts): `workerFile` (default beside this bundle), from `minBytes` of lines. false: never.
    */

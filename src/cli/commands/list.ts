@@ -15,7 +15,7 @@ export const listCommand: CliCommand = async (argv, io) => {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\n${LIST_USAGE}`);
   const catalog = newCatalog(values, io);
   // Sessions are read back from the index one at a time: 100,000 blobs are never all in memory.
-  const listing = await catalog.scanSessions();
+  const listing = await catalog.scanSessions({ keepListed: values.json === true });
   reportProblems(catalog, io);
   // One output a piece at a time (64 K characters), across sessions: 50,000 sessions were 50,000 writes.
   const pieces = new Pieces(io);

@@ -198,6 +198,25 @@ describe('index file', () => {
     reader.close();
   });
 
+  it('keeps a short listed part from the check that read it when the listing is to be printed, and reads a long one again', async () => {
+    const entries = [entry(0, 3), entry(1, 0), entry(2, 40)];
+    await saveIndex(file, entries, header());
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+    const listedBytes = (i: number) => Buffer.byteLength(lines[i]!.split('\t').slice(2).join('\t')) + 1;
+    expect(listedBytes(0)).toBeLessThan(3 << 10);
+    expect(listedBytes(2)).toBeGreaterThan(3 << 10);
+    const whole = IndexReader.open(file)!;
+    const expected = [0, 1, 2].map((i) => whole.listed(i));
+    whole.close();
+    const reader = IndexReader.open(file)!;
+    for (let i = 0; i < entries.length; i++) expect(reader.checked(i, true, true)).toBeDefined();
+    const before = reader.bytesRead;
+    for (const i of [2, 0, 1]) expect(reader.listed(i)).toEqual(expected[i]);
+    // The long one's tail and the line without a listed part are read; the short one is not read again.
+    expect(reader.bytesRead - before).toBe(listedBytes(2) + Buffer.byteLength(lines[1]!) + 1);
+    reader.close();
+  });
+
   it('writes a line of MBs a slice at a time without splitting a character: emoji (surrogate pairs) and 3-byte characters come back whole', async () => {
     const withArgs = (n: number, args: (i: number) => string): IndexedClaim => {
       const e = entry(n, 120);
