@@ -1,6 +1,6 @@
 // The recovery curve: how much tool-result mass leaves the context, and how
 // many calls are touched, at each threshold — on a generated corpus that
-// follows seed 003's measured size distribution (p50 451, p75 1,583,
+// follows a measured size distribution of real tool results (p50 451, p75 1,583,
 // p90 3,506, p95 5,138, p99 11,739, max 59,805, mean 1,370 chars).
 // Every spilled call still costs its real digest (built by digestText with a
 // realistic path), so thresholds near the digest size show their true net.

@@ -17,9 +17,9 @@ export interface PiSpillConfig {
 }
 
 /**
- * The engine's measured defaults, not the seed's 65,536-char threshold: the
- * seed left medium results to pi-condense's summarizer, which Spillway does
- * not have, and on the measured size distribution a 64 KB threshold touches
+ * The engine's measured defaults, not a 65,536-char threshold such as
+ * pi-condense's (which leaves medium results to a summarizer Spillway does
+ * not have): on the measured size distribution a 64 KB threshold touches
  * under 0.1% of calls and recovers ~0% of the mass, while 4,096 with a
  * 2,048-byte preview is the knee (8% of calls, 35% of the mass; docs/engine.md).
  * The delta flush goes one step further down that curve (3,072: 12.7% of

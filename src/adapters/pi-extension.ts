@@ -1,4 +1,4 @@
-// The pi extension (seed 000, pi-condense): eager spill of oversized tool
+// The pi extension: eager spill of oversized tool
 // results in `tool_result`, and a budget-delta flush in `turn_end` that spills
 // a turn's medium results durably (context_edit) when that turn alone ate a
 // large share of the window. Blobs live beside the session file in

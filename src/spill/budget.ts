@@ -1,4 +1,4 @@
-// Budget triggers (seed 000, part B): pure checks on the context usage an
+// Budget triggers: pure checks on the context usage an
 // agent reports after each turn, plus a tiny tracker for the delta trigger.
 import { checkFraction } from './checked-options';
 

@@ -13,8 +13,8 @@ import type { SaveTextSpill, SpillLogger, SpillRef, SpillSource, SpillStore, Sta
 import { classifyOutput, planValueDigest, renderValueBlob } from './value';
 
 /**
- * Results above this many UTF-8 bytes are spilled. From bench/spill-recovery
- * (seed 003's size distribution): see docs/engine.md, "Choosing the defaults".
+ * Results above this many UTF-8 bytes are spilled: the knee of the measured size distribution
+ * (bench/spill-recovery; docs/engine.md, "Choosing the defaults").
  */
 export const DEFAULT_MAX_INLINE_BYTES = 4096;
 /** What a spilled result keeps in context, notice included (see docs/engine.md). */
