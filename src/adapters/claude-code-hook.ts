@@ -105,7 +105,7 @@ export async function handleClaudeCodeHookInput(
 export async function hookOutputFor(event: ClaudeHookEvent, options: ClaudeCodeSpillOptions = {}): Promise<HookOutput | undefined> {
   // Never an answer at Stop: any decision there could make the model go on.
   if (event.hook_event_name === 'Stop') {
-    await queueAtTurnEnd(event, options);
+    queueAtTurnEnd(event, options);
     return undefined;
   }
   try {
@@ -150,13 +150,13 @@ function sessionStore(event: ClaudeHookEvent, options: ClaudeCodeSpillOptions): 
  * A session with copies in a bucket sends its transcript too, re-sent as it grows: after each hooked call and at
  * the end of each turn, so the bucket's copy ends with the closing answer. A session without blobs sends nothing.
  */
-async function queueTranscript(store: LocalSpillStore, event: ClaudeHookEvent): Promise<void> {
-  if (isMirrored(store) && (store.queued > 0 || existsSync(claudeSpillDir(event)))) await store.queueTranscript(event.session_id, event.transcript_path);
+function queueTranscript(store: LocalSpillStore, event: ClaudeHookEvent): void {
+  if (isMirrored(store) && (store.queued > 0 || existsSync(claudeSpillDir(event)))) store.queueTranscript(event.session_id, event.transcript_path);
 }
 
-async function queueAtTurnEnd(event: StopEvent, options: ClaudeCodeSpillOptions): Promise<void> {
+function queueAtTurnEnd(event: StopEvent, options: ClaudeCodeSpillOptions): void {
   try {
-    await queueTranscript(sessionStore(event, options), event);
+    queueTranscript(sessionStore(event, options), event);
   } catch (err) {
     options.logger?.warn(`transcript not queued at the turn's end: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -167,7 +167,7 @@ async function updatedToolOutput(event: PostToolUseEvent, options: ClaudeCodeSpi
   try {
     return await outputThrough(store, event, claudeSessionDir(event), claudeSpillDir(event), options);
   } finally {
-    await queueTranscript(store, event);
+    queueTranscript(store, event);
   }
 }
 

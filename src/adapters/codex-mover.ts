@@ -42,7 +42,7 @@ export async function moveCodexCaptures(opts: CodexMoveOptions): Promise<string[
       opts.logger?.warn(`could not move the captures of ${folder}: ${(err as Error).message}`);
     }
   }
-  const rollout = await queueRollout(opts);
+  const rollout = queueRollout(opts);
   // The manifest now names them: copies owed to a bucket go up in a process of their own.
   if (moved.length > 0 || rollout) await uploadQueuedInBackground(opts.env);
   return moved;
@@ -52,11 +52,11 @@ export async function moveCodexCaptures(opts: CodexMoveOptions): Promise<string[
  * A session with copies in a bucket sends its rollout too (its turns and API calls), queued again at each hook as
  * it grows. True when queued.
  */
-async function queueRollout(opts: CodexMoveOptions): Promise<boolean> {
+function queueRollout(opts: CodexMoveOptions): boolean {
   if (!opts.transcript) return false;
   const sessionDir = path.join(opts.codexHome, CODEX_SPILL_FOLDER, sanitizeSegment(opts.sessionId));
   const store = codexSessionStore(path.dirname(sessionDir), sessionDir, opts.logger);
-  return isMirrored(store) && (await store.queueTranscriptIfSpilled(path.basename(sessionDir), opts.transcript));
+  return isMirrored(store) && store.queueTranscriptIfSpilled(path.basename(sessionDir), opts.transcript);
 }
 
 async function moveFolder(folder: string, opts: CodexMoveOptions): Promise<string[]> {

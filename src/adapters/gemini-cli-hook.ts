@@ -157,7 +157,7 @@ async function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOp
   if (!projectTemp) return;
   const { store } = sessionStore(projectTemp, event.session_id, options);
   // The session file does not name the project: its folder's name, the session's title in the folder, goes along.
-  if (isMirrored(store)) await store.queueTranscriptIfSpilled(event.session_id, event.transcript_path, path.basename(projectTemp));
+  if (isMirrored(store)) store.queueTranscriptIfSpilled(event.session_id, event.transcript_path, path.basename(projectTemp));
 }
 
 /**

@@ -142,7 +142,7 @@ function sessionStore(opts: OpencodeCaptureOptions, dir: string): LocalSpillStor
  */
 export async function queueCallsRecord(opts: OpencodeCaptureOptions, sessionId: string, file: string): Promise<void> {
   const store = sessionStore(opts, path.dirname(file));
-  if (isMirrored(store) && (await store.queueTranscriptIfSpilled(sessionId, file))) await uploadQueuedInBackground(opts.env);
+  if (isMirrored(store) && store.queueTranscriptIfSpilled(sessionId, file)) await uploadQueuedInBackground(opts.env);
 }
 
 /**

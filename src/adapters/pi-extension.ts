@@ -317,7 +317,7 @@ async function queueSessionFile(ctx: ExtensionContext, logger: SpillLogger): Pro
   if (!sessionDir || !sessionId || !file) return;
   try {
     const store = storeFor(sessionDir, logger);
-    if (isMirrored(store) && (await store.queueTranscriptIfSpilled(sessionId, file))) await uploadQueuedInBackground(process.env);
+    if (isMirrored(store) && store.queueTranscriptIfSpilled(sessionId, file)) await uploadQueuedInBackground(process.env);
   } catch (err) {
     logger.warn(`session file not queued for the bucket: ${(err as Error).message}`);
   }

@@ -1,13 +1,15 @@
-// Waits for a queue to be empty the way a user would make sure of it: `spillway upload` again until nothing is
-// queued. A detached uploader still at work makes it say "another upload is running"; an error fails at once.
+// Waits for a queue to be empty the way a user would make sure of it: `spillway upload` again until one run of its
+// own (not "another upload is running": a detached uploader still at work) leaves nothing queued. A queue seen empty
+// is not enough: an uploader that has just sent a transcript queues it again if it grew meanwhile. An error fails at once.
 import { existsSync, readdirSync } from 'node:fs';
 
 export async function uploadAll(queue: string, upload: () => Promise<{ code: number | null; stdout: string; stderr: string }> | { code: number | null; stdout: string; stderr: string }): Promise<void> {
   const queued = () => existsSync(queue) && readdirSync(queue).some((n) => n.endsWith('.pending.json'));
-  while (queued()) {
+  for (;;) {
     const r = await upload();
     if (r.code !== 0) throw new Error(`spillway upload failed: ${r.stderr}`);
     if (r.stdout.startsWith('another upload is running')) await new Promise((done) => setTimeout(done, 100));
+    else if (!queued()) return;
   }
 }
 

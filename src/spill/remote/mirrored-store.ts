@@ -57,9 +57,9 @@ export class MirroredSpillStore extends LocalSpillStore {
    * Queues the session's transcript to travel with its blobs (for attribution and the per-turn chart), with the
    * session's `title` when the transcript does not hold it.
    */
-  async queueTranscript(sessionId: string, file: string, title?: string): Promise<void> {
+  queueTranscript(sessionId: string, file: string, title?: string): void {
     try {
-      await enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId, ...(title !== undefined && { title }) });
+      enqueueTranscript(this.queueDir, { store: s3Url(this.location), file, agent: this.agent, sessionId, ...(title !== undefined && { title }) });
       this.queued++;
     } catch (err) {
       this.warn?.(`could not queue the transcript's copy to ${s3Url(this.location)}: ${(err as Error).message}`);
@@ -71,9 +71,9 @@ export class MirroredSpillStore extends LocalSpillStore {
    * the agent may have made, or share with its own files, before any spill). True when queued: a session Spillway
    * never spilled from has nothing in the bucket to give turns to.
    */
-  async queueTranscriptIfSpilled(sessionId: string, file: string, title?: string): Promise<boolean> {
+  queueTranscriptIfSpilled(sessionId: string, file: string, title?: string): boolean {
     if (!existsSync(path.join(this.layout.dirFor({ sessionId }), MANIFEST_NAME))) return false;
-    await this.queueTranscript(sessionId, file, title);
+    this.queueTranscript(sessionId, file, title);
     return true;
   }
 
@@ -99,7 +99,7 @@ export class MirroredSpillStore extends LocalSpillStore {
       ...(input.turn !== undefined ? { turn: input.turn } : {}),
     };
     try {
-      await enqueueUpload(this.queueDir, { v: 1, store: s3Url(this.location), file: ref.locator, bytes: ref.bytes, sha256: ref.sha256, agent: this.agent, sessionId, record });
+      enqueueUpload(this.queueDir, { v: 1, store: s3Url(this.location), file: ref.locator, bytes: ref.bytes, sha256: ref.sha256, agent: this.agent, sessionId, record });
       this.queued++;
     } catch (err) {
       // The local blob is whole and the model gets its digest; only the copy is missing, and said so.

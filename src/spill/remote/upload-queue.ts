@@ -2,8 +2,11 @@
 // blob (0600 in a 0700 folder, created exclusively, never through a symlink),
 // written before the spill returns and removed only once the remote copy is
 // confirmed. A crash, a kill -9 or an outage leaves it for the next run.
+// Entries are written synchronously: an agent may exit as soon as the hook
+// or event that queues one returns (`opencode run` does at idle), and a write
+// behind an await would then be lost with the process.
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fsp, constants as C } from 'node:fs';
+import { promises as fsp, constants as C, linkSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultSpillRoot } from '../default-root';
 import { notPrivate } from '../private-folder';
@@ -34,18 +37,18 @@ export function uploadQueueDir(env: NodeJS.ProcessEnv = process.env): string {
 const SUFFIX = '.pending.json';
 
 /** The queue folder, made 0700 when missing; refused when it is a symlink or open to others. */
-export async function ensureQueueDir(dir: string): Promise<void> {
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  const st = await fsp.lstat(dir);
+export function ensureQueueDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
   if (!st.isDirectory()) throw new Error(`upload queue ${dir} is not a folder`);
   const why = notPrivate(st);
   if (why) throw new Error(`upload queue ${dir} ${why}`);
 }
 
-export async function enqueueUpload(dir: string, item: PendingUpload): Promise<string> {
-  await ensureQueueDir(dir);
+export function enqueueUpload(dir: string, item: PendingUpload): string {
+  ensureQueueDir(dir);
   const name = `${item.sha256.slice(0, 16)}-${randomBytes(6).toString('hex')}${SUFFIX}`;
-  await writeEntry(dir, name, item);
+  writeEntry(dir, name, item);
   return name;
 }
 
@@ -55,12 +58,12 @@ export type PendingTranscript = Pick<PendingUpload, 'store' | 'file' | 'agent' |
  * Queues a session's transcript: one entry per store and session (named so it sorts after every blob, which go
  * up first). An entry already queued is left as it is: the uploader sends the file as it is when it gets there.
  */
-export async function enqueueTranscript(dir: string, item: PendingTranscript): Promise<void> {
-  await ensureQueueDir(dir);
+export function enqueueTranscript(dir: string, item: PendingTranscript): void {
+  ensureQueueDir(dir);
   const id = createHash('sha256').update(JSON.stringify([item.store, item.agent, item.sessionId])).digest('hex').slice(0, 24);
   const entry: PendingUpload = { v: 1, kind: 'transcript', ...item, bytes: 0, sha256: '', record: {} };
   try {
-    await writeEntry(dir, `${TRANSCRIPT_PREFIX}${id}${SUFFIX}`, entry);
+    writeEntry(dir, `${TRANSCRIPT_PREFIX}${id}${SUFFIX}`, entry);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
@@ -74,13 +77,13 @@ export function isTranscriptEntry(name: string): boolean {
 }
 
 /** Written beside its name, then linked into place: an uploader never reads an entry half written (EEXIST kept). */
-async function writeEntry(dir: string, name: string, item: PendingUpload): Promise<void> {
+function writeEntry(dir: string, name: string, item: PendingUpload): void {
   const temp = path.join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
-  await fsp.writeFile(temp, JSON.stringify(item) + '\n', { flag: 'wx', mode: 0o600 });
+  writeFileSync(temp, JSON.stringify(item) + '\n', { flag: 'wx', mode: 0o600 });
   try {
-    await fsp.link(temp, path.join(dir, name));
+    linkSync(temp, path.join(dir, name));
   } finally {
-    await fsp.rm(temp, { force: true });
+    rmSync(temp, { force: true });
   }
 }
 

@@ -42,7 +42,7 @@ export interface DrainResult {
 
 export async function drainUploads(dir: string, client: S3Client): Promise<DrainResult> {
   const result: DrainResult = { uploaded: 0, present: 0, dropped: 0, pending: 0 };
-  await ensureQueueDir(dir);
+  ensureQueueDir(dir);
   /** Entries this run took up and left (unreadable, or not copied): not taken up again. */
   const tried = new Set<string>();
   let took = false;
@@ -215,7 +215,7 @@ async function requeueIfGrown(dir: string, client: S3Client, item: PendingUpload
   if (!st?.isFile()) return;
   const loc = parseS3Url(item.store);
   if ((await sizeAt(client, loc.bucket, transcriptKey(loc, item.agent, item.sessionId))) === st.size) return;
-  await enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId, title: item.title });
+  enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId, title: item.title });
 }
 
 /** One object from a stream, in parts above PART_BYTES (lib-storage holds PARTS_IN_FLIGHT of them, never the whole). */
