@@ -11,6 +11,7 @@ import { CHAINED_PREFIX_VAR, PREFIX_SCRIPT_NAME, SHELL_PREFIX_VAR, shellPrefixVa
 import { checkSizes } from '../spill/checked-options';
 import { uploadQueuedInBackground } from '../spill/remote/configured';
 import type { SpillLogger } from '../spill/types';
+import { hookGroup } from './hook-group';
 import { CLAUDE_CODE_HOOK_EVENTS } from './settings-install';
 
 export type SpillHookOptions = ClaudeCodeSpillOptions;
@@ -49,7 +50,7 @@ export function spillHook(options: SpillHookOptions = {}): HookCallback {
 export function spillwayHooks(options: SpillHookOptions = {}): Partial<Record<HookEvent, HookCallbackMatcher[]>> {
   const hook = spillHook(options);
   const out: Partial<Record<HookEvent, HookCallbackMatcher[]>> = {};
-  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) out[event as HookEvent] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [hook] }];
+  for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) out[event as HookEvent] = [hookGroup(matcher, [hook])];
   return out;
 }
 

@@ -13,6 +13,7 @@ import { promises as fsp } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { hookGroup, matcherLabel, underMatcher } from './hook-group';
 import { shellQuote } from './shell-quote';
 import { replaceFile } from './replace-file';
 
@@ -95,7 +96,7 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
     return { event, groups, at };
   });
   const isOurs = (g: HookGroup | undefined, event: HookEvent) =>
-    g !== undefined && g.matcher === event.matcher && ('matcher' in g) === (event.matcher !== undefined) && g.hooks?.length === 1 && g.hooks[0]!.command === command && g.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
+    g !== undefined && underMatcher(g, event.matcher) && g.hooks?.length === 1 && g.hooks[0]!.command === command && g.hooks[0]!.timeout === CODEX_HOOK_TIMEOUT_SECONDS;
   const trustKeys: Array<{ key: string; hash: string; event: HookEvent }> = [];
   if (found.every((f) => isOurs(f.groups[f.at], f.event))) changes.push(`already installed in ${hooksPath}`);
   else {
@@ -106,10 +107,9 @@ export async function installCodexHook(hooksPath: string, command: string, opts:
         f.groups.splice(f.at, 1);
         changes.push(`replaced an earlier Spillway ${f.event.name} entry`);
       }
-      const hooks = [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }];
-      f.groups.push(f.event.matcher !== undefined ? { matcher: f.event.matcher, hooks } : { hooks });
+      f.groups.push(hookGroup(f.event.matcher, [{ type: 'command', command, timeout: CODEX_HOOK_TIMEOUT_SECONDS }]));
       f.at = f.groups.length - 1;
-      changes.push(`added ${f.event.name} hook (${f.event.matcher !== undefined ? `matcher "${f.event.matcher}"` : 'no matcher'}): ${command}`);
+      changes.push(`added ${f.event.name} hook (${matcherLabel(f.event.matcher)}): ${command}`);
     }
     await replaceFile(hooksPath, JSON.stringify(value, null, indentOf(text)) + '\n');
     changes.push(`wrote ${hooksPath}`);

@@ -72,11 +72,11 @@ export async function handleGeminiHookInput(stdin: string, options: GeminiHookOp
     if (!event) return undefined;
     // The turn's closing answer is in the session file only now, after its last shell call: it goes up once more.
     if (!isAfterTool(event)) {
-      await queueSessionFile(event, options);
+      queueSessionFile(event, options);
       return undefined;
     }
     const answer = await afterToolAnswer(event, options);
-    await queueSessionFile(event, options);
+    queueSessionFile(event, options);
     return answer && JSON.stringify(answer);
   } catch (err) {
     options.warn?.(`output left unchanged: ${err instanceof Error ? err.message : String(err)}`);
@@ -152,7 +152,7 @@ function sessionStore(projectTemp: string, sessionId: string, options: GeminiHoo
  * its call), queued again after each shell call as it grows (a digest enters it only after its hook answered) and
  * at each turn's end.
  */
-async function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOptions): Promise<void> {
+function queueSessionFile(event: GeminiSessionEvent, options: GeminiHookOptions): void {
   const projectTemp = projectTempDir(event.transcript_path);
   if (!projectTemp) return;
   const { store } = sessionStore(projectTemp, event.session_id, options);

@@ -55,6 +55,11 @@ function hookOf(command: string): string {
   return `{ "name": ${JSON.stringify(GEMINI_HOOK_NAME)}, "type": "command", "command": ${JSON.stringify(command)} }`;
 }
 
+/** `"hooks": {...}` holding each entry under its event: what the install adds where there is no `hooks` yet. */
+function hooksMember(entries: Array<[event: string, entry: string]>): string {
+  return `"hooks": {${entries.map(([event, entry]) => `"${event}": [${entry}]`).join(', ')}}`;
+}
+
 /** Each event Spillway hooks, with its entry, in the order they are inserted. */
 function entriesFor(command: string): Array<[event: string, entry: string]> {
   return [
@@ -69,7 +74,7 @@ export async function installGeminiHook(settingsPath: string, command: string): 
   const spans = markedSpans(original ?? '', settingsPath);
   // An earlier install (another command, or an older Spillway's entries) is cut out and the entries put in afresh.
   const rest = cutSpans(original ?? '', spans);
-  const next = rest.trim() === '' ? NEW_FILE(marked(`"hooks": {${entries.map(([event, entry]) => `"${event}": [${entry}]`).join(', ')}}`)) : insertEntries(rest, entries, settingsPath);
+  const next = rest.trim() === '' ? NEW_FILE(marked(hooksMember(entries))) : insertEntries(rest, entries, settingsPath);
   if (next === original) return { settingsPath, changes: [`already installed in ${settingsPath}`], changed: false };
   await replaceFile(settingsPath, next);
   return {
@@ -142,7 +147,7 @@ function insertEntries(text: string, entries: Array<[event: string, entry: strin
     const insertion = `\n${indent.repeat(depth)}${marked(nonEmpty ? `${inner},` : inner)}`;
     return within.slice(0, node.start + 1) + insertion + within.slice(node.start + 1);
   };
-  if (hooks === undefined) return at(text, top, `"hooks": {${entries.map(([event, entry]) => `"${event}": [${entry}]`).join(', ')}}`, top.members.length > 0, 1);
+  if (hooks === undefined) return at(text, top, hooksMember(entries), top.members.length > 0, 1);
   let next = text;
   // One at a time, each into the file as the previous insertion left it (its offsets moved).
   for (const [event, entry] of entries) {

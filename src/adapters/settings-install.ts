@@ -10,6 +10,7 @@
 import { constants as C, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { hookGroup, matcherLabel, underMatcher } from './hook-group';
 import { shellQuote } from './shell-quote';
 import { addShellPrefix, removeShellPrefix } from './claude-code-prefix-install';
 import { readSettingsText } from '../spill/regular-file';
@@ -95,7 +96,7 @@ export async function installClaudeCodeHook(settingsPath: string, command: strin
   const ours = countOurs(settings);
   const before = JSON.stringify(settings);
   const complete = CLAUDE_CODE_HOOK_EVENTS.every(({ event, matcher }) =>
-    eventGroups(settings, event).some((g) => g.matcher === matcher && 'matcher' in g === (matcher !== undefined) && (g.hooks ?? []).some((h) => h.command === command)),
+    eventGroups(settings, event).some((g) => underMatcher(g, matcher) && (g.hooks ?? []).some((h) => h.command === command)),
   );
   if (!complete || ours !== CLAUDE_CODE_HOOK_EVENTS.length) {
     if (ours > 0) {
@@ -103,9 +104,8 @@ export async function installClaudeCodeHook(settingsPath: string, command: strin
       changes.push(`replaced ${ours} earlier Spillway hook entr${ours === 1 ? 'y' : 'ies'}`);
     }
     for (const { event, matcher } of CLAUDE_CODE_HOOK_EVENTS) {
-      const hooks = [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }];
-      eventGroups(settings, event, true).push(matcher !== undefined ? { matcher, hooks } : { hooks });
-      changes.push(`added ${event} hook (${matcher !== undefined ? `matcher "${matcher}"` : 'no matcher'}): ${command}`);
+      eventGroups(settings, event, true).push(hookGroup(matcher, [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }]));
+      changes.push(`added ${event} hook (${matcherLabel(matcher)}): ${command}`);
     }
   }
   const hadPrefix = removeShellPrefix(structuredClone(settings)).length > 0;
