@@ -7,7 +7,7 @@
 // Goals: <= 1.25x rg at 1,000 x 1 MB, <= 2x at 100k blobs, peak RSS <= 200 MB.
 // Then other layouts: pi's (its blob folders handed to rg whole) and goose's (in
 // TMPDIR, so handed to rg with a glob of goose's names), 40,000 blobs each.
-// `node bench/catalog-grep-cli.mjs 1m|100k|many|lines|pi|goose` runs one part.
+// `node bench/catalog-grep-cli.mjs 1m|100k|many|lines|pi|goose` runs one part; RUNS=n sets the number of rounds.
 import { existsSync, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,8 @@ const part = process.argv[2];
 const NEEDLE = 'NEEDLE';
 
 /** `spillway grep` as a user types it, the corpus the agent's folder among the default roots (userEnv). */
-function compare(title, root, runs, searched = path.join(root, 'projects'), engines = ['rg', 'node'], layout = 'claude') {
+function compare(title, root, defaultRuns, searched = path.join(root, 'projects'), engines = ['rg', 'node'], layout = 'claude') {
+  const runs = Number(process.env.RUNS ?? defaultRuns);
   const { env, dispose } = userEnv(root, layout);
   const grep = (engine) => [CLI, 'grep', NEEDLE, '--max', '100000000', '--engine', engine];
   measure(process.execPath, grep('rg'), { env, runs: 1 }); // the index, written once

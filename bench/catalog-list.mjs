@@ -8,7 +8,7 @@
 // each round running each command once (measureInTurn); `node -e 0` beside them, Node's own start, the floor of both.
 // Goals: cold <= 2x the walk, warm <= 1x, peak RSS <= 200 MB at 100k.
 // `node bench/catalog-list.mjs 100k` runs one size (10k, 50k, 100k, 10k-25, 100k-40, 100k-10, wide, many, many100k, one100k,
-// pi40k, pi-one16k, real10k, fixtures600).
+// pi40k, pi-one16k, real10k, fixtures600); RUNS=n sets the number of rounds.
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { claudeCorpus, claudeFixtureCopies, claudeRealCorpus, piCorpus } from './catalog-common.mjs';
@@ -41,7 +41,8 @@ const sizes = [
   ['fixtures600', 'claude-fixtures-600', 600, 2, 0, 5, 'claude-fixtures'],
 ].filter(([name]) => !process.argv[2] || process.argv[2] === name);
 
-for (const [name, corpus, sessions, perSession, blobBytes, runs, layout = 'claude'] of sizes) {
+for (const [name, corpus, sessions, perSession, blobBytes, defaultRuns, layout = 'claude'] of sizes) {
+  const runs = Number(process.env.RUNS ?? defaultRuns);
   const root = await { pi: piCorpus, claude: claudeCorpus, 'claude-real': claudeRealCorpus, 'claude-fixtures': claudeFixtureCopies }[layout](corpus, sessions, perSession, blobBytes);
   // What a user types: the agent's folders are the corpus, found as default roots beside the others.
   const { env, cache, dispose } = userEnv(root, layout === 'pi' ? 'pi' : 'claude');
