@@ -23,6 +23,8 @@ export const PARTS_IN_FLIGHT = 4;
 export const COPIES_IN_FLIGHT = 8;
 
 type Outcome = 'uploaded' | 'present' | 'dropped';
+/** An entry copied, and for a transcript the bytes its copy in the store holds now (undefined: dropped). */
+type Copied = { outcome: Outcome; storedBytes?: number };
 /** A blob sent or found there, and its line index for the record. */
 type Sent = { outcome: 'uploaded' | 'present'; index: LineIndex };
 
@@ -72,7 +74,7 @@ async function drainListed(dir: string, client: S3Client, result: DrainResult, t
     if (names.length === 0) return;
     // Two entries of one content (the same output spilled twice) go one after the other: once the first's copy is
     // there, the second sends nothing.
-    const sameKey = new Map<string, Promise<Outcome>>();
+    const sameKey = new Map<string, Promise<Copied>>();
     for (const batch of [names.filter((n) => !isTranscriptEntry(n)), names.filter(isTranscriptEntry)]) {
       await inParallel(batch, COPIES_IN_FLIGHT, async (name) => {
         tried.add(name);
@@ -80,17 +82,19 @@ async function drainListed(dir: string, client: S3Client, result: DrainResult, t
         if (!item) return true;
         const key = JSON.stringify([item.store, item.agent, item.sessionId, item.kind ?? item.sha256]);
         const before = sameKey.get(key)?.catch(() => undefined);
-        const copy = before ? before.then((b) => (b === 'uploaded' || b === 'present' ? 'present' : copyOne(client, item))) : copyOne(client, item);
+        const copy = before ? before.then((b) => (b && b.outcome !== 'dropped' ? { ...b, outcome: 'present' as const } : copyOne(client, item))) : copyOne(client, item);
         sameKey.set(key, copy);
+        let copied: Copied;
         try {
-          result[await copy]++;
+          copied = await copy;
+          result[copied.outcome]++;
         } catch (err) {
           result.error ??= describeS3Error(err, `uploading ${item.file} to ${item.store}`);
           return false;
         }
         await removePending(dir, name);
         // Best effort: the agent's next hook queues the transcript again anyway.
-        if (item.kind === 'transcript') await requeueIfGrown(dir, client, item).catch(() => undefined);
+        if (item.kind === 'transcript' && copied.storedBytes !== undefined) await requeueIfGrown(dir, item, copied.storedBytes).catch(() => undefined);
         // Done: a transcript entry of this name queued again later is a new request (it grew since).
         tried.delete(name);
         return true;
@@ -110,7 +114,7 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-async function copyOne(client: S3Client, item: PendingUpload): Promise<Outcome> {
+async function copyOne(client: S3Client, item: PendingUpload): Promise<Copied> {
   if (item.kind === 'transcript') return copyTranscript(client, item);
   const loc = parseS3Url(item.store);
   const keys = blobKeys(loc, item.agent, item.sessionId, item.sha256);
@@ -118,7 +122,7 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<Outcome> 
   let sent: Sent;
   if (!st || st.size !== item.bytes) {
     // The local blob is gone or not what was queued: only a copy already there can still be recorded.
-    if ((await sizeAt(client, loc.bucket, keys.blob)) !== item.bytes) return 'dropped';
+    if ((await sizeAt(client, loc.bucket, keys.blob)) !== item.bytes) return { outcome: 'dropped' };
     sent = { outcome: 'present', index: new LineIndexer().index };
   } else if (item.bytes <= PART_BYTES) {
     sent = await putSmall(client, loc.bucket, keys.blob, item);
@@ -128,7 +132,7 @@ async function copyOne(client: S3Client, item: PendingUpload): Promise<Outcome> 
   }
   const record = { ...item.record, agent: item.agent, lineIndex: sent.index };
   await client.send(new PutObjectCommand({ Bucket: loc.bucket, Key: keys.record, Body: JSON.stringify(record) + '\n', ContentType: 'application/json' }));
-  return sent.outcome;
+  return { outcome: sent.outcome };
 }
 
 const BLOB_TYPE = 'text/plain; charset=utf-8';
@@ -182,7 +186,7 @@ async function streamBig(client: S3Client, bucket: string, key: string, item: Pe
  * A session's transcript, as it is now, over its previous copy (the latest wins). A transcript only grows, so a
  * copy of the same size is this one: not sent again.
  */
-async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Outcome> {
+async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Copied> {
   const loc = parseS3Url(item.store);
   const key = transcriptKey(loc, item.agent, item.sessionId);
   let handle;
@@ -190,17 +194,17 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Ou
     handle = await fsp.open(item.file, C.O_RDONLY | C.O_NOFOLLOW);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ELOOP') return 'dropped';
+    if (code === 'ENOENT' || code === 'ELOOP') return { outcome: 'dropped' };
     throw err;
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) return 'dropped';
-    if ((await sizeAt(client, loc.bucket, key)) === st.size) return 'present';
+    if (!st.isFile()) return { outcome: 'dropped' };
+    if ((await sizeAt(client, loc.bucket, key)) === st.size) return { outcome: 'present', storedBytes: st.size };
     // Only the bytes there now: lines the agent appends meanwhile go up with the next entry.
     const body = st.size > 0 ? createReadStream('', { fd: handle.fd, autoClose: false, start: 0, end: st.size - 1 }) : '';
     await streamUp(client, loc.bucket, key, body, st.size, 'application/x-ndjson', item.title);
-    return 'uploaded';
+    return { outcome: 'uploaded', storedBytes: st.size };
   } finally {
     await handle.close();
   }
@@ -208,13 +212,12 @@ async function copyTranscript(client: S3Client, item: PendingUpload): Promise<Ou
 
 /**
  * An agent that queued its transcript again while the copy went up found the entry still there and left it: a file
- * grown past the copy is queued anew. Checked after the entry's removal, so no growth slips in between.
+ * grown past the copy (`storedBytes`, what the copy just made or found holds) is queued anew. Checked after the
+ * entry's removal, so no growth slips in between.
  */
-async function requeueIfGrown(dir: string, client: S3Client, item: PendingUpload): Promise<void> {
+async function requeueIfGrown(dir: string, item: PendingUpload, storedBytes: number): Promise<void> {
   const st = await fsp.stat(item.file).catch(() => undefined);
-  if (!st?.isFile()) return;
-  const loc = parseS3Url(item.store);
-  if ((await sizeAt(client, loc.bucket, transcriptKey(loc, item.agent, item.sessionId))) === st.size) return;
+  if (!st?.isFile() || st.size === storedBytes) return;
   enqueueTranscript(dir, { store: item.store, file: item.file, agent: item.agent, sessionId: item.sessionId, title: item.title });
 }
 

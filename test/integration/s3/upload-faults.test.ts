@@ -140,7 +140,9 @@ describe('upload faults (real RGW)', () => {
     await enqueueTranscript(queue, { store: 's3://fault-spills/grows', file: transcript, agent: 'pi', sessionId: 'grows' });
     // The agent writes its closing answer while the first copy is on its way; its queueing finds the entry there.
     let grown = false;
+    let heads = 0;
     proxy.onRequest = (method, reqPath) => {
+      if (method === 'HEAD' && reqPath.endsWith('/grows/pi/grows/transcript.jsonl')) heads++;
       if (method !== 'PUT' || !reqPath.endsWith('/grows/pi/grows/transcript.jsonl') || grown) return;
       grown = true;
       appendFileSync(transcript, '{"turn":2,"answer":"done"}\n');
@@ -153,6 +155,8 @@ describe('upload faults (real RGW)', () => {
       proxy.onRequest = undefined;
     }
     expect(grown).toBe(true);
+    // One size check a copy (is it there already?): whether the file grew past its copy is known without asking again.
+    expect(heads).toBe(2);
     const got = await rgw.client().send(new GetObjectCommand({ Bucket: 'fault-spills', Key: 'grows/pi/grows/transcript.jsonl' }));
     expect(await got.Body!.transformToString()).toBe(readFileSync(transcript, 'utf8'));
   });
