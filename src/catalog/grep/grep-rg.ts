@@ -129,7 +129,7 @@ export async function runRipgrep(rg: string, run: GrepRun, targets: RipgrepTarge
           await search;
         }
       } finally {
-        await opened.close();
+        opened.close();
       }
       for (const held of opened.held) searched.push(held);
       for (const target of batch) {
@@ -163,7 +163,8 @@ interface OpenedBatch {
   fds: number[];
   /** The path rg printed, as the caller named it. */
   named: (printed: string) => string;
-  close: () => Promise<void>;
+  /** Lets the descriptors go (again: nothing). */
+  close: () => void;
 }
 
 /**
@@ -211,7 +212,7 @@ async function openBatch(batch: readonly Target[], run: GrepRun, keepError: (fil
     const target = m ? byFd.get(m[1]!) : undefined;
     return target === undefined ? printed : target + (m![2] ?? '');
   };
-  return { held, args, fds, named, close: async () => closers.forEach((close) => close()) };
+  return { held, args, fds, named, close: () => closers.splice(0).forEach((close) => close()) };
 }
 
 /** Targets in rg-sized batches, each of one glob (`names`): a glob applies to all of an rg's folders. */
@@ -278,6 +279,9 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
   const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
     const child = childProcess().spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
+    // spawn returns once rg runs (or could not start), holding its own copies of the descriptors: these are let go
+    // now, while rg searches, not after it (closing 5,000 took 15-35 ms at the end of a grep).
+    opened.close();
     // Out of descriptors for its pipes, spawn hands back a child without them (its error follows).
     if (!child.stdout || !child.stderr) {
       child.once('error', () => undefined);

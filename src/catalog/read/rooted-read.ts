@@ -14,7 +14,7 @@ import { closeSync, type promises as fsp, readlinkSync, realpathSync } from 'nod
 import * as path from 'node:path';
 import { FOLDERS_HELD_OPEN, holdFolder, type HeldFolder } from '../../spill/anchored-dir';
 import { openRegularFile, openRegularFileSync, type OpenedFile } from '../../spill/regular-file';
-import { holds } from '../../spill/inside';
+import { holds, resolved } from '../../spill/inside';
 
 /** Opens a file for reading (a regular file with one link, else an error). */
 export type OpenForRead = (file: string) => Promise<fsp.FileHandle>;
@@ -91,13 +91,18 @@ export class RootedReads implements ReadAnchor {
 
   /** Where `file` really lies if no folder below its root is a symlink; undefined outside every root. */
   private expectedLocation(file: string): string | undefined {
-    const resolved = path.resolve(file);
-    const root = this.rootOf(resolved);
-    return root === undefined ? undefined : path.join(this.realRoot(root), path.relative(root, resolved));
+    const target = resolved(file);
+    const root = this.rootOf(target);
+    if (root === undefined) return undefined;
+    const real = this.realRoot(root);
+    // Both normalized and the root a prefix of the path (holds): the rest goes under the real root as it is. No
+    // string is made for the common root that is its real path (grep holds thousands of folders before rg starts).
+    if (root.endsWith(path.sep)) return path.join(real, path.relative(root, target));
+    return real === root ? target : real + target.slice(root.length);
   }
 
-  private rootOf(resolved: string): string | undefined {
-    return this.roots.find((r) => holds(r, resolved));
+  private rootOf(target: string): string | undefined {
+    return this.roots.find((r) => holds(r, target));
   }
 
   /** Resolved once per root (synchronously: it is cached, and folders are held synchronously). */
