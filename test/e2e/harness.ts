@@ -284,21 +284,21 @@ export class Workbench {
     // Click the row whose label is exactly the title: the first match may be another command.
     const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
-    // Soon after a reload the workbench may close a palette it has just opened (seen in one CI run: the input went
-    // inert, then hidden, as it was typed into): then it is opened again, as a person would.
+    // The workbench may close a palette it has just opened (seen in CI runs: after a reload the input went inert, then
+    // hidden, as it was typed into; after a view title toggle the row matched, then hid before its click): then it
+    // is opened again, as a person would. A click that ran the command closes the palette, so none is run twice.
     for (let attempt = 1; ; attempt++) {
       await this.page.keyboard.press('Escape');
       await this.page.keyboard.press('F1');
       try {
         await input.waitFor({ state: 'visible', timeout: 10_000 });
         await input.fill(`>${title}`, { timeout: 10_000 });
-        await row.waitFor({ state: 'visible', timeout: 10_000 });
+        await row.click({ timeout: 10_000 });
+        return;
       } catch (err) {
         if (attempt < 3) continue;
         throw err;
       }
-      await row.click();
-      return;
     }
   }
 
