@@ -97,7 +97,8 @@ export class RootedReads implements ReadAnchor {
     const real = this.realRoot(root);
     // Both normalized and the root a prefix of the path (holds): the rest goes under the real root as it is. No
     // string is made for the common root that is its real path (grep holds thousands of folders before rg starts).
-    if (root.endsWith(path.sep) || real.endsWith(path.sep)) return path.join(real, path.relative(root, target)); // "/"
+    // Only a root of / (or one leading there) ends with a separator: joined, not doubled.
+    if (root.endsWith(path.sep) || real.endsWith(path.sep)) return path.join(real, path.relative(root, target));
     return real === root ? target : real + target.slice(root.length);
   }
 
