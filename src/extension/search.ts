@@ -91,8 +91,9 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     this[which] = on;
     await this.state.update(`spillway.search.${which}`, on);
     await this.syncContext();
-    // Like VS Code's Search view: a toggle searches again with the same text.
-    if (this.results) await this.run({ ...this.results.query, [which]: on });
+    // Like VS Code's Search view: a toggle searches again with the same text, where the focus is (a view title button
+    // the user just clicked: a focus moved to the results later would close the palette they may have opened since).
+    if (this.results) await this.run({ ...this.results.query, [which]: on }, false);
   }
 
   async rerun(): Promise<void> {
@@ -113,7 +114,8 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     this.changed.fire();
   }
 
-  async run(query: SearchQuery): Promise<void> {
+  /** Searches, showing the results in the view (`focus`: and moving the focus there). */
+  async run(query: SearchQuery, focus = true): Promise<void> {
     const catalog = await this.service.ready();
     if (!catalog) throw new Error('the catalog is not available (see the Spillway output).');
     this.cancel();
@@ -134,7 +136,7 @@ export class SearchView extends Disposable implements vscode.TreeDataProvider<Se
     this.matcher = matcher;
     this.view.description = scope ? `in ${sessionLabel(scope)}` : undefined;
     await this.syncContext(true);
-    await vscode.commands.executeCommand(`${SEARCH_VIEW}.focus`);
+    if (focus) await vscode.commands.executeCommand(`${SEARCH_VIEW}.focus`);
     const rgPath = findRipgrep(s.ripgrepPath, vscode.env.appRoot, (p) => fs.existsSync(p));
     let summary: GrepSummary | undefined;
     let last = 0;

@@ -303,6 +303,11 @@ describe('Spillway in a real VS Code (code-server + Chromium)', () => {
     // A retried test finds the toggle as the failed attempt left it.
     if (!(await regexOn.isVisible())) await search.locator('.action-label[aria-label="Use Regular Expression"]').click();
     await regexOn.waitFor({ state: 'visible' });
+    // The toggle searches again (the regex) where the focus is: a palette opened meanwhile stays open.
+    await page.keyboard.press('F1');
+    await expect.poll(async () => (await search.textContent()) ?? '').toContain('(regex, smart case: any case)');
+    expect(await page.locator('.quick-input-widget input[type="text"]').isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
     await wb.runCommand('Spillway: Search Spills...');
     await wb.answerInput('line \\d+: output');
     await expect.poll(async () => (await search.textContent()) ?? '', { timeout: 30_000 }).toContain('showing 50');
