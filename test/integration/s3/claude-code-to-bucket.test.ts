@@ -11,7 +11,7 @@ import { failingBuild } from '../adapters/helpers/failing-build';
 import { agentBucket } from '../../s3/agent-bucket';
 import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { uploadAll } from '../../s3/upload-all';
+import { spillwayUpload, uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -34,10 +34,7 @@ describe('Claude Code into s3://bucket/prefix (real Claude Code, real RGW)', () 
     expect(install.stdout).toContain('added Stop hook (no matcher)');
     const queue = path.join(tmp, 'uploads');
     const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli, XDG_STATE_HOME: path.join(tmp, 'state') };
-    const upload = () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    };
+    const upload = spillwayUpload(cli, bucketEnv);
     // Two failing builds, each spilled by the shell prefix, then the closing answer.
     const script = bashScript([failingBuild(120_000, 2, () => 0.37, 0).command, failingBuild(80_000, 1, () => 0.61, 1).command], 'Both builds failed.');
     // The closing answer comes once the copies queued so far are up, as when the model takes longer than the

@@ -13,7 +13,7 @@ import { startMockResponses } from '../adapters/helpers/mock-responses';
 import { agentBucket } from '../../s3/agent-bucket';
 import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { uploadAll } from '../../s3/upload-all';
+import { spillwayUpload, uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -40,10 +40,7 @@ describe('Codex into s3://bucket/prefix (real Codex, real RGW)', () => {
     const bucketEnv = { ...rgw.env, SPILLWAY_STORE: ROOT, SPILLWAY_UPLOAD_QUEUE: queue, SPILLWAY_CLI: cli };
     // Two failing builds spilled, then a small command: its hooks queue the rollout again once the second build's turn is in it.
     const commands = [failingBuild(300_000, 2, () => 0.37, 0).command, failingBuild(120_000, 1, () => 0.61, 1).command, 'echo ok'];
-    const upload = () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    };
+    const upload = spillwayUpload(cli, bucketEnv);
     const script = execScript(commands);
     // The closing answer comes once the copies queued so far are up, as when the model takes longer than the
     // uploader: only a hook after that answer (Stop) can send the rollout that holds it.

@@ -13,7 +13,7 @@ import { MANIFEST_NAME, readManifest } from '../../../src/spill/manifest';
 import { agentBucket } from '../../s3/agent-bucket';
 import type { Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { queueEmptied, uploadAll } from '../../s3/upload-all';
+import { queueEmptied, spillwayUpload, uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -49,10 +49,7 @@ describe('Gemini CLI into s3://bucket/prefix (real Gemini CLI, real RGW)', () =>
     const run = await runGemini({ script: geminiScript, prompt: 'Build it', cwd: workDir, env: { ...offlineGeminiEnv({ home, baseUrl: mock.url }), ...bucketEnv } });
     await mock.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
-    await uploadAll(queue, () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...bucketEnv } });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    });
+    await uploadAll(queue, spillwayUpload(cli, bucketEnv));
     const outputs = path.join(home, '.gemini', 'tmp', path.basename(workDir), 'tool-outputs');
     const [sessionFolder, ...others] = fs.readdirSync(outputs);
     expect(others).toEqual([]);

@@ -15,7 +15,7 @@ import { startMockOpenAI } from '../adapters/helpers/mock-openai';
 import { makeOpencodeHome, runOpencode } from '../adapters/helpers/opencode-run';
 import { startRgw, type Rgw } from '../../s3/rgw';
 import { expectSameAnswers } from '../../s3/same-answers';
-import { queueEmptied, uploadAll } from '../../s3/upload-all';
+import { queueEmptied, spillwayUpload, uploadAll } from '../../s3/upload-all';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
 const repo = path.resolve(__dirname, '../../..');
@@ -46,10 +46,7 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
     expect(digest).toContain(build.failureLine);
     expect(digest).toContain(capture.file);
     expect(digest).toContain(`spillway show ${ROOT}/opencode/ses_bucket/${sha}.txt --lines A:B`);
-    await uploadAll(env.SPILLWAY_UPLOAD_QUEUE, () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...env } });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    });
+    await uploadAll(env.SPILLWAY_UPLOAD_QUEUE, spillwayUpload(cli, env));
     const c = rgw.client();
     const blob = await c.send(new GetObjectCommand({ Bucket: 'oc-spills', Key: `team/opencode/ses_bucket/${sha}.txt` }));
     expect(Buffer.from(await blob.Body!.transformToByteArray()).equals(whole)).toBe(true);
@@ -80,10 +77,7 @@ describe("opencode's capture into s3://bucket/prefix (real RGW)", () => {
       const run = await runOpencode(h, 'build it', bucketEnv);
       await mock.close();
       expect(run.code, run.stderr).toBe(0);
-      await uploadAll(queue, () => {
-        const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env: { ...process.env, ...h.env, ...bucketEnv } });
-        return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-      });
+      await uploadAll(queue, spillwayUpload(cli, { ...h.env, ...bucketEnv }));
       const root = path.join(h.dataDir, 'opencode', 'spillway');
       const sessionId = fs.readdirSync(root).find((n) => n.startsWith('ses_'))!;
       const calls = fs.readFileSync(path.join(root, sessionId, '.spillway-calls.jsonl'));

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentBucket } from '../../s3/agent-bucket';
 import type { Rgw } from '../../s3/rgw';
-import { uploadAll } from '../../s3/upload-all';
+import { spillwayUpload, uploadAll } from '../../s3/upload-all';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist', 'cli.js');
@@ -31,10 +31,7 @@ describe('pi into s3://bucket/prefix (real pi, real RGW)', () => {
     const res = spawnSync(node22, [driver, 'eager', tmp, repo], { encoding: 'utf8', maxBuffer: 64 << 20, env });
     const report = JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as { errors: string[]; sessions: Array<{ id: string; dir: string }> };
     expect(report.errors, res.stderr.slice(-4000)).toEqual([]);
-    await uploadAll(env.SPILLWAY_UPLOAD_QUEUE, () => {
-      const r = spawnSync(process.execPath, [cli, 'upload'], { encoding: 'utf8', env });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    });
+    await uploadAll(env.SPILLWAY_UPLOAD_QUEUE, spillwayUpload(cli, env));
     const s = report.sessions[0]!;
     const home = fs.mkdtempSync(path.join(tmp, 'home-'));
     const local = spawnSync(process.execPath, [cli, 'turns', s.id, '--json'], { encoding: 'utf8', env: { ...process.env, HOME: home, TMPDIR: tmp, PI_CODING_AGENT_SESSION_DIR: path.dirname(s.dir) } });
