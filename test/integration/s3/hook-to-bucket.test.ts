@@ -11,7 +11,7 @@ import { toChartData } from '../../../src/extension/chartModel';
 import { RemoteRoots, remoteTopNodes } from '../../../src/extension/remoteModel';
 import { copyRealSession, hookInput, SESSION } from '../../s3/claude-session';
 import { startRgw, type Rgw } from '../../s3/rgw';
-import { spillwayUpload, uploadAll } from '../../s3/upload-all';
+import { uploadAll } from '../../s3/upload-all';
 import { tempDir } from '../../unit/spill/temp-dirs';
 
 const repo = path.resolve(__dirname, '../../..');

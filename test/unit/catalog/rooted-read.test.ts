@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,6 +30,7 @@ describe.runIf(FOLDERS_HELD_OPEN)('RootedReads: a folder or file below a root, h
     expect(holds(reads, path.join(tmp, 'real', 'p', '.', 's', '..', 's'))).toBe(true); // not normalized: resolved first
     const file = reads.openSync(path.join(tmp, 'real', 'p', 's', 'tool-results', 'b.txt'));
     expect(file.fd).toBeGreaterThan(2);
+    closeSync(file.fd);
   });
 
   it('holds a folder below a root that is a symlink (to a folder, or to /), judged where the root leads', () => {
