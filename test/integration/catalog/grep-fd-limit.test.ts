@@ -69,4 +69,31 @@ describe.skipIf(process.platform !== 'linux' || !findRipgrep())('grep under a lo
     const result = JSON.parse(r.stdout) as { before: number; afterCap: number; afterCancel: number; capped: boolean; cancelled: boolean; matched: number };
     expect(result).toEqual({ before: result.before, afterCap: result.before, afterCancel: result.before, capped: true, cancelled: true, matched: SESSIONS });
   });
+
+  it('fails with the error of an rg that fails, starts no rg after it and lets go of every descriptor', async () => {
+    // Batches of 32 folders under the limit, the next opened while rg searches one: the first rg fails.
+    const log = path.join(dir, 'rg-runs.log');
+    const wrapper = path.join(dir, 'failing-rg.sh');
+    await fsp.writeFile(wrapper, `#!/bin/sh\necho run >> '${log}'\nif [ "$(wc -l < '${log}')" -eq 1 ]; then echo 'broken pipe dream' >&2; exit 2; fi\nexec '${findRipgrep()}' "$@"\n`, { mode: 0o755 });
+    const script = `
+      const { readdirSync } = require('node:fs');
+      const { Catalog } = require(${JSON.stringify(path.join(REPO, 'dist', 'index.js'))});
+      (async () => {
+        const catalog = new Catalog({ env: { ...process.env, HOME: ${JSON.stringify(path.join(dir, 'home'))} }, roots: [${JSON.stringify(root)}], useDefaultRoots: false });
+        await catalog.scan();
+        const open = () => readdirSync('/proc/self/fd').length;
+        await catalog.grep({ pattern: 'needle', engine: 'rg', maxResults: 10 }, () => undefined);
+        const before = open();
+        const error = await catalog.grep({ pattern: 'needle', engine: 'rg', rgPath: ${JSON.stringify(wrapper)}, maxResults: 100000 }, () => undefined).then(() => 'none', (err) => err.message);
+        const after = open();
+        await catalog.dispose();
+        console.log(JSON.stringify({ before, after, error }));
+      })().catch((err) => { console.error(err); process.exit(1); });`;
+    const r = spawnSync('bash', ['-c', 'ulimit -n 200 && exec "$@"', 'bash', process.execPath, '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as { before: number; after: number; error: string };
+    expect(result).toEqual({ before: result.before, after: result.before, error: 'ripgrep: broken pipe dream' });
+    // Of some 19 batches, none was searched after the first failed.
+    expect((await fsp.readFile(log, 'utf8')).split('\n').filter(Boolean)).toEqual(['run']);
+  });
 });
