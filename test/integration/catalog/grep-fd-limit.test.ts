@@ -74,6 +74,7 @@ describe.skipIf(process.platform !== 'linux' || !findRipgrep())('grep under a lo
     // Batches of 32 folders under the limit, the next opened while rg searches one: the first rg fails.
     const log = path.join(dir, 'rg-runs.log');
     const wrapper = path.join(dir, 'failing-rg.sh');
+    await fsp.rm(log, { force: true });
     await fsp.writeFile(wrapper, `#!/bin/sh\necho run >> '${log}'\nif [ "$(wc -l < '${log}')" -eq 1 ]; then echo 'broken pipe dream' >&2; exit 2; fi\nexec '${findRipgrep()}' "$@"\n`, { mode: 0o755 });
     const script = `
       const { readdirSync } = require('node:fs');
