@@ -14,6 +14,7 @@ import { MANIFEST_NAME } from '../../spill/manifest';
 import type { BlobFolder, GrepRun } from './targets';
 import { clipLine } from './grep-file';
 import { LineReader } from './line-reader';
+import { rgOutput } from './rg-output';
 import { pauser } from '../shared/pause';
 import { cmp } from '../shared/cmp';
 
@@ -278,13 +279,15 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
   const { options, summary, signal } = run;
   const { accept, keepError = () => true } = targets;
   return new Promise<void>((resolve, reject) => {
-    const child = childProcess().spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable, Readable>;
+    const output = rgOutput();
+    const child = childProcess().spawn(rg, args, { stdio: ['ignore', output.stdio, 'pipe', ...opened.fds] }) as ChildProcessByStdio<null, Readable | null, Readable>;
     // spawn returns once rg runs (or could not start), holding its own copies of the descriptors: these are let go
     // now, while rg searches, not after it (closing 5,000 took 15-35 ms at the end of a grep).
     opened.close();
     // Out of descriptors for its pipes, spawn hands back a child without them (its error follows).
-    if (!child.stdout || !child.stderr) {
+    if (!child.stderr || (output.stdio === 'pipe' && !child.stdout)) {
       child.once('error', () => undefined);
+      output.release();
       reject(new Error('ripgrep could not be started: no pipes for its output (too many open files?)'));
       return;
     }
@@ -292,6 +295,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     const stop = (): void => {
       stopped = true;
       child.kill();
+      output.release(); // a stopped rg is continued, so that it ends
     };
     signal?.addEventListener('abort', stop, { once: true });
     let stderr = '';
@@ -320,7 +324,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
     let waitingForReader = false;
     let queueEmptied: (() => void) | undefined;
     const resume = (): void => {
-      if (!waitingForReader && heldBytes < HELD_BYTES && queued.length === 0) child.stdout.resume();
+      if (!waitingForReader && heldBytes < HELD_BYTES && queued.length === 0) output.resume();
     };
     const report = (line: Buffer, m: Match): void => {
       const text = clipLine(line.toString('utf8', m.colon + 1), options.maxLineChars);
@@ -328,7 +332,7 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       const behind = run.readerBehind();
       if (!behind || waitingForReader) return;
       waitingForReader = true;
-      child.stdout.pause();
+      output.pause();
       void behind.then(() => {
         waitingForReader = false;
         pump();
@@ -392,12 +396,15 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
         if (holdOrSend(line)) return;
         held.push(line);
         heldBytes += line.length;
-        if (heldBytes >= HELD_BYTES) child.stdout.pause();
+        if (heldBytes >= HELD_BYTES) output.pause();
       }),
     );
-    child.stdout.on('data', (chunk: Buffer) => lines.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
+    output.follow(child, (chunk) => lines.push(chunk));
+    child.on('error', (err) => {
+      output.release();
+      reject(err);
+    });
+    child.on('close', (code) => output.whenRead(() => {
       signal?.removeEventListener('abort', stop);
       lines.end();
       const finish = (): void => {
@@ -419,6 +426,6 @@ function searchBatch(rg: string, args: string[], run: GrepRun, targets: RipgrepT
       // Held lines are judged (and errors kept or not) once the caller can tell, and finished with what is queued.
       const queueOut = (): Promise<void> => (queued.length === 0 ? Promise.resolve() : new Promise((done) => (queueEmptied = done)));
       ready.then(() => queueOut().then(() => setImmediate(finish)), () => resolve());
-    });
+    }));
   });
 }
