@@ -2,7 +2,8 @@
 // order, a paused reader stops the writer instead of letting the file grow,
 // and what was read leaves the disk. A real child process writes, as rg would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fstatSync, readFileSync } from 'node:fs';
+import { fstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import * as os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { rgOutput, type RgOutput } from '../../../src/catalog/grep/rg-output';
 
@@ -41,6 +42,17 @@ async function until(test: () => boolean): Promise<void> {
 }
 
 describe.skipIf(process.platform !== 'linux')('rg output through a private file', () => {
+  it('is a file only this process holds: 0600, unlinked, its folder gone from $TMPDIR', () => {
+    const before = readdirSync(os.tmpdir()).filter((name) => name.startsWith('spillway-rg-'));
+    const output = rgOutput(LIMITS);
+    const fd = output.stdio as number;
+    expect(fstatSync(fd).mode & 0o777).toBe(0o600);
+    expect(fstatSync(fd).nlink).toBe(0);
+    expect(readlinkSync(`/proc/self/fd/${fd}`)).toMatch(/ \(deleted\)$/);
+    expect(readdirSync(os.tmpdir()).filter((name) => name.startsWith('spillway-rg-'))).toEqual(before);
+    output.release();
+  });
+
   it('passes on every byte in order, and gives back to the disk what was read', async () => {
     const output = rgOutput(LIMITS);
     expect(typeof output.stdio).toBe('number');
