@@ -175,7 +175,8 @@ class FileOutput implements RgOutput {
       }
       if (stopped) {
         this.drain();
-        if (!this.released && fstatSync(this.stdio).size === this.offset) ftruncateSync(this.stdio, 0);
+        if (this.released) return; // the reader stopped the search meanwhile
+        if (fstatSync(this.stdio).size === this.offset) ftruncateSync(this.stdio, 0);
         this.reclaimedAt = this.offset;
       }
       this.continueRg();
