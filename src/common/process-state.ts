@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Whether process `pid` runs: signal 0 checks without sending anything. EPERM means it exists but belongs to
@@ -22,10 +22,29 @@ export function processState(pid: number): 'running' | 'gone' | 'unknown' {
  */
 export function processStart(pid: number): string | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return fieldsAfterName(readFileSync(`/proc/${pid}/stat`, 'utf8'))[19];
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether every thread of process `pid` is stopped (or gone): none of them is in the middle of a system call
+ * such as a write. Linux only (/proc/PID/task/TID/stat, field 3).
+ */
+export function allThreadsStopped(pid: number): boolean {
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const state = fieldsAfterName(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))[0] ?? '';
+      if (!'TtZX'.includes(state)) return false;
+    }
+    return true;
+  } catch {
+    return true; // gone
+  }
+}
+
+/** The fields of a /proc stat line from the third on: the command name (field 2) is in parentheses and may hold spaces. */
+function fieldsAfterName(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }

@@ -6,10 +6,11 @@
 // rg is stopped (SIGSTOP) when a few MB wait unread, and what was read is
 // given back to the disk every few MB, so the file never holds more.
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, constants as C, fstatSync, ftruncateSync, mkdtempSync, openSync, readSync, rmdirSync, unlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { allThreadsStopped } from '../../common/process-state';
 
 /** How often the file is read while rg runs. */
 const POLL_MS = 5;
@@ -53,7 +54,7 @@ function privateFile(): number {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'spillway-rg-'));
   const file = path.join(dir, 'out');
   try {
-    const fd = openSync(file, 'wx+', 0o600);
+    const fd = openSync(file, C.O_RDWR | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
     try {
       unlinkSync(file);
     } catch (err) {
@@ -168,7 +169,7 @@ class FileOutput implements RgOutput {
     const pid = this.child!.pid!;
     const attempt = (tries: number): void => {
       if (this.released || this.stoppedFor !== 'reclaim') return;
-      const stopped = allStopped(pid);
+      const stopped = allThreadsStopped(pid);
       if (!stopped && tries > 0) {
         setTimeout(() => attempt(tries - 1), 1);
         return;
@@ -195,19 +196,5 @@ class FileOutput implements RgOutput {
     if (this.stoppedFor === undefined) return;
     this.stoppedFor = undefined;
     this.child?.kill('SIGCONT');
-  }
-}
-
-/** Whether every thread of `pid` is stopped (or gone): none is in the middle of a write. */
-function allStopped(pid: number): boolean {
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (!'TtZX'.includes(state)) return false;
-    }
-    return true;
-  } catch {
-    return true; // gone
   }
 }
