@@ -75,7 +75,7 @@ export async function ensureDebianPackages(names) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await runStep('apt-update', 'apt-get update', apt[0], [...apt.slice(1), 'update', '-qq'], { env });
   const args = installArgs(apt, missing, process.env.SPILLWAY_APT_ALLOW_UPGRADE === '1');
-  await runStep('apt', `apt-get install ${missing.join(' ')}`, apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', '--no-upgrade', ...args], { env });
+  await runStep('apt', `apt-get install ${missing.join(' ')}`, apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', '--no-upgrade', ...args], { env, limitSeconds: 900 });
   return missing;
 }
 

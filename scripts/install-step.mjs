@@ -30,8 +30,26 @@ export function installerEnv(nodeBin, extra = {}) {
   return { ...env, ...extra };
 }
 
-/** Runs `cmd args` with its output in .cache/logs/<name>.log; rejects with the log's tail on failure. */
-export function runStep(name, what, cmd, args, { env = process.env, cwd = repoRoot } = {}) {
+/**
+ * Runs `cmd args` with its output in .cache/logs/<name>.log; rejects with the log's tail on failure.
+ * An installer that hangs (a registry that stops answering mid-download has held one for over an
+ * hour) is stopped after `limitSeconds` and, like one that fails, tried again, up to `attempts`
+ * times in all. `freshDir`, the folder the step installs into, is removed before each new attempt
+ * so that nothing half-written survives into it.
+ */
+export async function runStep(name, what, cmd, args, { env = process.env, cwd = repoRoot, limitSeconds = 300, attempts = 3, freshDir } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnce(name, what, cmd, args, { env, cwd, limitSeconds });
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      log(`${what}: ${err.reason}; trying again (attempt ${attempt + 1} of ${attempts})`);
+      if (freshDir) fs.rmSync(freshDir, { recursive: true, force: true });
+    }
+  }
+}
+
+function runOnce(name, what, cmd, args, { env, cwd, limitSeconds }) {
   const logDir = path.join(repoRoot, '.cache', 'logs');
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
@@ -41,18 +59,42 @@ export function runStep(name, what, cmd, args, { env = process.env, cwd = repoRo
   log(`${what}...`);
   const ticker = setInterval(() => log(`${what}: still working (${seconds()} s)`), 30_000);
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', out, out] });
+    // Its own process group, so that a hung installer is stopped with every child it started.
+    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', out, out], detached: true });
+    let overdue = false;
+    let finished = false;
+    let killer;
+    const limit = setTimeout(() => {
+      overdue = true;
+      signalGroup(child, 'SIGTERM');
+      killer = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
+    }, limitSeconds * 1000);
     child.on('error', finish);
-    child.on('exit', (code, signal) => finish(code === 0 ? undefined : new Error(`exited with ${signal ?? code}`)));
+    child.on('exit', (code, signal) => {
+      if (overdue) return finish(new Error(`no end after ${limitSeconds} s, stopped`));
+      finish(code === 0 ? undefined : new Error(`exited with ${signal ?? code}`));
+    });
     function finish(err) {
+      if (finished) return; // 'error' and 'exit' can both come
+      finished = true;
       clearInterval(ticker);
+      clearTimeout(limit);
+      clearTimeout(killer);
       fs.closeSync(out);
       if (!err) {
         log(`${what}: done in ${seconds()} s`);
         return resolve();
       }
       const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
-      reject(new Error(`${what} failed (${err.message}); the last lines of ${path.relative(repoRoot, logFile)}:\n${tail}`));
+      reject(Object.assign(new Error(`${what} failed (${err.message}); the last lines of ${path.relative(repoRoot, logFile)}:\n${tail}`), { reason: err.message }));
     }
   });
+}
+
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
 }

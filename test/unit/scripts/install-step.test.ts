@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs set-up script without typings
+import { runStep } from '../../../scripts/install-step.mjs';
+
+// A stand-in installer: attempt 1 leaves a file in the install folder, starts a child of
+// its own that never ends, and hangs; a later attempt succeeds only if that file is gone.
+const installer = `
+const fs = require('node:fs'), path = require('node:path'), { spawn } = require('node:child_process');
+const [dir, marker, pidFile, mode] = process.argv.slice(1);
+if (mode === 'hang' || !fs.existsSync(marker)) {
+  fs.writeFileSync(marker, '');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'half-written'), '');
+  fs.writeFileSync(pidFile, String(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }).pid));
+  setInterval(() => {}, 1000);
+} else {
+  process.exit(fs.existsSync(path.join(dir, 'half-written')) ? 3 : 0);
+}`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('runStep', () => {
+  let work: string;
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  function paths() {
+    work = mkdtempSync(path.join(tmpdir(), 'install-step-'));
+    return { dir: path.join(work, 'prefix'), marker: path.join(work, 'tried'), pidFile: path.join(work, 'child.pid') };
+  }
+
+  it('stops a hung installer with its children, empties its folder and tries again', async () => {
+    const { dir, marker, pidFile } = paths();
+    await runStep('test-hung-step', 'a hung step', process.execPath, ['-e', installer, dir, marker, pidFile, 'once'], {
+      limitSeconds: 1, attempts: 2, freshDir: dir,
+    });
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await expect.poll(() => alive(child)).toBe(false);
+  });
+
+  it('gives up after its last attempt and says why', async () => {
+    const { dir, marker, pidFile } = paths();
+    await expect(runStep('test-hung-step', 'a hung step', process.execPath, ['-e', installer, dir, marker, pidFile, 'hang'], {
+      limitSeconds: 1, attempts: 2, freshDir: dir,
+    })).rejects.toThrow(/a hung step failed \(no end after 1 s, stopped\)/);
+  });
+
+  it('a failing installer is reported with the tail of its log', async () => {
+    const { dir } = paths();
+    await expect(runStep('test-failing-step', 'a failing step', process.execPath, ['-e', 'console.log("boom"); process.exit(4)'], {
+      attempts: 1, freshDir: dir,
+    })).rejects.toThrow(/exited with 4[\s\S]*boom/);
+  });
+});
