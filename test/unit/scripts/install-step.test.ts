@@ -20,10 +20,11 @@ if (mode === 'hang' || !fs.existsSync(marker)) {
   process.exit(fs.existsSync(path.join(dir, 'half-written')) ? 3 : 0);
 }`;
 
-function alive(pid: number): boolean {
+/** Whether `pid` still runs: a zombie waiting for init to reap it has ended. */
+function running(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !'ZX'.includes(stat[stat.lastIndexOf(')') + 2] ?? 'X');
   } catch {
     return false;
   }
@@ -44,7 +45,7 @@ describe('runStep', () => {
       limitSeconds: 1, attempts: 2, freshDir: dir,
     });
     const child = Number(readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => alive(child)).toBe(false);
+    await expect.poll(() => running(child), { timeout: 10_000 }).toBe(false);
   });
 
   it('gives up after its last attempt and says why', async () => {
