@@ -32,7 +32,7 @@ export function installerEnv(nodeBin, extra = {}) {
 
 /**
  * Runs `cmd args` with its output in .cache/logs/<name>.log; rejects with the log's tail on failure.
- * An installer that hangs (a registry that stops answering mid-download has held one for over an
+ * An installer that hangs (npm now and then does, with no error: one held a test run for over an
  * hour) is stopped after `limitSeconds` and, like one that fails, tried again, up to `attempts`
  * times in all. `freshDir`, the folder the step installs into, is removed before each new attempt
  * so that nothing half-written survives into it.
@@ -59,8 +59,15 @@ function runOnce(name, what, cmd, args, { env, cwd, limitSeconds }) {
   log(`${what}...`);
   const ticker = setInterval(() => log(`${what}: still working (${seconds()} s)`), 30_000);
   return new Promise((resolve, reject) => {
-    // Its own process group, so that a hung installer is stopped with every child it started.
+    // Its own process group, so that a hung installer is stopped with every child it started. Being
+    // apart, it no longer gets the terminal's Ctrl+C: what stops us is passed on to it.
     const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', out, out], detached: true });
+    const passOn = (signal) => {
+      signalGroup(child, signal);
+      // Then as if we had not caught it: with no other handler, the default, which ends us.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    for (const signal of STOP_SIGNALS) process.once(signal, passOn);
     let overdue = false;
     let finished = false;
     let killer;
@@ -71,7 +78,10 @@ function runOnce(name, what, cmd, args, { env, cwd, limitSeconds }) {
     }, limitSeconds * 1000);
     child.on('error', finish);
     child.on('exit', (code, signal) => {
-      if (overdue) return finish(new Error(`no end after ${limitSeconds} s, stopped`));
+      if (overdue) {
+        signalGroup(child, 'SIGKILL'); // any child that outlived its parent's SIGTERM
+        return finish(new Error(`no end after ${limitSeconds} s, stopped`));
+      }
       finish(code === 0 ? undefined : new Error(`exited with ${signal ?? code}`));
     });
     function finish(err) {
@@ -80,6 +90,7 @@ function runOnce(name, what, cmd, args, { env, cwd, limitSeconds }) {
       clearInterval(ticker);
       clearTimeout(limit);
       clearTimeout(killer);
+      for (const signal of STOP_SIGNALS) process.off(signal, passOn);
       fs.closeSync(out);
       if (!err) {
         log(`${what}: done in ${seconds()} s`);
@@ -90,6 +101,8 @@ function runOnce(name, what, cmd, args, { env, cwd, limitSeconds }) {
     }
   });
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function signalGroup(child, signal) {
   try {

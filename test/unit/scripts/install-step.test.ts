@@ -1,9 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs set-up script without typings
 import { runStep } from '../../../scripts/install-step.mjs';
+
+const installStep = path.resolve(__dirname, '../../../scripts/install-step.mjs');
 
 // A stand-in installer: attempt 1 leaves a file in the install folder, starts a child of
 // its own that never ends, and hangs; a later attempt succeeds only if that file is gone.
@@ -53,6 +56,18 @@ describe('runStep', () => {
     await expect(runStep('test-hung-step', 'a hung step', process.execPath, ['-e', installer, dir, marker, pidFile, 'hang'], {
       limitSeconds: 1, attempts: 2, freshDir: dir,
     })).rejects.toThrow(/a hung step failed \(no end after 1 s, stopped\)/);
+  });
+
+  it('passes a Ctrl+C on to the installer, which runs apart from the terminal, and ends', async () => {
+    const { dir, marker, pidFile } = paths();
+    const script = `import { runStep } from ${JSON.stringify(installStep)};
+await runStep('test-hung-step', 'a hung step', process.execPath, ['-e', ${JSON.stringify(installer)}, ...${JSON.stringify([dir, marker, pidFile, 'hang'])}]);`;
+    const setup = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => setup.on('exit', (_code, signal) => resolve(signal)));
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 10_000 }).toBe(true);
+    setup.kill('SIGINT');
+    expect(await ended).toBe('SIGINT');
+    await expect.poll(() => running(Number(readFileSync(pidFile, 'utf8'))), { timeout: 10_000 }).toBe(false);
   });
 
   it('a failing installer is reported with the tail of its log', async () => {
