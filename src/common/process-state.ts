@@ -17,34 +17,37 @@ export function processState(pid: number): 'running' | 'gone' | 'unknown' {
 }
 
 /**
- * When process `pid` started, in clock ticks since boot (field 22 of /proc/PID/stat), or undefined where that
- * cannot be read (no /proc, the process is gone). With the pid it names one process: a pid is reused, this is not.
+ * The fields of process `pid`'s /proc stat line (of its thread `tid`'s, when given) from the third on: [0] is its
+ * state (R, S, D, T, t, Z, X...), [2] its process group, [19] when it started. Undefined once it is gone, or where
+ * there is no /proc. The command name (field 2) is in parentheses and may hold spaces: fields count after its last ')'.
  */
-export function processStart(pid: number): string | undefined {
+export function procStat(pid: number, tid?: number): string[] | undefined {
   try {
-    return fieldsAfterName(readFileSync(`/proc/${pid}/stat`, 'utf8'))[19];
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
 /**
+ * When process `pid` started, in clock ticks since boot, or undefined where that cannot be read (no /proc, the
+ * process is gone). With the pid it names one process: a pid is reused, this is not.
+ */
+export function processStart(pid: number): string | undefined {
+  return procStat(pid)?.[19];
+}
+
+/**
  * Whether every thread of process `pid` is stopped (or gone): none of them is in the middle of a system call
- * such as a write. Linux only (/proc/PID/task/TID/stat, field 3).
+ * such as a write. Linux only (/proc/PID/task).
  */
 export function allThreadsStopped(pid: number): boolean {
+  let tids: string[];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const state = fieldsAfterName(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))[0] ?? '';
-      if (!'TtZX'.includes(state)) return false;
-    }
-    return true;
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return true; // gone
   }
-}
-
-/** The fields of a /proc stat line from the third on: the command name (field 2) is in parentheses and may hold spaces. */
-function fieldsAfterName(stat: string): string[] {
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return tids.every((tid) => 'TtZX'.includes(procStat(pid, Number(tid))?.[0] ?? 'X'));
 }

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import { procStat } from '../../src/common/process-state';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -140,14 +141,7 @@ function signalGroup(group: number, signal: NodeJS.Signals): void {
 function groupRunning(group: number): boolean {
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after its last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state, , pgrp] = procStat(Number(pid)) ?? []; // none: gone meanwhile
     if (Number(pgrp) === group && state !== 'Z') return true;
   }
   return false;

@@ -2,10 +2,14 @@
 // order, a paused reader stops the writer instead of letting the file grow,
 // and what was read leaves the disk. A real child process writes, as rg would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { fstatSync, readdirSync, readlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { rgOutput, type RgOutput } from '../../../src/catalog/grep/rg-output';
+import { procStat } from '../../../src/common/process-state';
+
+/** A stopped process's state in /proc. */
+const stopped = (pid: number): boolean => procStat(pid)?.[0] === 'T';
 
 const MB = 1 << 20;
 const LIMITS = { maxUnread: MB, reclaimEvery: MB };
@@ -27,15 +31,6 @@ function startWriter(output: RgOutput): { child: ChildProcess; exited: Promise<s
 
 /** Bytes of disk the output file holds (a hole holds none). */
 const onDisk = (output: RgOutput): number => fstatSync(output.stdio as number).blocks * 512;
-
-function state(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat[stat.lastIndexOf(')') + 2]!;
-  } catch {
-    return 'gone';
-  }
-}
 
 async function until(test: () => boolean): Promise<void> {
   while (!test()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -76,7 +71,7 @@ describe.skipIf(process.platform !== 'linux')('rg output through a private file'
     const chunks: Buffer[] = [];
     output.follow(child, (chunk) => chunks.push(chunk));
     output.pause();
-    await until(() => state(child.pid!) === 'T');
+    await until(() => stopped(child.pid!));
     const unread = fstatSync(output.stdio as number).size - Buffer.concat(chunks).length;
     expect(unread).toBeGreaterThan(LIMITS.maxUnread);
     expect(unread).toBeLessThan(expected().length / 2);
@@ -91,7 +86,7 @@ describe.skipIf(process.platform !== 'linux')('rg output through a private file'
     const { child, exited } = startWriter(output);
     output.follow(child, () => undefined);
     output.pause();
-    await until(() => state(child.pid!) === 'T');
+    await until(() => stopped(child.pid!));
     child.kill();
     // Asked while paused (nothing more will be read), then released: still told.
     const read = new Promise<void>((resolve) => output.whenRead(resolve));

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { procStat } from '../../../src/common/process-state';
 // @ts-expect-error: a plain .mjs set-up script without typings
 import { runStep } from '../../../scripts/install-step.mjs';
 
@@ -25,12 +26,7 @@ if (mode === 'hang' || !fs.existsSync(marker)) {
 
 /** Whether `pid` still runs: a zombie waiting for init to reap it has ended. */
 function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !'ZX'.includes(stat[stat.lastIndexOf(')') + 2] ?? 'X');
-  } catch {
-    return false;
-  }
+  return !'ZX'.includes(procStat(pid)?.[0] ?? 'X');
 }
 
 describe('runStep', () => {
